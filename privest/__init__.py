@@ -1,0 +1,1 @@
+"""privest: mechanisms, perturbation, estimators and metrics for estimating distributions from privatised reports."""

@@ -1,0 +1,307 @@
+"""Estimators of the original distribution theta from privatised reports (free-will sections 4-6, IBU paper 3 and 8).
+
+Reports of one mechanism enter as a ``Group``: the columns of the mechanism for the observables that were reported,
+and how often each was reported. A matrix mechanism's group is its matrix and the counts of its columns; a RAPPOR
+group holds one column per distinct bit vector. GIBU (free-will Algorithm 1) works on any list of groups; IBU is GIBU
+with one group.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy.spatial import ConvexHull, QhullError
+
+from privest.rappor import RapporReports, flip_probability, log_probability
+
+Post = Literal["projection", "normalization"] | None
+
+
+@dataclass(frozen=True)
+class Group:
+    """The reports of the users of one mechanism, as needed by the likelihood.
+
+    G: (k, m) with G[x, j] = P(z_j | x) / exp(log_scale[j]) for the m observables z_j that were reported;
+    counts: (m,) how many users reported z_j (any non-negative weights; only their ratios and sum matter);
+    log_scale: (m,) the column scales, so that the log-likelihood is exact while G stays in floating range.
+    """
+
+    G: np.ndarray
+    counts: np.ndarray
+    log_scale: np.ndarray
+
+    @property
+    def n(self) -> float:
+        return float(self.counts.sum())
+
+
+def _check_distribution_length(v: np.ndarray, length: int, name: str) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float64)
+    if v.shape != (length,):
+        raise ValueError(f"{name} must have shape ({length},), got {v.shape}")
+    if not np.all(np.isfinite(v)) or np.any(v < 0) or v.sum() <= 0:
+        raise ValueError(f"{name} must be non-negative and finite with a positive sum")
+    return v
+
+
+def _check_mechanism(A: np.ndarray, name: str = "A") -> np.ndarray:
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D matrix, got shape {A.shape}")
+    if np.any(A < 0) or not np.allclose(A.sum(axis=1), 1.0, rtol=0, atol=1e-9):
+        raise ValueError(f"{name} must be row-stochastic: non-negative rows summing to 1")
+    return A
+
+
+def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
+    """The group of a matrix mechanism A (k, m) whose columns were reported counts[z] times."""
+    A = _check_mechanism(A)
+    counts = _check_distribution_length(counts, A.shape[1], "counts")
+    seen = counts > 0
+    if np.any(A[:, seen].max(axis=0) <= 0):
+        raise ValueError("counts: an observable was reported that no secret can produce under A")
+    return Group(A[:, seen], counts[seen], np.zeros(int(seen.sum())))
+
+
+def rappor_group(reports: RapporReports) -> Group:
+    """The group of RAPPOR reports: one column per distinct bit vector (IBU paper, lemma in section 4.4).
+
+    P(beta | x) = p^k e^{-(1/2 + S(beta)/2 - beta_x) eps}; stored as G = e^{eps (beta_x - 1)} times a column scale.
+    """
+    log_p = log_probability(reports.bits, reports.eps)
+    log_scale = log_p.max(axis=0)
+    return Group(np.exp(log_p - log_scale), reports.counts.astype(np.float64), log_scale)
+
+
+def log_likelihood(theta: np.ndarray, groups: Sequence[Group]) -> float:
+    """The normalised log-likelihood L(theta) = sum_A (n^A/n) sum_z q^A_z log sum_x theta_x A_xz (Algorithm 1)."""
+    n = sum(g.n for g in groups)
+    return float(sum(g.counts @ (np.log(theta @ g.G) + g.log_scale) for g in groups) / n)
+
+
+@dataclass(frozen=True)
+class IbuResult:
+    """An IBU/GIBU estimate with how it stopped: iterations run, the final normalised log-likelihood, and whether
+    the iteration cap stopped it before the change of the log-likelihood fell below delta."""
+
+    theta: np.ndarray
+    iterations: int
+    log_likelihood: float
+    capped: bool
+
+
+def gibu(groups: Sequence[Group], delta: float = 1e-10, max_iter: int = 10_000,
+         theta0: np.ndarray | None = None) -> IbuResult:
+    """Generalised IBU (free-will Algorithm 1): the MLE of theta from the reports of several mechanisms.
+
+    theta^{t+1}_x = sum_A (n^A/n) sum_z q^A_z theta^t_x A_xz / sum_u theta^t_u A_uz: two matrix-vector products per
+    group and iteration, whatever the number of users. Starts from theta0 (uniform by default, must have full
+    support); stops when |L(theta^t) - L(theta^{t-1})| < delta, or after max_iter iterations (then capped=True).
+    """
+    if not groups:
+        raise ValueError("groups must hold at least one group of reports")
+    k = groups[0].G.shape[0]
+    if any(g.G.shape[0] != k for g in groups):
+        raise ValueError(f"groups must all have k = {k} rows (secrets)")
+    if delta <= 0 or max_iter < 1:
+        raise ValueError(f"delta must be positive and max_iter at least 1, got {delta}, {max_iter}")
+    theta = np.full(k, 1.0 / k) if theta0 is None else _check_distribution_length(theta0, k, "theta0")
+    if np.any(theta <= 0):
+        raise ValueError("theta0 must have full support (every entry positive)")
+    theta = theta / theta.sum()
+    n = sum(g.n for g in groups)
+    weights = [g.counts / n for g in groups]
+    marginals = [theta @ g.G for g in groups]
+    offset = sum(w @ g.log_scale for w, g in zip(weights, groups, strict=True))
+    previous = sum(w @ np.log(m) for w, m in zip(weights, marginals, strict=True)) + offset
+    for t in range(1, max_iter + 1):
+        theta = theta * sum(g.G @ (w / m) for g, w, m in zip(groups, weights, marginals, strict=True))
+        marginals = [theta @ g.G for g in groups]
+        current = sum(w @ np.log(m) for w, m in zip(weights, marginals, strict=True)) + offset
+        if abs(current - previous) < delta:
+            return IbuResult(theta / theta.sum(), t, float(current), False)
+        previous = current
+    return IbuResult(theta / theta.sum(), max_iter, float(current), True)
+
+
+def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000,
+        theta0: np.ndarray | None = None) -> IbuResult:
+    """IBU (free-will eq. 10; IBU paper Algorithm 1) on one mechanism A (k, m) and the counts or frequencies q (m,)."""
+    return gibu([matrix_group(A, q)], delta=delta, max_iter=max_iter, theta0=theta0)
+
+
+def project_simplex(v: np.ndarray) -> np.ndarray:
+    """The Euclidean projection of v onto the probability simplex (Wang & Carreira-Perpinan, free-will ref. [14]).
+
+    Sort-based: with u sorted decreasingly, rho = max{j : u_j + (1 - sum_{i<=j} u_i)/j > 0}, and the projection is
+    max(v + lambda, 0) with lambda = (1 - sum_{i<=rho} u_i)/rho.
+    """
+    v = np.asarray(v, dtype=np.float64)
+    if v.ndim != 1 or v.size == 0 or not np.all(np.isfinite(v)):
+        raise ValueError(f"v must be a non-empty finite 1-D array, got shape {v.shape}")
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u)
+    j = np.arange(1, v.size + 1)
+    rho = np.flatnonzero(u + (1 - css) / j > 0)[-1] + 1
+    return np.maximum(v + (1 - css[rho - 1]) / rho, 0.0)
+
+
+def normalise(v: np.ndarray) -> np.ndarray:
+    """Truncate the negative entries of v to 0 and rescale to sum 1 (free-will section 5.1, 'normalization')."""
+    v = np.maximum(np.asarray(v, dtype=np.float64), 0.0)
+    if v.sum() <= 0:
+        raise ValueError("v has no positive entry: normalization is undefined")
+    return v / v.sum()
+
+
+def post_process(v: np.ndarray, post: Post) -> np.ndarray:
+    """Apply the post-processing named by ``post`` ('projection', 'normalization' or None for the raw vector)."""
+    if post == "projection":
+        return project_simplex(v)
+    if post == "normalization":
+        return normalise(v)
+    if post is None:
+        return np.asarray(v, dtype=np.float64)
+    raise ValueError(f"post must be 'projection', 'normalization' or None, got {post!r}")
+
+
+CONDITION_LIMIT = 1e12
+
+
+def inv(A: np.ndarray, q: np.ndarray, post: Post = None) -> np.ndarray:
+    """INV (free-will eq. 7 with one mechanism): solve theta A = q for a square mechanism, then post-process.
+
+    q holds counts or frequencies over the columns of A. A whose condition number exceeds 1e12 counts as singular.
+    """
+    A = _check_mechanism(A)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be square for INV, got shape {A.shape}")
+    q = _check_distribution_length(q, A.shape[1], "q")
+    condition = np.linalg.cond(A)
+    if not condition < CONDITION_LIMIT:
+        raise ValueError(f"A is singular for INV (condition number {condition:.3g})")
+    return post_process(np.linalg.solve(A.T, q / q.sum()), post)
+
+
+def average_mechanism(mechanisms: Sequence[np.ndarray], weights: np.ndarray) -> np.ndarray:
+    """A[n] = sum_A (n^A/n) A (free-will eq. 7): needs one common alphabet of observables."""
+    shapes = {np.shape(A) for A in mechanisms}
+    if len(shapes) != 1:
+        raise ValueError(f"mechanisms must share one alphabet of observables to be averaged, got shapes {shapes}")
+    weights = _check_distribution_length(weights, len(mechanisms), "weights")
+    return np.tensordot(weights / weights.sum(), np.asarray(mechanisms, dtype=np.float64), axes=1)
+
+
+def _pooled(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    if len(mechanisms) != len(counts):
+        raise ValueError(f"counts must hold one array per mechanism ({len(mechanisms)}), got {len(counts)}")
+    n = np.array([np.sum(c) for c in counts], dtype=np.float64)
+    return average_mechanism(mechanisms, n), np.sum(counts, axis=0)
+
+
+def inv_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], post: Post = None) -> np.ndarray:
+    """[INV]_M (free-will eq. 7): INV on the average mechanism and the pooled reports."""
+    return inv(*_pooled(mechanisms, counts), post=post)
+
+
+def ibu_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], delta: float = 1e-10,
+          max_iter: int = 10_000) -> IbuResult:
+    """[IBU]_M (free-will section 5.3): IBU on the average mechanism and the pooled reports."""
+    return ibu(*_pooled(mechanisms, counts), delta=delta, max_iter=max_iter)
+
+
+def combine_results(estimates: Sequence[np.ndarray], n: Sequence[float]) -> np.ndarray:
+    """[e]_R (free-will eqs. 4-5): the estimates of each mechanism's own reports, weighted by n^A / n."""
+    n = _check_distribution_length(n, len(estimates), "n")
+    return np.tensordot(n / n.sum(), np.asarray(estimates, dtype=np.float64), axes=1)
+
+
+def _rap(bit_sums: np.ndarray, n: float, flip: float, post: Post) -> np.ndarray:
+    """Eq. (14) written with f = 1/(1 + e^{eps[n]/2}) of eq. (13): theta = (s[n] - f) / (1 - 2 f)."""
+    return post_process((bit_sums / n - flip) / (1 - 2 * flip), post)
+
+
+def rap(bits: np.ndarray, eps: float | np.ndarray, post: Post = None) -> np.ndarray:
+    """[RAP]_M (free-will eqs. 13-14) from a (users x k) bit matrix, eps one value or one per user.
+
+    With one eps this is RAPPOR's own estimator RAP.
+    """
+    bits = np.asarray(bits)
+    if bits.ndim != 2 or bits.shape[0] == 0:
+        raise ValueError(f"bits must be a non-empty (users x k) matrix, got shape {bits.shape}")
+    flip = np.broadcast_to(flip_probability(eps), (bits.shape[0],))
+    return _rap(bits.sum(axis=0, dtype=np.int64), bits.shape[0], float(flip.mean()), post)
+
+
+def rap_grouped(reports: Sequence[RapporReports], post: Post = None) -> np.ndarray:
+    """[RAP]_M (free-will eqs. 13-14) from grouped reports, through the sufficient statistics (bit sums, n^A)."""
+    if not reports or len({r.k for r in reports}) != 1:
+        raise ValueError("reports must be a non-empty list of RAPPOR groups on one alphabet")
+    n = np.array([r.n for r in reports], dtype=np.float64)
+    flip = float(n @ np.array([flip_probability(r.eps) for r in reports]) / n.sum())
+    return _rap(np.sum([r.bit_sums() for r in reports], axis=0), n.sum(), flip, post)
+
+
+def likely_subset_linear(alphabet: np.ndarray, reports: np.ndarray) -> np.ndarray:
+    """IBU paper Prop. 8.2: the indices of [x_min, x_max] ∩ X, where x_min is the largest element of X at or below
+    every report and x_max the smallest at or above every report (the ends of X when there is none)."""
+    alphabet, reports = np.asarray(alphabet, dtype=np.float64), np.asarray(reports, dtype=np.float64)
+    if alphabet.ndim != 1 or np.any(np.diff(alphabet) <= 0):
+        raise ValueError("alphabet must be a strictly increasing 1-D array")
+    if reports.size == 0:
+        raise ValueError("reports must not be empty")
+    below = alphabet[alphabet <= reports.min()]
+    above = alphabet[alphabet >= reports.max()]
+    low = below.max() if below.size else alphabet[0]
+    high = above.min() if above.size else alphabet[-1]
+    return np.flatnonzero((alphabet >= low) & (alphabet <= high))
+
+
+def _hull(points: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The vertices of the convex hull of distinct planar points, in order, and its half-plane equations (None when
+    the points are fewer than three or on one line: the hull is then the segment between the two extreme points)."""
+    if len(points) > 2 and np.linalg.matrix_rank(points - points[0], tol=1e-12) == 2:
+        try:
+            hull = ConvexHull(points)
+            return points[hull.vertices], hull.equations
+        except QhullError:
+            pass
+    order = np.lexsort(points.T[::-1])
+    return points[order[[0, -1]]], None
+
+
+def _distance_to_hull(points: np.ndarray, vertices: np.ndarray, equations: np.ndarray | None) -> np.ndarray:
+    """Euclidean distance of each point to the convex polygon (or segment) with the given vertices, 0 inside."""
+    a, b = vertices, np.roll(vertices, -1, axis=0)
+    ab = b - a
+    length2 = np.maximum((ab**2).sum(axis=1), 1e-300)
+    t = np.clip(((points[:, None, :] - a[None]) * ab[None]).sum(axis=2) / length2, 0, 1)
+    nearest = a[None] + t[..., None] * ab[None]
+    distance = np.sqrt(((points[:, None, :] - nearest) ** 2).sum(axis=2)).min(axis=1)
+    if equations is None:
+        return distance
+    inside = np.all(points @ equations[:, :2].T + equations[:, 2] <= 1e-12, axis=1)
+    return np.where(inside, 0.0, distance)
+
+
+def likely_subset_planar(centres: np.ndarray, reports: np.ndarray, delta: float) -> np.ndarray:
+    """IBU paper Prop. 8.3: the indices of the cells within delta' of the convex hull of the reported points, with
+    delta' = (delta^2 + 2 delta max_ij d(z_i, z_j))^{1/2} (eq. 13) and delta the discretisation error of X."""
+    centres, reports = np.asarray(centres, dtype=np.float64), np.asarray(reports, dtype=np.float64)
+    if centres.ndim != 2 or centres.shape[1] != 2 or reports.ndim != 2 or reports.shape[1] != 2 or not len(reports):
+        raise ValueError("centres and reports must be arrays of planar points, shape (., 2), reports not empty")
+    if delta < 0:
+        raise ValueError(f"delta must be non-negative, got {delta}")
+    vertices, equations = _hull(np.unique(reports, axis=0))
+    diameter = np.sqrt(((vertices[:, None] - vertices[None]) ** 2).sum(axis=2)).max()
+    reach = np.sqrt(delta**2 + 2 * delta * diameter)
+    return np.flatnonzero(_distance_to_hull(centres, vertices, equations) <= reach + 1e-12)
+
+
+def likely_subset_krr(reports: np.ndarray) -> np.ndarray:
+    """IBU paper Prop. 8.4: under k-RR the reported values are a likely subset."""
+    reports = np.asarray(reports)
+    if reports.size == 0:
+        raise ValueError("reports must not be empty")
+    return np.unique(reports)

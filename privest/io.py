@@ -1,0 +1,114 @@
+"""Atomic writes and the few file formats the scripts share.
+
+Every writer goes through ``atomic_path``: the data lands in a temporary file in the target's directory and is renamed
+onto the target only when the write succeeded, so a failed job never leaves a partial output. Writers are
+deterministic: the same content gives the same bytes on every rerun (sorted JSON keys, a fixed float format for
+tables, fixed timestamps inside npz archives).
+"""
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# Timestamp written into every npz member so that archives do not depend on the clock (the earliest zip date).
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+@contextmanager
+def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it onto ``target`` on success, delete it on failure.
+
+    The parent directory is created if needed. The temporary name starts with a dot and ends with ``.tmp`` so that
+    an interrupted process leaves an obviously stale file rather than a plausible output.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def file_digests(path: str | os.PathLike, chunk: int = 1 << 20) -> dict[str, Any]:
+    """sha256, md5 and size in bytes of a file, read in chunks."""
+    sha256, md5, size = hashlib.sha256(), hashlib.md5(), 0
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            sha256.update(block)
+            md5.update(block)
+            size += len(block)
+    return {"sha256": sha256.hexdigest(), "md5": md5.hexdigest(), "bytes": size}
+
+
+def save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:
+    """Write arrays to a compressed npz archive, atomically and byte-identically on reruns."""
+    with atomic_path(path) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for key in sorted(arrays):
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=_ZIP_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with archive.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asarray(arrays[key]), allow_pickle=False)
+
+
+def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Read every array of an npz archive into a dict (no pickles)."""
+    with np.load(path, allow_pickle=False) as archive:
+        return {key: archive[key] for key in archive.files}
+
+
+def _json_default(value: Any) -> Any:
+    """Convert the numpy and path values that json cannot write."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"cannot write a {type(value).__name__} to JSON: {value!r}")
+
+
+def dumps_json(obj: Any) -> str:
+    """The stable JSON text of ``obj``: sorted keys, two-space indent, a final newline, no NaN."""
+    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
+
+
+def save_json(path: str | os.PathLike, obj: Any) -> None:
+    """Write ``obj`` as stable JSON (see ``dumps_json``), atomically."""
+    text = dumps_json(obj)
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def load_json(path: str | os.PathLike) -> Any:
+    """Read a JSON file."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def save_table(df: pd.DataFrame, path: str | os.PathLike, float_format: str = "%.12g") -> None:
+    """Write a tidy table as CSV, atomically: no index, ``\\n`` line ends, floats in ``float_format``."""
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False, float_format=float_format, lineterminator="\n")
+
+
+def load_table(path: str | os.PathLike, dtypes: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """Read a CSV table written by ``save_table``, optionally with fixed column types."""
+    return pd.read_csv(path, dtype=dict(dtypes) if dtypes else None)

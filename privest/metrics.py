@@ -1,0 +1,32 @@
+"""Distances between distributions: the earth mover's distance (free-will section 7; IBU paper section 7)."""
+
+import numpy as np
+import ot
+
+
+def _check_pair(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    if p.ndim != 1 or p.shape != q.shape:
+        raise ValueError(f"p and q must be 1-D of one length, got shapes {p.shape} and {q.shape}")
+    for name, v in (("p", p), ("q", q)):
+        if np.any(v < 0) or not np.all(np.isfinite(v)) or abs(v.sum() - 1) > 1e-6:
+            raise ValueError(f"{name} must be a probability distribution (non-negative, summing to 1)")
+    return p / p.sum(), q / q.sum()
+
+
+def emd(p: np.ndarray, q: np.ndarray, distances: np.ndarray) -> float:
+    """The earth mover's distance between p and q with the ground distance ``distances`` (k, k), by POT's ot.emd2."""
+    p, q = _check_pair(p, q)
+    distances = np.asarray(distances, dtype=np.float64)
+    if distances.shape != (p.size, p.size):
+        raise ValueError(f"distances must have shape ({p.size}, {p.size}), got {distances.shape}")
+    return float(ot.emd2(p, q, distances, numItermax=1_000_000))
+
+
+def emd_1d(p: np.ndarray, q: np.ndarray, spacing: float = 1.0) -> float:
+    """The earth mover's distance on the linear alphabet {0..k-1} * spacing: spacing * sum_x |P(x) - Q(x)|, with
+    P and Q the cumulative distributions (the 1-D closed form)."""
+    p, q = _check_pair(p, q)
+    if spacing <= 0:
+        raise ValueError(f"spacing must be positive, got {spacing}")
+    return float(spacing * np.abs(np.cumsum(p - q)[:-1]).sum())

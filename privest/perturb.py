@@ -1,0 +1,132 @@
+"""Sampling the users' reports, vectorised over users; every draw comes from an explicit numpy Generator."""
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from privest.rappor import RapporReports, flip_probability
+
+
+def rng_for(seed: int, *keys: object) -> np.random.Generator:
+    """A Generator determined by the config seed and the job's keys (study, experiment, n, run, ...).
+
+    The keys are hashed with SHA-256 (not Python's salted hash), so the stream is the same on every machine.
+    """
+    text = "\x1f".join([str(int(seed)), *map(str, keys)])
+    digest = hashlib.sha256(text.encode()).digest()
+    return np.random.default_rng(np.random.SeedSequence(int.from_bytes(digest, "little")))
+
+
+def _check_matrix(A: np.ndarray) -> np.ndarray:
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or np.any(A < 0) or not np.allclose(A.sum(axis=1), 1.0, rtol=0, atol=1e-9):
+        raise ValueError("A must be a row-stochastic matrix (non-negative rows summing to 1)")
+    return A
+
+
+def _check_secrets(secrets: np.ndarray, k: int) -> np.ndarray:
+    secrets = np.asarray(secrets)
+    if secrets.ndim != 1 or not np.issubdtype(secrets.dtype, np.integer):
+        raise ValueError(f"secrets must be a 1-D integer array, got {secrets.dtype} of shape {secrets.shape}")
+    if secrets.size and (secrets.min() < 0 or secrets.max() >= k):
+        raise ValueError(f"secrets must lie in 0..{k - 1}, got values in {secrets.min()}..{secrets.max()}")
+    return secrets
+
+
+def sample(A: np.ndarray, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One report per user: z ~ A[secrets[i], :], returned as column indices, shape (n,).
+
+    Inverse-CDF sampling: one uniform per user, one searchsorted per row of A over the users holding that secret.
+    """
+    A = _check_matrix(A)
+    k = A.shape[0]
+    secrets = _check_secrets(secrets, k)
+    cdf = np.cumsum(A, axis=1)
+    cdf[:, -1] = np.inf
+    u = rng.random(secrets.size)
+    order = np.argsort(secrets, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(secrets, minlength=k))])
+    reports = np.empty(secrets.size, dtype=np.int64)
+    for x in np.flatnonzero(np.diff(bounds)):
+        users = order[bounds[x]:bounds[x + 1]]
+        reports[users] = np.searchsorted(cdf[x], u[users], side="right")
+    return reports
+
+
+def sample_counts(A: np.ndarray, secret_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The counts of reports over the columns of A when secret_counts[x] users hold secret x, shape (m,).
+
+    Equal in distribution to ``bincount(sample(A, secrets))`` and costs O(k m), whatever the number of users.
+    """
+    A = _check_matrix(A)
+    secret_counts = np.asarray(secret_counts)
+    if secret_counts.shape != (A.shape[0],) or np.any(secret_counts < 0):
+        raise ValueError(f"secret_counts must be non-negative of shape ({A.shape[0]},), got {secret_counts.shape}")
+    P = A / A.sum(axis=1, keepdims=True)
+    return rng.multinomial(secret_counts.astype(np.int64), P).sum(axis=0)
+
+
+def rappor(secrets: np.ndarray, k: int, eps: float | np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Basic one-time RAPPOR (free-will eq. 12): one-hot bits of each secret, each flipped with 1/(1+e^(eps/2)).
+
+    eps is one value or one per user. Returns a (n, k) uint8 bit matrix.
+    """
+    secrets = _check_secrets(secrets, k)
+    flip = np.broadcast_to(flip_probability(eps), secrets.shape)[:, None]
+    bits = rng.random((secrets.size, k)) < flip
+    bits[np.arange(secrets.size), secrets] ^= True
+    return bits.astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class Rappor:
+    """A RAPPOR mechanism on k secrets, for populations that mix it with matrix mechanisms."""
+
+    k: int
+    eps: float
+
+
+Mechanism = np.ndarray | Rappor
+Reports = np.ndarray | RapporReports
+
+
+def population(mechanisms: Sequence[Mechanism], secret_counts: np.ndarray, rng: np.random.Generator) -> list[Reports]:
+    """Reports of a population whose users use different mechanisms, in one call.
+
+    secret_counts: (len(mechanisms), k) integers, the secrets of each mechanism's users. Returns, per mechanism, the
+    counts of reports over its columns (a matrix mechanism) or the grouped bit reports (RAPPOR). The cost is
+    independent of the number of users for matrix mechanisms and linear in it for RAPPOR.
+    """
+    secret_counts = np.asarray(secret_counts)
+    if secret_counts.ndim != 2 or secret_counts.shape[0] != len(mechanisms):
+        raise ValueError(f"secret_counts needs a row per mechanism ({len(mechanisms)}), got {secret_counts.shape}")
+    reports: list[Reports] = []
+    for mechanism, counts in zip(mechanisms, secret_counts, strict=True):
+        if isinstance(mechanism, Rappor):
+            secrets = np.repeat(np.arange(mechanism.k), counts)
+            reports.append(RapporReports.from_bits(rappor(secrets, mechanism.k, mechanism.eps, rng), mechanism.eps))
+        else:
+            reports.append(sample_counts(mechanism, counts, rng))
+    return reports
+
+
+def split_users(n: int, groups: int, theta: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Secret counts of n users drawn i.i.d. from theta and split as equally as possible over ``groups`` mechanisms.
+
+    Returns (groups, k) integers; the first n % groups mechanisms get one user more.
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    if n < groups or groups < 1:
+        raise ValueError(f"n must be at least the number of mechanisms ({groups}), got {n}")
+    sizes = np.full(groups, n // groups) + (np.arange(groups) < n % groups)
+    return rng.multinomial(sizes, theta / theta.sum())
+
+
+def split_secrets(secrets: np.ndarray, k: int, groups: int, rng: np.random.Generator) -> np.ndarray:
+    """Secret counts of the given users (a dataset) assigned at random, as equally as possible, to ``groups``."""
+    secrets = _check_secrets(secrets, k)
+    order = rng.permutation(secrets.size)
+    assignment = np.arange(secrets.size) % groups
+    return np.stack([np.bincount(secrets[order][assignment == g], minlength=k) for g in range(groups)])

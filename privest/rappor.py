@@ -1,0 +1,87 @@
+"""Basic one-time RAPPOR (free-will eq. 12): never a 2^k-column matrix, always bit reports or their statistics."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def _check_eps(eps: float | np.ndarray, name: str = "eps") -> np.ndarray:
+    eps = np.asarray(eps, dtype=np.float64)
+    if eps.size == 0 or not np.all(np.isfinite(eps)) or np.any(eps <= 0):
+        raise ValueError(f"{name} must be finite and positive, got {eps}")
+    return eps
+
+
+def flip_probability(eps: float | np.ndarray) -> float | np.ndarray:
+    """The probability 1 / (1 + e^(eps/2)) that RAPPOR flips a bit (free-will eq. 12)."""
+    return 1.0 / (1.0 + np.exp(_check_eps(eps) / 2))
+
+
+def _check_bits(bits: np.ndarray, name: str = "bits") -> np.ndarray:
+    bits = np.asarray(bits)
+    if bits.ndim != 2 or bits.shape[1] < 1:
+        raise ValueError(f"{name} must be a 2-D array of bit vectors (reports x k), got shape {bits.shape}")
+    if not np.isin(bits, (0, 1)).all():
+        raise ValueError(f"{name} must hold only 0 and 1")
+    return bits.astype(np.uint8)
+
+
+def log_probability(bits: np.ndarray, eps: float) -> np.ndarray:
+    """log P(beta | x) for every report beta (rows of ``bits``) and secret x, shape (k, reports).
+
+    IBU paper, lemma in section 4.4: P(beta | x) = p^k e^{-(1/2 + S(beta)/2 - beta_x) eps}, p = e^{eps/2}/(1+e^{eps/2}).
+    """
+    bits = _check_bits(bits)
+    eps = float(_check_eps(eps))
+    k = bits.shape[1]
+    log_p = eps / 2 - np.logaddexp(0.0, eps / 2)
+    s = bits.sum(axis=1)
+    return k * log_p - (0.5 + s[None, :] / 2 - bits.T) * eps
+
+
+@dataclass(frozen=True)
+class RapporReports:
+    """The reports of the users of one RAPPOR mechanism, reduced to the distinct bit vectors and their counts.
+
+    bits: (m, k) uint8, each row a distinct report; counts: (m,) number of users who sent it; eps: the mechanism's eps.
+    """
+
+    bits: np.ndarray
+    counts: np.ndarray
+    eps: float
+
+    def __post_init__(self) -> None:
+        _check_bits(self.bits)
+        _check_eps(self.eps)
+        if self.counts.shape != (self.bits.shape[0],) or np.any(self.counts < 0):
+            raise ValueError(f"counts must be non-negative of shape ({self.bits.shape[0]},), got {self.counts.shape}")
+
+    @classmethod
+    def from_bits(cls, bits: np.ndarray, eps: float) -> "RapporReports":
+        """Group identical reports of a (users x k) bit matrix."""
+        bits = _check_bits(bits)
+        distinct, counts = np.unique(bits, axis=0, return_counts=True)
+        return cls(distinct.astype(np.uint8), counts.astype(np.int64), float(eps))
+
+    @property
+    def k(self) -> int:
+        return int(self.bits.shape[1])
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+    def bit_sums(self) -> np.ndarray:
+        """The number of reports with each bit set, shape (k,): n * s[n] of free-will section 5.4."""
+        return self.counts @ self.bits.astype(np.int64)
+
+    def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        """The arrays to store this group in an npz file under ``prefix``."""
+        return {f"{prefix}bits": np.packbits(self.bits, axis=1), f"{prefix}counts": self.counts,
+                f"{prefix}eps": np.float64(self.eps), f"{prefix}k": np.int64(self.k)}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], prefix: str) -> "RapporReports":
+        k = int(arrays[f"{prefix}k"])
+        bits = np.unpackbits(arrays[f"{prefix}bits"], axis=1, count=k)
+        return cls(bits, arrays[f"{prefix}counts"], float(arrays[f"{prefix}eps"]))
