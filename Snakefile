@@ -1,0 +1,24 @@
+"""privest: regenerate the figures and tables of three papers on local privacy from the raw public datasets.
+
+    snakemake --cores all                        # the quick scale (minutes)
+    snakemake --cores all --config scale=paper   # the published settings
+"""
+
+from snakemake.utils import min_version
+
+min_version("8.20")
+
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/ibu_consistency.smk"
+
+
+rule all:
+    """Every figure and table of the active scale."""
+    input:
+        ibu_consistency_targets(),
+    default_target: True

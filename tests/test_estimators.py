@@ -1,0 +1,260 @@
+"""Estimators against closed forms and independent computations (issue 2, acceptance 1-4 and 6)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from privest import estimators as est
+from privest import mechanisms as mech
+from privest.perturb import rappor, rng_for, sample
+from privest.rappor import RapporReports
+
+
+def random_mechanism(rng: np.random.Generator, k: int, m: int) -> np.ndarray:
+    return rng.dirichlet(np.ones(m), size=k)
+
+
+def test_inv_m_of_mixed_krr_equals_closed_form_eq9():
+    rng = rng_for(1, "eq9")
+    k, eps = 7, np.array([0.5, 1.0, 2.0, 3.5])
+    users = np.array([300, 200, 500, 100])
+    counts = [rng.multinomial(n_a, rng.dirichlet(np.ones(k))) for n_a in users]
+    estimate = est.inv_m([mech.krr(k, e) for e in eps], counts)
+    # eq. (8): 1/(k-1+e^eps[n]) is the user-weighted mean of 1/(k-1+e^eps_i); eq. (9) then gives theta directly.
+    e_n = 1.0 / (users @ (1.0 / (k - 1 + np.exp(eps))) / users.sum()) - (k - 1)
+    q = np.sum(counts, axis=0) / users.sum()
+    closed_form = (e_n + k - 1) / (e_n - 1) * q - 1 / (e_n - 1)
+    np.testing.assert_allclose(estimate, closed_form, rtol=0, atol=1e-10)
+
+
+def test_inv_equals_plain_matrix_inversion():
+    rng = rng_for(1, "inv")
+    A = random_mechanism(rng, 5, 5)
+    q = rng.dirichlet(np.ones(5))
+    np.testing.assert_allclose(est.inv(A, q), q @ np.linalg.inv(A), atol=1e-10)
+
+
+def test_inv_rejects_singular_and_non_square_matrices():
+    with pytest.raises(ValueError, match="singular"):
+        est.inv(np.full((3, 3), 1 / 3), np.ones(3))
+    with pytest.raises(ValueError, match="square"):
+        est.inv(np.full((2, 3), 1 / 3), np.ones(3))
+    with pytest.raises(ValueError, match="q must have shape"):
+        est.inv(np.eye(3), np.ones(4))
+
+
+def negative_log_likelihood(theta: np.ndarray, A: np.ndarray, q: np.ndarray) -> float:
+    return -float(q @ np.log(theta @ A))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ibu_is_the_mle_by_kkt_and_by_a_generic_optimiser(seed):
+    rng = rng_for(seed, "ibu-mle")
+    k, m = 4, 6
+    A = random_mechanism(rng, k, m)
+    q = rng.multinomial(2000, rng.dirichlet(np.full(k, 5.0)) @ A).astype(float)
+    result = est.ibu(A, q, delta=1e-15, max_iter=200_000)
+    theta = result.theta
+    # KKT on the simplex: the gradient of the normalised log-likelihood is <= 1 everywhere and = 1 on the support.
+    gradient = A @ (q / q.sum() / (theta @ A))
+    assert np.all(gradient <= 1 + 1e-6)
+    np.testing.assert_allclose(gradient[theta > 1e-6], 1.0, atol=1e-6)
+    generic = minimize(negative_log_likelihood, np.full(k, 1 / k), args=(A, q / q.sum()), method="SLSQP",
+                       bounds=[(1e-12, 1)] * k, constraints={"type": "eq", "fun": lambda t: t.sum() - 1},
+                       options={"ftol": 1e-15, "maxiter": 1000})
+    assert generic.success
+    np.testing.assert_allclose(theta, generic.x, atol=1e-6)
+    assert result.log_likelihood == pytest.approx(-negative_log_likelihood(theta, A, q / q.sum()), abs=1e-12)
+    assert not result.capped
+
+
+def test_ibu_records_the_cap_and_iterations():
+    A = mech.geometric(30, 0.05)
+    q = np.bincount(np.arange(30) % 7, minlength=30).astype(float)
+    capped = est.ibu(A, q, max_iter=5)
+    assert capped.capped and capped.iterations == 5
+    converged = est.ibu(A, q, delta=1e-6)
+    assert not converged.capped and converged.iterations < 10_000
+
+
+def per_user_update(theta: np.ndarray, G: np.ndarray) -> np.ndarray:
+    """Free-will eq. (15): theta_x <- 1/n sum_i theta_x G_xi / sum_u theta_u G_ui, G of shape (k, n users)."""
+    return (theta[:, None] * G / (theta @ G)[None, :]).mean(axis=1)
+
+
+def rappor_probability_by_product(bits: np.ndarray, eps: float) -> np.ndarray:
+    """P(beta | x) as the product of independent bit flips (eq. 12), shape (k, reports): an independent oracle."""
+    k = bits.shape[1]
+    keep = np.exp(eps / 2) / (1 + np.exp(eps / 2))
+    one_hot = np.eye(k, dtype=bool)
+    same = bits[None, :, :] == one_hot[:, None, :]
+    return np.where(same, keep, 1 - keep).prod(axis=2)
+
+
+def test_gibu_equals_per_user_update_iteration_by_iteration():
+    rng = rng_for(2, "gibu-oracle")
+    k = 6
+    theta_true = rng.dirichlet(np.ones(k))
+    mechanisms = [mech.krr(k, 1.0), mech.krr(k, 2.5), mech.geometric(k, 0.4), mech.geometric(k, 1.1)]
+    users = [70, 40, 90, 60]
+    groups, columns = [], []
+    for A, n_a in zip(mechanisms, users, strict=True):
+        secrets = rng.choice(k, size=n_a, p=theta_true)
+        z = sample(A, secrets, rng)
+        groups.append(est.matrix_group(A, np.bincount(z, minlength=k)))
+        columns.append(A[:, z])
+    for eps, n_a in ((0.8, 80), (3.0, 50)):
+        bits = rappor(rng.choice(k, size=n_a, p=theta_true), k, eps, rng)
+        groups.append(est.rappor_group(RapporReports.from_bits(bits, eps)))
+        columns.append(rappor_probability_by_product(bits, eps))
+    G = np.concatenate(columns, axis=1)
+    theta = np.full(k, 1 / k)
+    for t in range(1, 30):
+        theta = per_user_update(theta, G)
+        result = est.gibu(groups, delta=1e-300, max_iter=t)
+        np.testing.assert_allclose(result.theta, theta, rtol=1e-12, atol=1e-15)
+    assert result.log_likelihood == pytest.approx(np.log(theta @ G).mean(), abs=1e-12)
+
+
+def test_gibu_with_one_group_equals_ibu():
+    rng = rng_for(3, "gibu-one")
+    A = random_mechanism(rng, 5, 8)
+    q = rng.multinomial(500, rng.dirichlet(np.ones(5)) @ A)
+    a = est.gibu([est.matrix_group(A, q)], delta=1e-12)
+    b = est.ibu(A, q, delta=1e-12)
+    np.testing.assert_array_equal(a.theta, b.theta)
+    assert a.iterations == b.iterations
+
+
+def test_rappor_lemma_matches_product_and_sums_to_one_over_all_vectors():
+    k, eps = 6, 1.3
+    every = np.array(list(itertools.product((0, 1), repeat=k)), dtype=np.uint8)
+    from privest.rappor import log_probability
+    P = np.exp(log_probability(every, eps))
+    np.testing.assert_allclose(P, rappor_probability_by_product(every, eps), rtol=1e-12)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+
+
+def test_gibu_on_rappor_reports_equals_gibu_on_the_explicit_matrix():
+    rng = rng_for(4, "rappor-explicit")
+    k, eps = 6, 1.5
+    every = np.array(list(itertools.product((0, 1), repeat=k)), dtype=np.uint8)
+    A = rappor_probability_by_product(every, eps)
+    bits = rappor(rng.choice(k, size=3000, p=rng.dirichlet(np.ones(k))), k, eps, rng)
+    reports = RapporReports.from_bits(bits, eps)
+    index = {tuple(b): i for i, b in enumerate(every)}
+    counts = np.zeros(len(every))
+    for b, c in zip(reports.bits, reports.counts, strict=True):
+        counts[index[tuple(b)]] = c
+    grouped = est.gibu([est.rappor_group(reports)], delta=1e-13)
+    explicit = est.gibu([est.matrix_group(A, counts)], delta=1e-13)
+    np.testing.assert_allclose(grouped.theta, explicit.theta, atol=1e-12)
+    assert grouped.iterations == explicit.iterations
+    assert grouped.log_likelihood == pytest.approx(explicit.log_likelihood, abs=1e-12)
+
+
+def test_rap_closed_form_and_grouped_form_agree():
+    rng = rng_for(5, "rap")
+    k = 8
+    eps = np.repeat([0.5, 2.0, 6.0], [400, 300, 300])
+    secrets = rng.choice(k, size=eps.size, p=rng.dirichlet(np.ones(k)))
+    bits = rappor(secrets, k, eps, rng)
+    # eqs. (13)-(14) written out.
+    e_half = 1 / np.mean(1 / (1 + np.exp(eps / 2))) - 1
+    s = bits.mean(axis=0)
+    expected = (e_half + 1) / (e_half - 1) * s - 1 / (e_half - 1)
+    np.testing.assert_allclose(est.rap(bits, eps), expected, atol=1e-12)
+    groups = [RapporReports.from_bits(bits[eps == e], e) for e in (0.5, 2.0, 6.0)]
+    np.testing.assert_allclose(est.rap_grouped(groups), expected, atol=1e-12)
+
+
+def test_combine_results_weights_by_users():
+    a, b = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    np.testing.assert_allclose(est.combine_results([a, b], [30, 10]), [0.75, 0.25])
+
+
+def project_by_bisection(v: np.ndarray) -> np.ndarray:
+    """The simplex projection max(v - tau, 0) with tau found by bisection on sum = 1: independent of sorting."""
+    low, high = v.min() - 1, v.max()
+    for _ in range(200):
+        tau = (low + high) / 2
+        low, high = (tau, high) if np.maximum(v - tau, 0).sum() > 1 else (low, tau)
+    return np.maximum(v - (low + high) / 2, 0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_project_simplex_equals_bisection_and_is_the_closest_point(seed):
+    rng = rng_for(seed, "simplex")
+    v = rng.normal(size=12) * 0.5
+    p = est.project_simplex(v)
+    np.testing.assert_allclose(p, project_by_bisection(v), atol=1e-12)
+    assert p.min() >= 0 and p.sum() == pytest.approx(1, abs=1e-12)
+    others = rng.dirichlet(np.ones(12) * 0.3, size=2000)
+    assert np.all(((others - v) ** 2).sum(axis=1) >= ((p - v) ** 2).sum() - 1e-12)
+
+
+def test_post_processing_by_name():
+    v = np.array([0.6, 0.5, -0.1])
+    np.testing.assert_allclose(est.post_process(v, "normalization"), [0.6 / 1.1, 0.5 / 1.1, 0])
+    np.testing.assert_allclose(est.post_process(v, "projection"), [0.55, 0.45, 0])
+    with pytest.raises(ValueError, match="post"):
+        est.post_process(v, "clip")
+
+
+def test_ibu_m_and_inv_m_need_one_alphabet_of_observables():
+    with pytest.raises(ValueError, match="share one alphabet"):
+        est.inv_m([mech.krr(3, 1.0), mech.krr(4, 1.0)], [np.ones(3), np.ones(4)])
+
+
+def test_gibu_rejects_impossible_reports_and_bad_start():
+    A = np.array([[1.0, 0.0], [1.0, 0.0]])
+    with pytest.raises(ValueError, match="counts"):
+        est.matrix_group(A, np.array([3.0, 1.0]))
+    with pytest.raises(ValueError, match="theta0"):
+        est.ibu(np.eye(2), np.ones(2), theta0=np.array([1.0, 0.0]))
+
+
+def brute_force_likely(A: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """IBU paper Definition 2 applied directly: drop every x' dominated by another x on the observed columns."""
+    M = A[:, observed]
+    geq = np.all(M[:, None, :] >= M[None, :, :], axis=2)
+    gt = np.any(M[:, None, :] > M[None, :, :], axis=2)
+    dominated = np.any(geq & gt, axis=0)
+    return np.flatnonzero(~dominated)
+
+
+def test_likely_subset_linear_is_a_likely_subset_and_keeps_the_mle():
+    rng = rng_for(6, "likely-linear")
+    k = 60
+    A = mech.geometric(k, 0.3)
+    z = sample(A, rng.integers(20, 30, size=400), rng)
+    subset = est.likely_subset_linear(np.arange(k), z)
+    observed = np.unique(z)
+    assert set(brute_force_likely(A, observed)) <= set(subset)
+    counts = np.bincount(z, minlength=k)
+    full = est.ibu(A, counts, delta=1e-15, max_iter=200_000).theta
+    restricted = est.ibu(A[subset], counts, delta=1e-15, max_iter=200_000).theta
+    np.testing.assert_allclose(full[subset], restricted, atol=1e-6)
+    assert full[np.setdiff1d(np.arange(k), subset)].sum() < 1e-6
+
+
+def test_likely_subset_krr_is_the_reported_set():
+    np.testing.assert_array_equal(est.likely_subset_krr(np.array([5, 2, 5, 9])), [2, 5, 9])
+
+
+def test_likely_subset_planar_contains_every_undominated_cell():
+    from privest.grids import Grid
+    rng = rng_for(7, "likely-planar")
+    grid = Grid(20, 20, 1.0)
+    A = mech.exponential(grid.distances(), 4.0)
+    secrets = grid.index(rng.integers(2, 6, size=40), rng.integers(3, 7, size=40))
+    z = sample(A, secrets, rng)
+    subset = est.likely_subset_planar(grid.centres(), grid.centres()[z], delta=np.sqrt(2) / 2)
+    assert set(brute_force_likely(A, np.unique(z))) <= set(subset)
+    assert len(subset) < grid.k / 2
+    counts = np.bincount(z, minlength=grid.k)
+    full = est.ibu(A, counts, delta=1e-15, max_iter=100_000).theta
+    restricted = est.ibu(A[subset], counts, delta=1e-15, max_iter=100_000).theta
+    np.testing.assert_allclose(full[subset], restricted, atol=1e-6)

@@ -1,0 +1,45 @@
+"""EMD: the 1-D closed form against POT, and the metric axioms on a planar grid (issue 2, acceptance 5)."""
+
+import numpy as np
+import ot
+import pytest
+
+from privest.grids import Grid, linear_distances
+from privest.metrics import emd, emd_1d
+from privest.perturb import rng_for
+
+
+@pytest.mark.parametrize(("k", "spacing"), [(2, 1.0), (20, 1.0), (100, 1.0), (37, 0.5)])
+def test_emd_1d_equals_pot_on_the_linear_metric(k, spacing):
+    rng = rng_for(0, "emd1d", k)
+    for _ in range(5):
+        p, q = rng.dirichlet(np.ones(k) * 0.5, size=2)
+        expected = ot.emd2(p, q, linear_distances(k, spacing), numItermax=1_000_000)
+        assert emd_1d(p, q, spacing) == pytest.approx(expected, abs=1e-9)
+        assert emd(p, q, linear_distances(k, spacing)) == pytest.approx(expected, abs=1e-9)
+
+
+def test_emd_is_a_metric_on_a_planar_grid():
+    grid = Grid(6, 4, 0.5)
+    d = grid.distances()
+    rng = rng_for(0, "emd-planar")
+    for _ in range(10):
+        p, q, r = rng.dirichlet(np.ones(grid.k) * 0.3, size=3)
+        assert emd(p, p, d) == pytest.approx(0, abs=1e-12)
+        assert emd(p, q, d) == pytest.approx(emd(q, p, d), abs=1e-9)
+        assert emd(p, r, d) <= emd(p, q, d) + emd(q, r, d) + 1e-9
+
+
+def test_emd_of_point_masses_is_their_distance():
+    grid = Grid(5, 5, 1.0)
+    p, q = np.eye(grid.k)[0], np.eye(grid.k)[24]
+    assert emd(p, q, grid.distances()) == pytest.approx(np.hypot(4, 4))
+
+
+def test_emd_rejects_mismatched_inputs():
+    with pytest.raises(ValueError, match="p and q"):
+        emd_1d(np.ones(3) / 3, np.ones(4) / 4)
+    with pytest.raises(ValueError, match="distances"):
+        emd(np.ones(3) / 3, np.ones(3) / 3, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="q must be a probability"):
+        emd_1d(np.ones(3) / 3, np.array([1.0, 1.0, -1.0]))

@@ -1,0 +1,162 @@
+"""The IBU consistency paper: IBU against INV-N and INV-P on Adult ages and Gowalla locations.
+
+Chain per experiment and eps: mechanism -> perturb (all runs) -> estimate (one job per estimator family) -> score,
+then one tidy table for the study and the figures drawn from it.
+"""
+
+IBU = config["ibu_consistency"]
+IBU_SCALE = SCALE["ibu_consistency"]
+IBU_EXPERIMENTS = IBU["experiments"]
+IBU_DIR = "results/ibu_consistency"
+DATASET = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
+
+
+wildcard_constraints:
+    experiment="[a-z0-9_]+",
+    eps=r"[0-9.e+-]+",
+    family="inv|ibu",
+
+
+def ibu_eps(experiment: str) -> list[str]:
+    """The eps wildcards of an experiment at the active scale."""
+    return [eps_tag(e) for e in IBU_SCALE[IBU_EXPERIMENTS[experiment]["eps_grid"]]]
+
+
+def ibu_dataset(wildcards) -> str:
+    return DATASET[IBU_EXPERIMENTS[wildcards.experiment]["data"]]
+
+
+def ibu_point_scores() -> list[str]:
+    return [f"{IBU_DIR}/{name}/eps{eps}/scores.csv" for name in IBU_EXPERIMENTS for eps in ibu_eps(name)]
+
+
+def ibu_consistency_targets() -> list[str]:
+    """Every output of the study at the active scale."""
+    figures = [f"fig01{panel}" for panel in "abc"] + list(IBU["boxplots"])
+    return [f"{IBU_DIR}/figures/{name}.{ext}" for name in figures for ext in ("pdf", "png")] + [
+        f"{IBU_DIR}/tables/scores.csv"
+    ]
+
+
+rule ibu_mechanism:
+    """The mechanism matrix of one experiment at one eps."""
+    input:
+        alphabet=lambda w: ibu_dataset(w) + "_alphabet.json",
+    output:
+        f"{IBU_DIR}/{{experiment}}/eps{{eps}}/mechanism.npz",
+    params:
+        kind=lambda w: IBU_EXPERIMENTS[w.experiment]["mechanism"],
+    resources:
+        mem_mb=1000,
+    script:
+        "../../scripts/build_mechanism.py"
+
+
+rule ibu_perturb:
+    """Every run's reports of the dataset's users through the mechanism (report counts per run)."""
+    input:
+        mechanism=rules.ibu_mechanism.output[0],
+        data=lambda w: ibu_dataset(w) + ".npz",
+    output:
+        f"{IBU_DIR}/{{experiment}}/eps{{eps}}/reports.npz",
+    params:
+        runs=IBU_SCALE["runs"],
+        seed=SEED,
+        seed_keys=lambda w: ["ibu_consistency", w.experiment, w.eps],
+    resources:
+        mem_mb=1000,
+    script:
+        "../../scripts/perturb.py"
+
+
+rule ibu_estimate:
+    """One estimator family (inv: INV-N and INV-P; ibu: IBU) on every run's reports."""
+    input:
+        mechanism=rules.ibu_mechanism.output[0],
+        reports=rules.ibu_perturb.output[0],
+    output:
+        f"{IBU_DIR}/{{experiment}}/eps{{eps}}/estimates_{{family}}.npz",
+    params:
+        stopping=IBU["ibu"],
+    resources:
+        mem_mb=1000,
+    benchmark:
+        "benchmarks/ibu_consistency/{experiment}/eps{eps}/estimate_{family}.tsv"
+    script:
+        "../../scripts/estimate.py"
+
+
+rule ibu_score:
+    """EMD of every estimate (and of the noisy reports, where Z = X) to the original distribution."""
+    input:
+        estimates=lambda w: expand(
+            f"{IBU_DIR}/{w.experiment}/eps{w.eps}/estimates_{{family}}.npz",
+            family=IBU_EXPERIMENTS[w.experiment]["families"],
+        ),
+        reports=rules.ibu_perturb.output[0],
+        data=lambda w: ibu_dataset(w) + ".npz",
+        alphabet=lambda w: ibu_dataset(w) + "_alphabet.json",
+    output:
+        f"{IBU_DIR}/{{experiment}}/eps{{eps}}/scores.csv",
+    params:
+        labels=lambda w: {
+            "study": "ibu_consistency",
+            "experiment": w.experiment,
+            "mechanism": IBU_EXPERIMENTS[w.experiment]["mechanism"],
+            "eps": float(w.eps),
+        },
+    script:
+        "../../scripts/score.py"
+
+
+rule ibu_aggregate:
+    """One tidy table of every score of the study."""
+    input:
+        ibu_point_scores(),
+    output:
+        f"{IBU_DIR}/tables/scores.csv",
+    script:
+        "../../scripts/aggregate.py"
+
+
+rule ibu_fig01:
+    """Figure 1: the original, noisy and estimated distributions of Adult ages (run 0), one panel per method."""
+    input:
+        data=DATASET["ages"] + ".npz",
+        reports=f"{IBU_DIR}/ages_geometric/eps{eps_tag(IBU['fig01']['eps'])}/reports.npz",
+        estimates=expand(
+            f"{IBU_DIR}/ages_geometric/eps{eps_tag(IBU['fig01']['eps'])}/estimates_{{family}}.npz",
+            family=["inv", "ibu"],
+        ),
+        alphabet=DATASET["ages"] + "_alphabet.json",
+    output:
+        [
+            report(path, caption="../report/ibu_fig01.rst", category="IBU consistency", subcategory="Figure 1")
+            for path in expand(f"{IBU_DIR}/figures/fig01{{panel}}.{{ext}}", panel=list("abc"), ext=["pdf", "png"])
+        ],
+    params:
+        methods=["INV-N", "INV-P", "IBU"],
+        eps=IBU["fig01"]["eps"],
+        stopping=IBU["ibu"],
+    script:
+        "../../scripts/fig_estimates.py"
+
+
+rule ibu_boxplot:
+    """Figure 9 panels: boxplots over runs of each method's EMD against eps."""
+    input:
+        rules.ibu_aggregate.output[0],
+    output:
+        [
+            report(f"{IBU_DIR}/figures/{{figure}}.{ext}", caption="../report/ibu_boxplot.rst",
+                   category="IBU consistency", subcategory="Figure 9")
+            for ext in ("pdf", "png")
+        ],
+    wildcard_constraints:
+        figure="|".join(IBU["boxplots"]),
+    params:
+        experiment=lambda w: IBU["boxplots"][w.figure],
+        stopping=IBU["ibu"],
+        runs=IBU_SCALE["runs"],
+    script:
+        "../../scripts/fig_boxplot.py"
