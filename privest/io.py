@@ -9,7 +9,7 @@ tables, fixed timestamps inside npz archives).
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 import zipfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -27,14 +27,14 @@ _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; rename it onto ``target`` on success, delete it on failure.
 
-    The parent directory is created if needed. The temporary name starts with a dot and ends with ``.tmp`` so that
-    an interrupted process leaves an obviously stale file rather than a plausible output.
+    The caller creates the file at the yielded path. The parent directory is created if needed. The temporary name
+    starts with a dot and ends with ``.tmp``, so an interrupted process leaves an obviously stale file, not a plausible
+    output.
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp = Path(name)
+    # A fresh name, not a file: the writer creates it, so it gets the umask's permissions (mkstemp would give 0600).
+    tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
     try:
         yield tmp
         os.replace(tmp, target)

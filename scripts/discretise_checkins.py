@@ -1,0 +1,16 @@
+"""Rule discretise_checkins: Gowalla check-ins -> the cell of each check-in in one region (secrets), theta."""
+
+from privest import cli, datasets, io
+
+
+def main() -> None:
+    """Discretise ``input.checkins`` on region ``params.region`` (a name of ``params.regions``, or ``auto``)."""
+    cells, theta, alphabet, provenance = datasets.discretise_region(
+        snakemake.input.checkins, snakemake.params.region, snakemake.params.regions
+    )
+    io.save_npz(snakemake.output.data, secrets=cells, theta=theta)
+    io.save_json(snakemake.output.alphabet, alphabet)
+    io.save_json(snakemake.output.provenance, provenance)
+
+
+cli.run_or_exit(main)

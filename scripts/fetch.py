@@ -1,0 +1,15 @@
+"""Rule fetch: one raw data file from its official URL, else the local mirror, verified against pinned checksums."""
+
+from privest import cli, fetch
+
+OPTIONAL = ("urls", "mirror", "timeout", "attempts", "backoff")
+
+
+def main() -> None:
+    """Fetch ``output.file`` and write its provenance to ``output.provenance``; params beyond accepted are optional."""
+    params = snakemake.params
+    options = {key: params.get(key) for key in OPTIONAL if params.get(key) is not None}
+    fetch.fetch(snakemake.output.file, params.accepted, provenance=snakemake.output.provenance, **options)
+
+
+cli.run_or_exit(main)
