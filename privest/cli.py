@@ -1,12 +1,15 @@
-"""What every Snakemake script shares: a failure is one line on stderr and exit status 1, not a traceback.
+"""What every Snakemake script shares: a failure is one line on stderr and exit status 1, not a traceback; the job's
+log records the seconds spent starting the process (interpreter and imports) and doing the work.
 
 Set the environment variable ``PRIVEST_TRACEBACK=1`` to get the full traceback when debugging.
 """
 
 import os
 import sys
+import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -18,12 +21,38 @@ def one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
-def run_or_exit(fn: Callable[[], T]) -> T:
-    """Call ``fn()``; on an exception print one line to stderr and exit with status 1."""
+def seconds_since_process_start() -> float:
+    """Seconds since this process started (Linux: from /proc), i.e. the interpreter's start-up and the imports so
+    far when called first thing in a job; NaN where /proc is not available."""
     try:
-        return fn()
+        start_ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+    return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _write_log(log: Sequence[str], text: str) -> None:
+    for path in log:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text)
+
+
+def run_or_exit(fn: Callable[[], T], log: Sequence[str] = ()) -> T:
+    """Call ``fn()``; on an exception print one line to stderr and exit with status 1.
+
+    ``log``: the job's log files; they receive ``startup_seconds`` and ``work_seconds`` on success, the error line on
+    failure.
+    """
+    startup = seconds_since_process_start()
+    started = time.perf_counter()
+    try:
+        result = fn()
     except Exception as error:
         if os.environ.get("PRIVEST_TRACEBACK"):
             traceback.print_exc()
         print(one_line(error), file=sys.stderr, flush=True)
+        _write_log(log, f"error {one_line(error)}\n")
         raise SystemExit(1) from None
+    _write_log(log, f"startup_seconds {startup:.3f}\nwork_seconds {time.perf_counter() - started:.3f}\n")
+    return result

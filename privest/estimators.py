@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
+from privest.mechanisms import average
 from privest.rappor import RapporReports, flip_probability, log_probability
 
 Post = Literal["projection", "normalization"] | None
@@ -184,20 +185,11 @@ def inv(A: np.ndarray, q: np.ndarray, post: Post = None) -> np.ndarray:
     return post_process(np.linalg.solve(A.T, q / q.sum()), post)
 
 
-def average_mechanism(mechanisms: Sequence[np.ndarray], weights: np.ndarray) -> np.ndarray:
-    """A[n] = sum_A (n^A/n) A (free-will eq. 7): needs one common alphabet of observables."""
-    shapes = {np.shape(A) for A in mechanisms}
-    if len(shapes) != 1:
-        raise ValueError(f"mechanisms must share one alphabet of observables to be averaged, got shapes {shapes}")
-    weights = _check_distribution_length(weights, len(mechanisms), "weights")
-    return np.tensordot(weights / weights.sum(), np.asarray(mechanisms, dtype=np.float64), axes=1)
-
-
 def _pooled(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     if len(mechanisms) != len(counts):
         raise ValueError(f"counts must hold one array per mechanism ({len(mechanisms)}), got {len(counts)}")
     n = np.array([np.sum(c) for c in counts], dtype=np.float64)
-    return average_mechanism(mechanisms, n), np.sum(counts, axis=0)
+    return average(mechanisms, n), np.sum(counts, axis=0)
 
 
 def inv_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], post: Post = None) -> np.ndarray:

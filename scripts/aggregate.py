@@ -9,4 +9,4 @@ def main() -> None:
     io.save_table(pd.concat([io.load_table(path) for path in snakemake.input], ignore_index=True), snakemake.output[0])
 
 
-cli.run_or_exit(main)
+cli.run_or_exit(main, snakemake.log)

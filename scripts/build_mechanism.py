@@ -9,4 +9,4 @@ def main() -> None:
     io.save_npz(snakemake.output[0], A=A)
 
 
-cli.run_or_exit(main)
+cli.run_or_exit(main, snakemake.log)

@@ -13,4 +13,4 @@ def main() -> None:
     io.save_json(snakemake.output.provenance, provenance)
 
 
-cli.run_or_exit(main)
+cli.run_or_exit(main, snakemake.log)

@@ -19,4 +19,4 @@ def main() -> None:
     )
 
 
-cli.run_or_exit(main)
+cli.run_or_exit(main, snakemake.log)

@@ -12,4 +12,4 @@ def main() -> None:
     fetch.fetch(snakemake.output.file, params.accepted, provenance=snakemake.output.provenance, **options)
 
 
-cli.run_or_exit(main)
+cli.run_or_exit(main, snakemake.log)

@@ -21,4 +21,4 @@ def main() -> None:
     plotting.save(fig, *snakemake.output)
 
 
-cli.run_or_exit(main)
+cli.run_or_exit(main, snakemake.log)

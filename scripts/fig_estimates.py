@@ -30,4 +30,4 @@ def main() -> None:
         plotting.save(fig, next(outputs), next(outputs))
 
 
-cli.run_or_exit(main)
+cli.run_or_exit(main, snakemake.log)

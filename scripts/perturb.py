@@ -14,4 +14,4 @@ def main() -> None:
     io.save_npz(snakemake.output[0], counts=np.array(counts, dtype=np.int64))
 
 
-cli.run_or_exit(main)
+cli.run_or_exit(main, snakemake.log)

@@ -24,4 +24,4 @@ def main() -> None:
     io.save_table(table[columns], snakemake.output[0])
 
 
-cli.run_or_exit(main)
+cli.run_or_exit(main, snakemake.log)

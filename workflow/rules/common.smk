@@ -27,3 +27,33 @@ SEED = config["seed"]
 def eps_tag(eps: float) -> str:
     """The wildcard text of an eps value: the shortest repr that reads back exactly."""
     return repr(float(eps))
+
+
+# The IBU consistency study (workflow/rules/ibu_consistency.smk).
+
+IBU = config["ibu_consistency"]
+IBU_SCALE = SCALE["ibu_consistency"]
+IBU_EXPERIMENTS = IBU["experiments"]
+IBU_DIR = "results/ibu_consistency"
+DATASET = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
+
+
+def ibu_eps(experiment: str) -> list[str]:
+    """The eps wildcards of an experiment at the active scale."""
+    return [eps_tag(e) for e in IBU_SCALE[IBU_EXPERIMENTS[experiment]["eps_grid"]]]
+
+
+def ibu_dataset(wildcards) -> str:
+    return DATASET[IBU_EXPERIMENTS[wildcards.experiment]["data"]]
+
+
+def ibu_point_scores() -> list[str]:
+    return [f"{IBU_DIR}/{name}/eps{eps}/scores.csv" for name in IBU_EXPERIMENTS for eps in ibu_eps(name)]
+
+
+def ibu_consistency_targets() -> list[str]:
+    """Every output of the study at the active scale."""
+    figures = [f"fig01{panel}" for panel in "abc"] + list(IBU["boxplots"])
+    return [f"{IBU_DIR}/figures/{name}.{ext}" for name in figures for ext in ("pdf", "png")] + [
+        f"{IBU_DIR}/tables/scores.csv"
+    ]

@@ -18,7 +18,10 @@ rule fetch_adult:
         urls=lambda w: [DATA["adult"]["files"][w.name]["url"]],
         accepted=lambda w: [{"name": w.name, "kind": "adult", "sha256": DATA["adult"]["files"][w.name]["sha256"]}],
         **FETCH_OPTIONS,
-    retries: 1
+    log:
+        "logs/data/fetch_{name}.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/fetch.py"
 
@@ -32,7 +35,10 @@ rule fetch_gowalla:
         urls=[DATA["gowalla"]["url"]],
         accepted=DATA["gowalla"]["accepted"],
         **FETCH_OPTIONS,
-    retries: 1
+    log:
+        "logs/data/fetch_gowalla.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/fetch.py"
 
@@ -50,6 +56,10 @@ rule discretise_adult:
     params:
         k=DATA["adult"]["k"],
         young_below=DATA["adult"]["young_below"],
+    log:
+        "logs/data/discretise_adult.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/discretise_adult.py"
 
@@ -71,5 +81,9 @@ rule discretise_checkins:
     params:
         region=lambda w: DATA["planar_region"] if w.region == "planar" else w.region,
         regions=config["regions"],
+    log:
+        "logs/data/discretise_checkins_{region}.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/discretise_checkins.py"

@@ -4,38 +4,10 @@ Chain per experiment and eps: mechanism -> perturb (all runs) -> estimate (one j
 then one tidy table for the study and the figures drawn from it.
 """
 
-IBU = config["ibu_consistency"]
-IBU_SCALE = SCALE["ibu_consistency"]
-IBU_EXPERIMENTS = IBU["experiments"]
-IBU_DIR = "results/ibu_consistency"
-DATASET = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
-
-
 wildcard_constraints:
     experiment="[a-z0-9_]+",
     eps=r"[0-9.e+-]+",
     family="inv|ibu",
-
-
-def ibu_eps(experiment: str) -> list[str]:
-    """The eps wildcards of an experiment at the active scale."""
-    return [eps_tag(e) for e in IBU_SCALE[IBU_EXPERIMENTS[experiment]["eps_grid"]]]
-
-
-def ibu_dataset(wildcards) -> str:
-    return DATASET[IBU_EXPERIMENTS[wildcards.experiment]["data"]]
-
-
-def ibu_point_scores() -> list[str]:
-    return [f"{IBU_DIR}/{name}/eps{eps}/scores.csv" for name in IBU_EXPERIMENTS for eps in ibu_eps(name)]
-
-
-def ibu_consistency_targets() -> list[str]:
-    """Every output of the study at the active scale."""
-    figures = [f"fig01{panel}" for panel in "abc"] + list(IBU["boxplots"])
-    return [f"{IBU_DIR}/figures/{name}.{ext}" for name in figures for ext in ("pdf", "png")] + [
-        f"{IBU_DIR}/tables/scores.csv"
-    ]
 
 
 rule ibu_mechanism:
@@ -48,6 +20,10 @@ rule ibu_mechanism:
         kind=lambda w: IBU_EXPERIMENTS[w.experiment]["mechanism"],
     resources:
         mem_mb=1000,
+    log:
+        "logs/ibu_consistency/{experiment}/eps{eps}/mechanism.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/build_mechanism.py"
 
@@ -65,6 +41,10 @@ rule ibu_perturb:
         seed_keys=lambda w: ["ibu_consistency", w.experiment, w.eps],
     resources:
         mem_mb=1000,
+    log:
+        "logs/ibu_consistency/{experiment}/eps{eps}/perturb.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/perturb.py"
 
@@ -82,6 +62,10 @@ rule ibu_estimate:
         mem_mb=1000,
     benchmark:
         "benchmarks/ibu_consistency/{experiment}/eps{eps}/estimate_{family}.tsv"
+    log:
+        "logs/ibu_consistency/{experiment}/eps{eps}/estimate_{family}.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/estimate.py"
 
@@ -105,6 +89,10 @@ rule ibu_score:
             "mechanism": IBU_EXPERIMENTS[w.experiment]["mechanism"],
             "eps": float(w.eps),
         },
+    log:
+        "logs/ibu_consistency/{experiment}/eps{eps}/score.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/score.py"
 
@@ -115,6 +103,10 @@ rule ibu_aggregate:
         ibu_point_scores(),
     output:
         f"{IBU_DIR}/tables/scores.csv",
+    log:
+        "logs/ibu_consistency/aggregate.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/aggregate.py"
 
@@ -138,6 +130,10 @@ rule ibu_fig01:
         methods=["INV-N", "INV-P", "IBU"],
         eps=IBU["fig01"]["eps"],
         stopping=IBU["ibu"],
+    log:
+        "logs/ibu_consistency/fig01.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/fig_estimates.py"
 
@@ -158,5 +154,9 @@ rule ibu_boxplot:
         experiment=lambda w: IBU["boxplots"][w.figure],
         stopping=IBU["ibu"],
         runs=IBU_SCALE["runs"],
+    log:
+        "logs/ibu_consistency/{figure}.log",
+    conda:
+        "../../envs/privest.yaml"
     script:
         "../../scripts/fig_boxplot.py"
