@@ -14,10 +14,12 @@ import zipfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Timestamp written into every npz member so that archives do not depend on the clock (the earliest zip date).
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -103,12 +105,14 @@ def load_json(path: str | os.PathLike) -> Any:
         return json.load(f)
 
 
-def save_table(df: pd.DataFrame, path: str | os.PathLike, float_format: str = "%.12g") -> None:
+def save_table(df: "pd.DataFrame", path: str | os.PathLike, float_format: str = "%.12g") -> None:
     """Write a tidy table as CSV, atomically: no index, ``\\n`` line ends, floats in ``float_format``."""
     with atomic_path(path) as tmp:
         df.to_csv(tmp, index=False, float_format=float_format, lineterminator="\n")
 
 
-def load_table(path: str | os.PathLike, dtypes: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def load_table(path: str | os.PathLike, dtypes: Mapping[str, Any] | None = None) -> "pd.DataFrame":
     """Read a CSV table written by ``save_table``, optionally with fixed column types."""
+    import pandas as pd  # here, not at the top: most jobs never read a table and pandas costs 0.3 s to import
+
     return pd.read_csv(path, dtype=dict(dtypes) if dtypes else None)

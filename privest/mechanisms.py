@@ -21,7 +21,6 @@ import math
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from scipy.special import expit
 
 from privest.grids import Grid
 from privest.rappor import flip_probability
@@ -154,7 +153,7 @@ def geometric(k: int, eps: float) -> np.ndarray:
     eps = _check_eps(eps)
     x = np.arange(k)
     c = np.full(k, math.tanh(eps / 2))  # (1 - e^-eps) / (1 + e^-eps)
-    c[[0, -1]] = expit(eps)  # 1 / (1 + e^-eps)
+    c[[0, -1]] = 1.0 / (1.0 + math.exp(-eps))
     return np.exp(-eps * np.abs(x[:, None] - x[None, :])) * c[None, :]
 
 

@@ -1,7 +1,6 @@
 """Distances between distributions: the earth mover's distance (free-will section 7; IBU paper section 7)."""
 
 import numpy as np
-import ot
 
 
 def _check_pair(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -20,6 +19,8 @@ def emd(p: np.ndarray, q: np.ndarray, distances: np.ndarray) -> float:
     distances = np.asarray(distances, dtype=np.float64)
     if distances.shape != (p.size, p.size):
         raise ValueError(f"distances must have shape ({p.size}, {p.size}), got {distances.shape}")
+    import ot  # here, not at the top: POT costs a second to import and the linear alphabet never needs it
+
     return float(ot.emd2(p, q, distances, numItermax=1_000_000))
 
 

@@ -74,7 +74,7 @@ def boxplots_by_eps(ax, table, methods: list[str]) -> None:
         data = [table.loc[(table["eps"] == e) & (table["method"] == method), "emd"].to_numpy() for e in eps_values]
         positions = [j + (i - (len(methods) - 1) / 2) * width for j in range(len(eps_values))]
         parts = ax.boxplot(data, positions=positions, widths=width * 0.9, patch_artist=True, showfliers=True,
-                           flierprops={"markersize": 2})
+                           flierprops={"markersize": 2}, medianprops={"color": "black"})
         for box in parts["boxes"]:
             box.set_facecolor(METHOD_COLOURS.get(method, "white"))
             box.set_alpha(0.7)

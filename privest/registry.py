@@ -61,25 +61,26 @@ class Estimate:
     capped: bool = False
 
 
-def _inv_family(A: np.ndarray, counts: np.ndarray, _stopping: dict) -> dict[str, Estimate]:
-    raw = estimators.inv(A, counts)
-    return {"INV-N": Estimate(estimators.normalise(raw)), "INV-P": Estimate(estimators.project_simplex(raw))}
+def _inv_family(A: np.ndarray, counts: np.ndarray, _stopping: dict) -> dict[str, list[Estimate]]:
+    raw = [estimators.inv(A, c) for c in counts]
+    return {"INV-N": [Estimate(estimators.normalise(v)) for v in raw],
+            "INV-P": [Estimate(estimators.project_simplex(v)) for v in raw]}
 
 
-def _ibu_family(A: np.ndarray, counts: np.ndarray, stopping: dict) -> dict[str, Estimate]:
-    result = estimators.ibu(A, counts, **stopping)
-    return {"IBU": Estimate(result.theta, result.iterations, result.capped)}
+def _ibu_family(A: np.ndarray, counts: np.ndarray, stopping: dict) -> dict[str, list[Estimate]]:
+    results = estimators.ibu_runs(A, counts, **stopping)
+    return {"IBU": [Estimate(r.theta, r.iterations, r.capped) for r in results]}
 
 
-FAMILIES: dict[str, Callable[[np.ndarray, np.ndarray, dict], dict[str, Estimate]]] = {
+FAMILIES: dict[str, Callable[[np.ndarray, np.ndarray, dict], dict[str, list[Estimate]]]] = {
     "inv": _inv_family,
     "ibu": _ibu_family,
 }
 
 
-def estimate_family(family: str, A: np.ndarray, counts: np.ndarray, stopping: dict) -> dict[str, Estimate]:
-    """Every method of one estimator family on one mechanism's report counts: 'inv' gives INV-N and INV-P from one
-    solve, 'ibu' gives IBU with the stopping rule {'delta', 'max_iter'}."""
+def estimate_family(family: str, A: np.ndarray, counts: np.ndarray, stopping: dict) -> dict[str, list[Estimate]]:
+    """Every method of one estimator family on the report counts (runs, m) of one mechanism, per run: 'inv' gives
+    INV-N and INV-P from one solve, 'ibu' gives IBU (batched over runs) with the stopping rule {'delta', 'max_iter'}."""
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
-    return FAMILIES[family](A, counts, stopping)
+    return FAMILIES[family](A, np.atleast_2d(counts), stopping)

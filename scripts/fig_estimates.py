@@ -9,11 +9,13 @@ def main() -> None:
     alphabet = registry.Alphabet.from_dict(io.load_json(snakemake.input.alphabet))
     data = io.load_npz(snakemake.input.data)
     theta = data["theta"]
-    counts = io.load_npz(snakemake.input.reports)["counts"][0]
+    eps = io.load_npz(snakemake.input.mechanisms)["eps"]
+    (point,) = np.flatnonzero(eps == snakemake.params.eps)
+    counts = io.load_npz(snakemake.input.reports)["counts"][point, 0]
     estimates = {}
     for path in snakemake.input.estimates:
         archive = io.load_npz(path)
-        estimates |= {str(m): archive["theta"][i, 0] for i, m in enumerate(archive["methods"])}
+        estimates |= {str(m): archive["theta"][i, point, 0] for i, m in enumerate(archive["methods"])}
     outputs = iter(snakemake.output)
     for panel, method in zip("abc", snakemake.params.methods, strict=False):
         fig, ax = plotting.figure(figsize=(5.2, 3.4))

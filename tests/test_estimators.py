@@ -258,3 +258,16 @@ def test_likely_subset_planar_contains_every_undominated_cell():
     full = est.ibu(A, counts, delta=1e-15, max_iter=100_000).theta
     restricted = est.ibu(A[subset], counts, delta=1e-15, max_iter=100_000).theta
     np.testing.assert_allclose(full[subset], restricted, atol=1e-6)
+
+
+def test_ibu_runs_equals_ibu_on_each_run():
+    rng = rng_for(8, "ibu-runs")
+    A = mech.geometric(40, 0.2)
+    counts = np.array([rng.multinomial(5000, rng.dirichlet(np.ones(40)) @ A) for _ in range(6)])
+    counts[2, :5] = 0  # runs need not share the observed columns
+    batched = est.ibu_runs(A, counts, delta=1e-9, max_iter=4000)
+    for c, b in zip(counts, batched, strict=True):
+        single = est.ibu(A, c, delta=1e-9, max_iter=4000)
+        assert (single.iterations, single.capped) == (b.iterations, b.capped)
+        np.testing.assert_allclose(b.theta, single.theta, rtol=0, atol=1e-12)
+        assert b.log_likelihood == pytest.approx(single.log_likelihood, abs=1e-12)

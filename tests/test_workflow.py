@@ -94,9 +94,13 @@ def test_lint_is_clean():
 
 
 @pytest.mark.parametrize("scale", ["quick", "paper"])
-def test_dry_run_of_the_whole_dag(scale):
-    result = snakemake("--dry-run", "--cores", "2", "--config", f"scale={scale}")
-    assert "ibu_boxplot" in result.stdout and "fetch_adult" in result.stdout
+def test_dry_run_of_the_whole_dag(scale, tmp_path):
+    (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
+    result = snakemake("--dry-run", "--cores", "2", "--directory", str(tmp_path), "--config", f"scale={scale}",
+                       cwd=tmp_path)
+    for rule in ("fetch_adult", "discretise_adult", "ibu_mechanism", "ibu_perturb", "ibu_estimate", "ibu_score",
+                 "ibu_aggregate", "ibu_fig01", "ibu_boxplot"):
+        assert f"rule {rule}:" in result.stdout
 
 
 def test_spine_builds_the_ibu_figures_from_the_mirror(tiny_run):
@@ -107,14 +111,14 @@ def test_spine_builds_the_ibu_figures_from_the_mirror(tiny_run):
     provenance = yaml.safe_load((tiny_run / "data" / "raw" / "adult.data.provenance.json").read_text())
     assert provenance["source"] == "mirror"
     table = (tiny_run / "results" / "ibu_consistency" / "tables" / "scores.csv").read_text().splitlines()
-    assert table[0].startswith("study,experiment,mechanism,eps,run,method,emd,iterations,capped")
+    assert table[0] == "study,experiment,mechanism,eps,run,method,emd,iterations,capped"
     assert len(table) == 1 + 2 * 2 * 4  # eps x runs x (noisy, INV-N, INV-P, IBU)
 
 
 def test_deleting_an_intermediate_regenerates_it_and_its_dependents_byte_identically(tiny_run):
     results = sorted(p for p in (tiny_run / "results").rglob("*") if p.is_file())
     before = {p: (sha256(p), p.stat().st_mtime_ns) for p in results}
-    point = "ibu_consistency/ages_geometric/eps0.05"
+    point = "ibu_consistency/ages_geometric"
     dependents = {
         f"{point}/scores.csv",
         "ibu_consistency/tables/scores.csv",

@@ -24,11 +24,6 @@ SCALE = config["scales"][config["scale"]]
 SEED = config["seed"]
 
 
-def eps_tag(eps: float) -> str:
-    """The wildcard text of an eps value: the shortest repr that reads back exactly."""
-    return repr(float(eps))
-
-
 # The IBU consistency study (workflow/rules/ibu_consistency.smk).
 
 IBU = config["ibu_consistency"]
@@ -38,17 +33,13 @@ IBU_DIR = "results/ibu_consistency"
 DATASET = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
 
 
-def ibu_eps(experiment: str) -> list[str]:
-    """The eps wildcards of an experiment at the active scale."""
-    return [eps_tag(e) for e in IBU_SCALE[IBU_EXPERIMENTS[experiment]["eps_grid"]]]
+def ibu_eps(experiment: str) -> list[float]:
+    """The eps grid of an experiment at the active scale."""
+    return [float(e) for e in IBU_SCALE[IBU_EXPERIMENTS[experiment]["eps_grid"]]]
 
 
 def ibu_dataset(wildcards) -> str:
     return DATASET[IBU_EXPERIMENTS[wildcards.experiment]["data"]]
-
-
-def ibu_point_scores() -> list[str]:
-    return [f"{IBU_DIR}/{name}/eps{eps}/scores.csv" for name in IBU_EXPERIMENTS for eps in ibu_eps(name)]
 
 
 def ibu_consistency_targets() -> list[str]:

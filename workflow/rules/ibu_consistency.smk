@@ -1,27 +1,26 @@
 """The IBU consistency paper: IBU against INV-N and INV-P on Adult ages and Gowalla locations.
 
-Chain per experiment and eps: mechanism -> perturb (all runs) -> estimate (one job per estimator family) -> score,
-then one tidy table for the study and the figures drawn from it.
+Chain per experiment (every eps of its grid, every run, in one job per stage): mechanism -> perturb -> estimate (one
+job per estimator family) -> score, then one tidy table for the study and the figures drawn from it.
 """
 
+
 wildcard_constraints:
-    experiment="[a-z0-9_]+",
-    eps=r"[0-9.e+-]+",
+    experiment="|".join(IBU_EXPERIMENTS),
     family="inv|ibu",
 
 
 rule ibu_mechanism:
-    """The mechanism matrix of one experiment at one eps."""
+    """The mechanism matrices of one experiment, one per eps of its grid."""
     input:
         alphabet=lambda w: ibu_dataset(w) + "_alphabet.json",
     output:
-        f"{IBU_DIR}/{{experiment}}/eps{{eps}}/mechanism.npz",
+        f"{IBU_DIR}/{{experiment}}/mechanisms.npz",
     params:
         kind=lambda w: IBU_EXPERIMENTS[w.experiment]["mechanism"],
-    resources:
-        mem_mb=1000,
+        eps=lambda w: ibu_eps(w.experiment),
     log:
-        "logs/ibu_consistency/{experiment}/eps{eps}/mechanism.log",
+        "logs/ibu_consistency/{experiment}/mechanism.log",
     conda:
         "../../envs/privest.yaml"
     script:
@@ -29,20 +28,18 @@ rule ibu_mechanism:
 
 
 rule ibu_perturb:
-    """Every run's reports of the dataset's users through the mechanism (report counts per run)."""
+    """Every run's reports of the dataset's users through each mechanism (report counts per eps and run)."""
     input:
-        mechanism=rules.ibu_mechanism.output[0],
+        mechanisms=rules.ibu_mechanism.output[0],
         data=lambda w: ibu_dataset(w) + ".npz",
     output:
-        f"{IBU_DIR}/{{experiment}}/eps{{eps}}/reports.npz",
+        f"{IBU_DIR}/{{experiment}}/reports.npz",
     params:
         runs=IBU_SCALE["runs"],
         seed=SEED,
-        seed_keys=lambda w: ["ibu_consistency", w.experiment, w.eps],
-    resources:
-        mem_mb=1000,
+        seed_keys=lambda w: ["ibu_consistency", w.experiment],
     log:
-        "logs/ibu_consistency/{experiment}/eps{eps}/perturb.log",
+        "logs/ibu_consistency/{experiment}/perturb.log",
     conda:
         "../../envs/privest.yaml"
     script:
@@ -50,20 +47,18 @@ rule ibu_perturb:
 
 
 rule ibu_estimate:
-    """One estimator family (inv: INV-N and INV-P; ibu: IBU) on every run's reports."""
+    """One estimator family (inv: INV-N and INV-P; ibu: IBU) on every eps and run of an experiment."""
     input:
-        mechanism=rules.ibu_mechanism.output[0],
+        mechanisms=rules.ibu_mechanism.output[0],
         reports=rules.ibu_perturb.output[0],
     output:
-        f"{IBU_DIR}/{{experiment}}/eps{{eps}}/estimates_{{family}}.npz",
+        f"{IBU_DIR}/{{experiment}}/estimates_{{family}}.npz",
     params:
         stopping=IBU["ibu"],
-    resources:
-        mem_mb=1000,
-    benchmark:
-        "benchmarks/ibu_consistency/{experiment}/eps{eps}/estimate_{family}.tsv"
     log:
-        "logs/ibu_consistency/{experiment}/eps{eps}/estimate_{family}.log",
+        "logs/ibu_consistency/{experiment}/estimate_{family}.log",
+    benchmark:
+        "benchmarks/ibu_consistency/{experiment}/estimate_{family}.tsv"
     conda:
         "../../envs/privest.yaml"
     script:
@@ -74,23 +69,22 @@ rule ibu_score:
     """EMD of every estimate (and of the noisy reports, where Z = X) to the original distribution."""
     input:
         estimates=lambda w: expand(
-            f"{IBU_DIR}/{w.experiment}/eps{w.eps}/estimates_{{family}}.npz",
-            family=IBU_EXPERIMENTS[w.experiment]["families"],
+            f"{IBU_DIR}/{w.experiment}/estimates_{{family}}.npz", family=IBU_EXPERIMENTS[w.experiment]["families"]
         ),
+        mechanisms=rules.ibu_mechanism.output[0],
         reports=rules.ibu_perturb.output[0],
         data=lambda w: ibu_dataset(w) + ".npz",
         alphabet=lambda w: ibu_dataset(w) + "_alphabet.json",
     output:
-        f"{IBU_DIR}/{{experiment}}/eps{{eps}}/scores.csv",
+        f"{IBU_DIR}/{{experiment}}/scores.csv",
     params:
         labels=lambda w: {
             "study": "ibu_consistency",
             "experiment": w.experiment,
             "mechanism": IBU_EXPERIMENTS[w.experiment]["mechanism"],
-            "eps": float(w.eps),
         },
     log:
-        "logs/ibu_consistency/{experiment}/eps{eps}/score.log",
+        "logs/ibu_consistency/{experiment}/score.log",
     conda:
         "../../envs/privest.yaml"
     script:
@@ -100,7 +94,7 @@ rule ibu_score:
 rule ibu_aggregate:
     """One tidy table of every score of the study."""
     input:
-        ibu_point_scores(),
+        expand(f"{IBU_DIR}/{{experiment}}/scores.csv", experiment=IBU_EXPERIMENTS),
     output:
         f"{IBU_DIR}/tables/scores.csv",
     log:
@@ -115,10 +109,10 @@ rule ibu_fig01:
     """Figure 1: the original, noisy and estimated distributions of Adult ages (run 0), one panel per method."""
     input:
         data=DATASET["ages"] + ".npz",
-        reports=f"{IBU_DIR}/ages_geometric/eps{eps_tag(IBU['fig01']['eps'])}/reports.npz",
+        mechanisms=f"{IBU_DIR}/{IBU['fig01']['experiment']}/mechanisms.npz",
+        reports=f"{IBU_DIR}/{IBU['fig01']['experiment']}/reports.npz",
         estimates=expand(
-            f"{IBU_DIR}/ages_geometric/eps{eps_tag(IBU['fig01']['eps'])}/estimates_{{family}}.npz",
-            family=["inv", "ibu"],
+            f"{IBU_DIR}/{IBU['fig01']['experiment']}/estimates_{{family}}.npz", family=["inv", "ibu"]
         ),
         alphabet=DATASET["ages"] + "_alphabet.json",
     output:
@@ -144,8 +138,12 @@ rule ibu_boxplot:
         rules.ibu_aggregate.output[0],
     output:
         [
-            report(f"{IBU_DIR}/figures/{{figure}}.{ext}", caption="../report/ibu_boxplot.rst",
-                   category="IBU consistency", subcategory="Figure 9")
+            report(
+                f"{IBU_DIR}/figures/{{figure}}.{ext}",
+                caption="../report/ibu_boxplot.rst",
+                category="IBU consistency",
+                subcategory="Figure 9",
+            )
             for ext in ("pdf", "png")
         ],
     wildcard_constraints:
