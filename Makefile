@@ -23,4 +23,4 @@ reproduce: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --profile workflow/profiles/default
 
 clean:
-	rm -rf results logs benchmarks/*.tsv .snakemake
+	rm -rf results logs benchmarks/*/ .snakemake

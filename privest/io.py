@@ -6,12 +6,13 @@ deterministic: the same content gives the same bytes on every rerun (sorted JSON
 tables, fixed timestamps inside npz archives).
 """
 
+import csv
 import hashlib
 import json
 import os
 import secrets
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -94,7 +95,11 @@ def dumps_json(obj: Any) -> str:
 
 def save_json(path: str | os.PathLike, obj: Any) -> None:
     """Write ``obj`` as stable JSON (see ``dumps_json``), atomically."""
-    text = dumps_json(obj)
+    write_text(path, dumps_json(obj))
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write text to a file, atomically (parent directories created)."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
 
@@ -109,6 +114,35 @@ def save_table(df: "pd.DataFrame", path: str | os.PathLike, float_format: str = 
     """Write a tidy table as CSV, atomically: no index, ``\\n`` line ends, floats in ``float_format``."""
     with atomic_path(path) as tmp:
         df.to_csv(tmp, index=False, float_format=float_format, lineterminator="\n")
+
+
+def save_rows(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], path: str | os.PathLike,
+              float_format: str = "%.12g") -> None:
+    """Write dict rows as a CSV table in ``columns`` order, atomically, formatted as ``save_table`` formats a
+    DataFrame (floats in ``float_format``, booleans True/False), without importing pandas."""
+    def cell(value: Any) -> str:
+        if isinstance(value, bool | np.bool_):
+            return str(bool(value))
+        if isinstance(value, float | np.floating):
+            return float_format % value
+        return str(value)
+
+    with atomic_path(path) as tmp, open(tmp, "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([cell(row[c]) for c in columns] for row in rows)
+
+
+def concat_tables(paths: Sequence[str | os.PathLike], target: str | os.PathLike) -> None:
+    """Concatenate CSV tables with one header into ``target``, atomically; a differing header raises."""
+    texts = [Path(p).read_text().splitlines(keepends=True) for p in paths]
+    if not texts:
+        raise ValueError("paths must name at least one table")
+    for path, lines in zip(paths, texts, strict=True):
+        if not lines or lines[0] != texts[0][0]:
+            raise ValueError(f"{path}: its header differs from that of {paths[0]}")
+    with atomic_path(target) as tmp:
+        tmp.write_text("".join([texts[0][0], *(line for lines in texts for line in lines[1:])]))
 
 
 def load_table(path: str | os.PathLike, dtypes: Mapping[str, Any] | None = None) -> "pd.DataFrame":

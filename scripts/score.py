@@ -1,7 +1,5 @@
 """Rule ibu_score: EMD of every estimate, and of the noisy reports where Z = X, to the original distribution."""
 
-import pandas as pd
-
 from privest import cli, io, registry
 
 
@@ -21,9 +19,9 @@ def main() -> None:
                       "iterations": int(estimates["iterations"][m, i, run]),
                       "capped": bool(estimates["capped"][m, i, run])}
                      for i, e in enumerate(eps) for run, estimate in enumerate(estimates["theta"][m, i])]
-    table = pd.DataFrame(rows).assign(**snakemake.params.labels)
+    rows = [snakemake.params.labels | row for row in sorted(rows, key=lambda r: (r["eps"], r["method"], r["run"]))]
     columns = [*snakemake.params.labels, "eps", "run", "method", "emd", "iterations", "capped"]
-    io.save_table(table[columns].sort_values(["eps", "method", "run"], kind="stable"), snakemake.output[0])
+    io.save_rows(rows, columns, snakemake.output[0])
 
 
 cli.run_or_exit(main, snakemake.log)

@@ -2,9 +2,15 @@
 
 import os
 
+import time
+
 import jsonschema
+import numpy as np
 import yaml
 from snakemake.utils import validate
+
+import privest.io
+import privest.registry
 
 
 def _check_config(config: dict, schema_path: str) -> None:
@@ -22,6 +28,21 @@ validate(config, "../schemas/config.schema.yaml")
 
 SCALE = config["scales"][config["scale"]]
 SEED = config["seed"]
+
+
+def run_in_process(log, fn, *args) -> None:
+    """Run a light step inside Snakemake's own process (no interpreter start-up, nothing to import), logging its
+    seconds like privest.cli does for scripts: start-up 0."""
+    started = time.perf_counter()
+    fn(*args)
+    privest.io.write_text(log[0], f"startup_seconds 0.000\nwork_seconds {time.perf_counter() - started:.3f}\n")
+
+
+def build_mechanisms(alphabet_path: str, kind: str, eps: list[float], target: str) -> None:
+    """The matrices of one mechanism on an alphabet, one per eps, into an npz with arrays A (eps, k, m) and eps."""
+    alphabet = privest.registry.Alphabet.from_dict(privest.io.load_json(alphabet_path))
+    A = np.stack([privest.registry.mechanism(kind, alphabet, e) for e in eps])
+    privest.io.save_npz(target, A=A, eps=np.array(eps, dtype=np.float64))
 
 
 # The IBU consistency study (workflow/rules/ibu_consistency.smk).

@@ -11,7 +11,7 @@ wildcard_constraints:
 
 
 rule ibu_mechanism:
-    """The mechanism matrices of one experiment, one per eps of its grid."""
+    """The mechanism matrices of one experiment, one per eps of its grid (milliseconds of work: run in-process)."""
     input:
         alphabet=lambda w: ibu_dataset(w) + "_alphabet.json",
     output:
@@ -21,10 +21,9 @@ rule ibu_mechanism:
         eps=lambda w: ibu_eps(w.experiment),
     log:
         "logs/ibu_consistency/{experiment}/mechanism.log",
-    conda:
-        "../../envs/privest.yaml"
-    script:
-        "../../scripts/build_mechanism.py"
+    localrule: True
+    run:
+        run_in_process(log, build_mechanisms, input.alphabet, params.kind, params.eps, output[0])
 
 
 rule ibu_perturb:
@@ -92,17 +91,16 @@ rule ibu_score:
 
 
 rule ibu_aggregate:
-    """One tidy table of every score of the study."""
+    """One tidy table of every score of the study (a concatenation: run in-process)."""
     input:
         expand(f"{IBU_DIR}/{{experiment}}/scores.csv", experiment=IBU_EXPERIMENTS),
     output:
         f"{IBU_DIR}/tables/scores.csv",
     log:
         "logs/ibu_consistency/aggregate.log",
-    conda:
-        "../../envs/privest.yaml"
-    script:
-        "../../scripts/aggregate.py"
+    localrule: True
+    run:
+        run_in_process(log, privest.io.concat_tables, list(input), output[0])
 
 
 rule ibu_fig01:
