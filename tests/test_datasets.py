@@ -259,6 +259,7 @@ def test_discretise_scripts_write_their_outputs(adult_files: list[Path], sf_box_
         params=_Names(k=100, young_below=30),
         output=_Names(persons=str(out / "persons.csv"), ages=str(out / "ages.npz"),
                       alphabet=str(out / "ages_alphabet.json"), provenance=str(out / "ages_provenance.json")),
+        log=[str(out / "adult.log")],
     )  # fmt: skip
     runpy.run_path(str(SCRIPTS / "discretise_adult.py"), init_globals={"snakemake": adult})
     assert (out / "persons.csv").read_text().splitlines()[:2] == ["age,income,gender,young", "39,0,1,0"]
@@ -270,6 +271,7 @@ def test_discretise_scripts_write_their_outputs(adult_files: list[Path], sf_box_
         params=_Names(region="auto", regions=REGIONS),
         output=_Names(data=str(out / "checkins_planar.npz"), alphabet=str(out / "checkins_planar_alphabet.json"),
                       provenance=str(out / "checkins_planar_provenance.json")),
+        log=[str(out / "checkins.log")],
     )  # fmt: skip
     runpy.run_path(str(SCRIPTS / "discretise_checkins.py"), init_globals={"snakemake": checkins})
     alphabet = io.load_json(out / "checkins_planar_alphabet.json")

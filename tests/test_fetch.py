@@ -156,6 +156,7 @@ def test_fetch_script_exits_with_one_line_on_failure(mirror: Path, tmp_path: Pat
     fake = SimpleNamespace(
         params=_Names(accepted=ADULT_ACCEPTED, urls=[UNREACHABLE], mirror=str(mirror), timeout=1, backoff=0),
         output=_Names(file=str(tmp_path / "raw" / "adult_data"), provenance=str(tmp_path / "raw" / "p.json")),
+        log=[str(tmp_path / "fetch.log")],
     )
     with pytest.raises(SystemExit) as exit_info:
         runpy.run_path(str(SCRIPTS / "fetch.py"), init_globals={"snakemake": fake})
@@ -163,6 +164,7 @@ def test_fetch_script_exits_with_one_line_on_failure(mirror: Path, tmp_path: Pat
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("FetchError: could not fetch") and "sha256 mismatch" in err
     assert _leftovers(tmp_path / "raw") == []
+    assert (tmp_path / "fetch.log").read_text().startswith("error FetchError: could not fetch")
     (mirror / "adult.data").write_bytes(CONTENT)
     runpy.run_path(str(SCRIPTS / "fetch.py"), init_globals={"snakemake": fake})
     assert io.load_json(tmp_path / "raw" / "p.json")["source"] == "mirror"
