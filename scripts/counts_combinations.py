@@ -1,0 +1,21 @@
+"""Rule counts_combinations: Figure 8, the L0 optimum of each of the nine property combinations with WH (section
+V-A), with GM's and EM's scores, over an n grid at one alpha (panel a) or an alpha grid at one n (panel b)."""
+
+from privest import cli, counts, io
+
+
+def main() -> None:
+    rows = []
+    for n in snakemake.params.n:
+        for alpha in snakemake.params.alpha:
+            rows.append({"n": n, "alpha": alpha, "mechanism": "GM", "score": counts.gm_score(alpha)})
+            rows.append({"n": n, "alpha": alpha, "mechanism": "EM", "score": counts.loss(counts.em(n, alpha))})
+            for combination in counts.COMBINATIONS:
+                P = counts.optimal(n, alpha, "L0", ("WH", *combination))
+                rows.append({"n": n, "alpha": alpha, "mechanism": "+".join(("WH", *combination)),
+                             "score": counts.loss(P)})
+    rows = [{"panel": snakemake.wildcards.panel, **row} for row in rows]
+    io.save_rows(rows, ["panel", "n", "alpha", "mechanism", "score"], snakemake.output[0])
+
+
+cli.run_or_exit(main, snakemake.log)

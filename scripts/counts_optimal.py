@@ -1,0 +1,18 @@
+"""Rule counts_optimal: Figures 1-2, each panel's LP optimum without constraints and with all seven properties."""
+
+import numpy as np
+
+from privest import cli, counts, io
+
+
+def main() -> None:
+    alpha = snakemake.params.alpha
+    arrays = {"alpha": np.array(alpha), "objective": np.array([p["objective"] for p in snakemake.params.panels]),
+              "n": np.array([p["n"] for p in snakemake.params.panels])}
+    for k, panel in enumerate(snakemake.params.panels):
+        arrays[f"unconstrained_{k}"] = counts.optimal(panel["n"], alpha, panel["objective"])
+        arrays[f"constrained_{k}"] = counts.optimal(panel["n"], alpha, panel["objective"], counts.PROPERTIES)
+    io.save_npz(snakemake.output[0], **arrays)
+
+
+cli.run_or_exit(main, snakemake.log)
