@@ -38,7 +38,7 @@ def main() -> None:
     (work / "config.yaml").write_text(yaml.safe_dump(config))
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory",
-                    str(work), "--cores", "2", "--quiet", "all", *args.targets], cwd=work, check=True)
+                    str(work), "--cores", "2", *args.targets, "--quiet", "all"], cwd=work, check=True)
     wall = time.perf_counter() - started
     startup: dict[str, float] = defaultdict(float)
     work_seconds: dict[str, float] = defaultdict(float)

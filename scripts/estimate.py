@@ -1,23 +1,20 @@
-"""Rule ibu_estimate: one estimator family on the report counts of every eps and run of an experiment."""
-
-import numpy as np
+"""Rule ibu_estimate: one estimator family on the reports of every eps and run of an experiment (report counts of a
+matrix mechanism, or grouped RAPPOR reports)."""
 
 from privest import cli, io, registry
 
 
 def main() -> None:
-    mechanisms = io.load_npz(snakemake.input.mechanisms)["A"]
-    counts = io.load_npz(snakemake.input.reports)["counts"]
-    family, stopping = snakemake.wildcards.family, snakemake.params.stopping
-    points = [registry.estimate_family(family, A, c, stopping) for A, c in zip(mechanisms, counts, strict=True)]
-    methods = list(points[0])
-
-    def stack(field: str) -> np.ndarray:
-        """(methods, eps, runs, ...) array of one field of the estimates."""
-        return np.array([[[getattr(e, field) for e in point[m]] for point in points] for m in methods])
-
-    io.save_npz(snakemake.output[0], methods=np.array(methods), theta=stack("theta"),
-                iterations=stack("iterations"), capped=stack("capped"))
+    mechanisms = io.load_npz(snakemake.input.mechanisms)
+    reports = io.load_npz(snakemake.input.reports)
+    family, stopping, runs = snakemake.wildcards.family, snakemake.params.stopping, snakemake.params.runs
+    if "counts" in reports:
+        points = [registry.estimate_family(family, A, c, stopping)
+                  for A, c in zip(mechanisms["A"], reports["counts"], strict=True)]
+    else:
+        points = [registry.estimate_rappor_family(family, registry.rappor_runs(reports, i, runs), stopping)
+                  for i in range(reports["eps"].size)]
+    io.save_npz(snakemake.output[0], **registry.stack_estimates(points))
 
 
 cli.run_or_exit(main, snakemake.log)
