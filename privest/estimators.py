@@ -117,17 +117,19 @@ def _iterate_one(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarray,
 def _iterate_batch(G: np.ndarray, W: np.ndarray, delta: float, max_iter: int) -> list[IbuResult]:
     """``_iterate_one`` for R problems sharing the columns G, row r of W (R, m) the weights of problem r, all from
     the uniform distribution: matrix-matrix products instead of matrix-vector ones. A problem leaves the batch at
-    its own stopping iteration, so each result equals that of ``_iterate_one`` on its own."""
+    its own stopping iteration, so each result equals that of ``_iterate_one`` on its own. A column that a problem
+    did not report (weight 0) takes no part in its update or likelihood, as in ``_iterate_one``, even where that
+    problem's estimate gives the column probability 0 (which would make 0/0)."""
     R, k = W.shape[0], G.shape[0]
     GT = np.ascontiguousarray(G.T)
     index, T = np.arange(R), np.full((R, k), 1.0 / k)
     M = T @ G
-    previous = np.einsum("ij,ij->i", W, np.log(M))
+    previous = np.einsum("ij,ij->i", W, np.log(M, out=np.zeros_like(M), where=W > 0))
     results: list[IbuResult] = [None] * R  # type: ignore[list-item]
     for t in range(1, max_iter + 1):
-        T *= (W / M) @ GT
+        T *= np.divide(W, M, out=np.zeros_like(W), where=W > 0) @ GT
         M = T @ G
-        current = np.einsum("ij,ij->i", W, np.log(M))
+        current = np.einsum("ij,ij->i", W, np.log(M, out=np.zeros_like(M), where=W > 0))
         converged = np.abs(current - previous) < delta
         done = converged | (t == max_iter)
         if done.any():

@@ -39,8 +39,10 @@ __all__ = [
     "laplace",
     "ldp_level",
     "planar_geometric",
+    "planar_geometric_remapped",
     "planar_laplace",
     "rappor_flip_probability",
+    "remap_to_grid",
     "shokri",
 ]
 
@@ -358,6 +360,49 @@ def planar_laplace(grid: Grid, eps: float) -> np.ndarray:
     eps = _check_eps(eps)
     size = max(grid.columns, grid.rows, 2)
     return _remapped_planar(grid, _planar_laplace_quadrants(size, eps * grid.cell_km))
+
+
+def _axis_remap(cells: int, cell_km: float, out_cells: int, out_km: float, atol: float) -> np.ndarray:
+    """(cells, out_cells): each centre (c + 1/2) cell_km goes to the nearest centre (j + 1/2) out_km, equally split
+    between the nearest ones when several are within ``atol`` km of the minimum distance."""
+    distance = np.abs((np.arange(cells)[:, None] + 0.5) * cell_km - (np.arange(out_cells)[None, :] + 0.5) * out_km)
+    nearest = distance <= distance.min(axis=1, keepdims=True) + atol
+    return nearest / nearest.sum(axis=1, keepdims=True)
+
+
+def remap_to_grid(grid: Grid, output_grid: Grid, atol: float = 1e-9) -> np.ndarray:
+    """The remap matrix R[x, z] (k, k_out): the centre of cell x of ``grid`` goes to the nearest centre z of
+    ``output_grid``, both grids laid from the same south-west corner; a centre equidistant (within ``atol`` km) from
+    several output centres goes to each with equal probability. Nearest in the plane is nearest along each axis, so R
+    is the product of two per-axis remaps (a centre on the line between two output columns splits 1/2-1/2, one on the
+    crossing of two such lines 1/4 four ways). Row-stochastic, 0/1 where there is no tie.
+    """
+    grid, output_grid = _check_grid(grid), _check_grid(output_grid)
+    columns = _axis_remap(grid.columns, grid.cell_km, output_grid.columns, output_grid.cell_km, atol)
+    rows = _axis_remap(grid.rows, grid.cell_km, output_grid.rows, output_grid.cell_km, atol)
+    return np.einsum("rs,cd->rcsd", rows, columns).reshape(grid.k, output_grid.k)
+
+
+def planar_geometric_remapped(grid: Grid, output_grid: Grid, eps: float) -> np.ndarray:
+    """IBU paper 6.4: the planar geometric mechanism on the cells of ``grid`` (a draw of the infinite grid of cell
+    centres, P = lambda e^{-eps d}), each draw remapped to the nearest cell centre of ``output_grid`` (ties split
+    equally, see ``remap_to_grid``). Shape (k, k_out); a non-identifiable mechanism when k_out < k (Theorem 6.1).
+
+    Computed as ``planar_geometric(grid, eps) @ remap_to_grid(grid, output_grid)``. That composition first clamps a
+    draw beyond the border of ``grid`` to the border cell, then remaps it; it equals remapping the draw directly
+    because both grids cover the same rectangle: a draw beyond a border has the outermost output cell of that side
+    as its nearest, and so has the border cell (checked: the remap sends each border cell of ``grid`` wholly to the
+    border cell of ``output_grid`` on its side).
+    """
+    grid, output_grid = _check_grid(grid), _check_grid(output_grid)
+    for axis, n_in, n_out in (("columns", grid.columns, output_grid.columns), ("rows", grid.rows, output_grid.rows)):
+        if not math.isclose(n_in * grid.cell_km, n_out * output_grid.cell_km, rel_tol=0, abs_tol=1e-9):
+            raise ValueError(f"output_grid must cover the same extent as grid along its {axis}: "
+                             f"{n_in} x {grid.cell_km} km against {n_out} x {output_grid.cell_km} km")
+        remap = _axis_remap(n_in, grid.cell_km, n_out, output_grid.cell_km, 1e-9)
+        if remap[0, 0] != 1.0 or remap[-1, -1] != 1.0:
+            raise ValueError(f"the border cells of grid along its {axis} must go wholly to the border output cells")
+    return planar_geometric(grid, eps) @ remap_to_grid(grid, output_grid)
 
 
 # --- combining and checking -------------------------------------------------------------------------------------------

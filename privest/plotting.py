@@ -30,6 +30,23 @@ METHOD_COLOURS = {
     "INV-P": "tab:green",
     "IBU": "tab:blue",
     "GIBU": "tab:blue",
+    # The count paper's mechanisms.
+    "GM": "tab:red",
+    "WM": "tab:purple",
+    "EM": "tab:green",
+    "UM": "0.45",
+    "LP-WH": "tab:orange",
+    # The free-will paper's estimators (GIBU above); -N normalisation, -P projection.
+    "[INV]_R-N": "tab:brown",
+    "[INV]_R-P": "tab:olive",
+    "[IBU]_R": "tab:cyan",
+    "[RAP]_R-N": "tab:brown",
+    "[RAP]_R-P": "tab:olive",
+    "[INV]_M-N": "tab:orange",
+    "[INV]_M-P": "tab:green",
+    "[IBU]_M": "tab:red",
+    "[RAP]_M-N": "tab:orange",
+    "[RAP]_M-P": "tab:green",
 }
 
 
@@ -83,3 +100,47 @@ def boxplots_by_eps(ax, table, methods: list[str]) -> None:
     ax.set_xlabel("ε")
     ax.set_ylabel("EMD to the original distribution")
     ax.legend()
+
+
+def count_mechanism_heatmap(ax, P, title: str = "", labels=None, vmax: float | None = None):
+    """A count mechanism in the count paper's layout: P[j, i] with columns = inputs i and rows = outputs j (output 0
+    at the top), each cell annotated with its value (or with ``labels[j][i]``). Returns the image for a colour bar."""
+    import numpy as np
+
+    P = np.asarray(P)
+    image = ax.imshow(P, cmap="Blues", vmin=0, vmax=P.max() if vmax is None else vmax, aspect="equal")
+    size = P.shape[0]
+    font = 7 if size <= 6 else 5.5 if size <= 9 else 4
+    for j in range(size):
+        for i in range(size):
+            text = labels[j][i] if labels is not None else (f"{P[j, i]:.2f}".lstrip("0") if P[j, i] >= 5e-3 else "0")
+            colour = "white" if P[j, i] > 0.6 * image.norm.vmax else "black"
+            ax.text(i, j, text, ha="center", va="center", fontsize=font, color=colour)
+    ax.set_xticks(range(size))
+    ax.set_yticks(range(size))
+    ax.tick_params(labelsize=7, length=0)
+    ax.set_xlabel("input i (true count)")
+    ax.set_ylabel("output j (reported count)")
+    ax.grid(False)
+    ax.set_title(title)
+    return image
+
+
+def region_name(spec: dict) -> str:
+    """The planar region of an alphabet file as figures print it: 'San Francisco (24 × 16 cells of 0.5 km)'."""
+    name = str(spec.get("region", "planar")).replace("_", " ").title()
+    return f"{name} ({spec['columns']} × {spec['rows']} cells of {spec['cell_km']:g} km)"
+
+
+def planar_heatmap(ax, values, spec: dict, norm=None, cmap: str = "viridis"):
+    """Values on the cells of a planar alphabet file (cell index = row * columns + column, row 0 the southern edge)
+    as an image in km east and north of the region's south-west corner. Returns the image for a colour bar."""
+    import numpy as np
+
+    columns, rows, cell = int(spec["columns"]), int(spec["rows"]), float(spec["cell_km"])
+    image = ax.imshow(np.asarray(values, dtype=np.float64).reshape(rows, columns), origin="lower", cmap=cmap,
+                      norm=norm, extent=(0, columns * cell, 0, rows * cell), interpolation="nearest")
+    ax.set_xlabel("km east")
+    ax.set_ylabel("km north")
+    ax.grid(False)
+    return image

@@ -371,3 +371,48 @@ def test_planar_mechanisms_build_the_384_cell_grid_in_well_under_a_second(fn):
         start = time.perf_counter()
         fn(SAN_FRANCISCO, eps)
         assert time.perf_counter() - start < 0.5, eps
+
+
+# --- the remapped planar geometric mechanism of the IBU paper, section 6.4 -------------------------------------------
+
+
+def brute_force_remapped(grid: Grid, output: Grid, eps: float, window: int = 90) -> np.ndarray:
+    """Draw every point of the infinite grid of cell centres within ``window`` cells (the kernel beyond is below
+    1e-16 at eps * cell = 0.5), weight it lambda e^{-eps d}, and send it to its nearest output centres found by 2-D
+    distances, split equally on ties: no clamping, no per-axis shortcut."""
+    offsets = np.arange(-window, window + grid.columns)
+    u, v = np.meshgrid((offsets + 0.5) * grid.cell_km, (offsets + 0.5) * grid.cell_km, indexing="ij")
+    u, v = u.ravel(), v.ravel()
+    out = output.centres()
+    distance = np.sqrt((u[:, None] - out[None, :, 0]) ** 2 + (v[:, None] - out[None, :, 1]) ** 2)
+    nearest = distance <= distance.min(axis=1, keepdims=True) + 1e-9
+    share = nearest / nearest.sum(axis=1, keepdims=True)
+    A = np.empty((grid.k, output.k))
+    for x, (east, north) in enumerate(grid.centres()):
+        weight = np.exp(-eps * np.hypot(u - east, v - north))
+        A[x] = weight @ share / weight.sum()
+    return A
+
+
+def test_remapped_planar_geometric_equals_the_brute_force_draw_and_remap():
+    grid, output = Grid(5, 5, 1.0), Grid(4, 4, 1.25)
+    A = mech.planar_geometric_remapped(grid, output, 0.5)
+    assert A.shape == (25, 16)
+    assert np.allclose(A.sum(axis=1), 1, rtol=0, atol=1e-12)
+    assert np.allclose(A, brute_force_remapped(grid, output, 0.5), rtol=1e-9, atol=1e-14)
+    assert np.linalg.matrix_rank(A) == 16  # fewer than |X| = 25 independent columns: not identifiable
+
+
+def test_remap_splits_ties_equally_and_is_otherwise_the_nearest_cell():
+    R = mech.remap_to_grid(Grid(5, 5, 1.0), Grid(4, 4, 1.25))
+    assert np.allclose(R.sum(axis=1), 1)
+    middle = Grid(5, 5, 1.0).index(2, 2)  # the centre (2.5, 2.5) km is equidistant from four output centres
+    assert np.allclose(R[middle][R[middle] > 0], 0.25) and (R[middle] > 0).sum() == 4
+    corner = Grid(5, 5, 1.0).index(0, 0)
+    assert R[corner, 0] == 1.0
+    assert np.array_equal(mech.remap_to_grid(Grid(3, 2, 1.0), Grid(3, 2, 1.0)), np.eye(6))
+
+
+def test_remapped_planar_geometric_rejects_grids_of_different_extent():
+    with pytest.raises(ValueError, match="extent"):
+        mech.planar_geometric_remapped(Grid(5, 5, 1.0), Grid(4, 4, 1.0), 0.5)
