@@ -244,10 +244,24 @@ def inv(A: np.ndarray, q: np.ndarray, post: Post = None) -> np.ndarray:
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square for INV, got shape {A.shape}")
     q = _check_distribution_length(q, A.shape[1], "q")
+    return post_process(inv_runs(A, q[None, :])[0], post)
+
+
+def inv_runs(A: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The raw INV vectors v (free-will eq. 7) of many runs' counts (R, m) through one square mechanism: one
+    condition check and one factorisation for all runs. Rows may be negative; post-process each."""
+    A = _check_mechanism(A)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be square for INV, got shape {A.shape}")
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.ndim != 2 or counts.shape[1] != A.shape[1]:
+        raise ValueError(f"counts must have shape (runs, {A.shape[1]}), got {counts.shape}")
+    for run in counts:
+        _check_distribution_length(run, A.shape[1], "counts")
     condition = np.linalg.cond(A)
     if not condition < CONDITION_LIMIT:
         raise ValueError(f"A is singular for INV (condition number {condition:.3g})")
-    return post_process(np.linalg.solve(A.T, q / q.sum()), post)
+    return np.linalg.solve(A.T, (counts / counts.sum(axis=1, keepdims=True)).T).T
 
 
 def _pooled(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

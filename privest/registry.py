@@ -64,7 +64,7 @@ class Estimate:
 
 
 def _inv_family(A: np.ndarray, counts: np.ndarray, _stopping: dict) -> dict[str, list[Estimate]]:
-    raw = [estimators.inv(A, c) for c in counts]
+    raw = estimators.inv_runs(A, counts)
     return {"INV-N": [Estimate(estimators.normalise(v)) for v in raw],
             "INV-P": [Estimate(estimators.project_simplex(v)) for v in raw]}
 

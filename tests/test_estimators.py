@@ -271,3 +271,13 @@ def test_ibu_runs_equals_ibu_on_each_run():
         assert (single.iterations, single.capped) == (b.iterations, b.capped)
         np.testing.assert_allclose(b.theta, single.theta, rtol=0, atol=1e-12)
         assert b.log_likelihood == pytest.approx(single.log_likelihood, abs=1e-12)
+
+
+def test_inv_runs_equals_inv_on_each_run():
+    rng = rng_for(9, "inv-runs")
+    A = mech.geometric(30, 0.3)
+    counts = np.array([rng.multinomial(2000, rng.dirichlet(np.ones(30)) @ A) for _ in range(4)])
+    raw = est.inv_runs(A, counts)
+    for c, v in zip(counts, raw, strict=True):
+        np.testing.assert_allclose(v, np.linalg.solve(A.T, c / c.sum()), atol=1e-10)
+        np.testing.assert_allclose(est.inv(A, c, "projection"), est.project_simplex(v), atol=1e-12)
