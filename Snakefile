@@ -15,10 +15,16 @@ configfile: "config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/ibu_consistency.smk"
+include: "workflow/rules/ibu_theory.smk"
+include: "workflow/rules/constrained_counts.smk"
+include: "workflow/rules/free_will.smk"
 
 
 rule all:
     """Every figure and table of the active scale."""
     input:
         ibu_consistency_targets(),
+        ibu_theory_targets(),
+        constrained_counts_targets(),
+        free_will_targets(),
     default_target: True

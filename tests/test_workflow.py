@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
@@ -21,6 +22,11 @@ from privest.perturb import rng_for
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile")]
 UNREACHABLE = "http://127.0.0.1:9/unreachable"
+FREE_WILL_RUNS = 4  # runs per n of the free-will study in the tiny run: enough for its findings to be tested
+IBU_RUNS = 6  # runs per eps of the IBU study in the tiny run: enough for its claims to be tested on means
+IBU_BOXPLOTS = ["fig09a", "fig09b", "fig09c", "fig09d", "fig09e", "fig09f", "fig10a", "fig10b", "fig12a", "fig12b"]
+IBU_FIGURES = ["fig01a", "fig01b", "fig01c", "fig07", "fig08a", "fig08b", "fig08c", "fig08d", "fig08e", "fig11a",
+               "fig11b", *IBU_BOXPLOTS]
 
 
 def snakemake(*args: str, cwd: Path = ROOT, check: bool = True) -> subprocess.CompletedProcess:
@@ -54,6 +60,20 @@ def write_tiny_mirror(directory: Path) -> None:
     (directory / "gowalla_sf_box_latlon.csv").write_text(lines)
 
 
+def write_concentrated_checkins(directory: Path, n: int = 20_000) -> None:
+    """Replace the tiny mirror's check-ins by n concentrated as the real ones are (90% within about half a kilometre
+    of three hot spots, the rest uniform): the IBU paper's planar claims need data that is neither uniform nor thin."""
+    rng = rng_for(0, "tiny-mirror", "concentrated")
+    centres = np.array([[0.81, 0.85], [0.68, 0.56], [0.33, 0.37]])[rng.choice(3, size=n, p=[0.5, 0.3, 0.2])]
+    near = rng.random(n) < 0.9
+    xy = np.where(near[:, None], centres + rng.normal(0, [0.5 / 12, 0.5 / 8], size=(n, 2)), rng.random((n, 2)))
+    xy = np.clip(xy, 0.001, 0.999)  # fractions of the box's 12 km (east) x 8 km (north)
+    lat = 37.7228 + xy[:, 1] * (37.7946 - 37.7228)
+    lon = -122.5153 + xy[:, 0] * (-122.3789 - -122.5153)
+    lines = "".join(f"{a:.10f},{b:.10f}\n" for a, b in zip(lat, lon, strict=True))
+    (directory / "gowalla_sf_box_latlon.csv").write_text(lines)
+
+
 def deep_update(base: dict, update: dict) -> dict:
     for key, value in update.items():
         base[key] = deep_update(base.get(key, {}), value) if isinstance(value, dict) else value
@@ -73,8 +93,48 @@ def tiny_config(mirror: Path, **changes) -> dict:
     data["gowalla"]["accepted"] = [{"name": box.name, "kind": "sf_box", "sha256": sha256(box),
                                     "size": box.stat().st_size}]
     config["ibu_consistency"]["ibu"]["max_iter"] = 300
-    config["scales"]["quick"]["ibu_consistency"].update(runs=2, eps_linear=[0.05, 0.3])
+    config["scales"]["quick"]["ibu_consistency"].update(runs=IBU_RUNS, eps_linear=[0.05, 0.3], eps_planar=[1.0],
+                                                        eps_krr=[1.0, 5.0], eps_rappor=[0.5, 5.0], synthetic_users=5000)
+    # The free-will study: every set and figure, on small alphabets (linear k 30; the 5 x 5 San Francisco square, so
+    # that the planar Shokri LPs take milliseconds), few users and a few Shokri Q.
+    config["free_will"]["ibu"]["max_iter"] = 3000
+    config["free_will"]["alphabets"]["linear"]["k"] = 30
+    config["free_will"]["alphabets"]["planar"]["region"] = "sf_square"
+    config["scales"]["quick"]["free_will"] = {"n": [200, 2000], "runs": FREE_WILL_RUNS,
+                                              "shokri_Q": {"shokri_linear": [1.0, 4.0, 28.0],
+                                                           "shokri_planar": [0.3, 3.0]}}
+    # On 25 cells k-RR at eps >= 3 is so informative that [INV]_M is rarely negative: projection and normalisation
+    # coincide there (measured), so the tiny run tests that finding on the linear set only.
+    for check in config["free_will"]["findings"]["checks"]:
+        if check["better"] == "[INV]_M-P":
+            check["mechanism_sets"] = ["krr_linear"]
     return deep_update(config, changes)
+
+
+IBU_PLANAR = ["planar_geometric", "planar_laplace", "planar_exponential", "planar_krr"]
+
+
+@pytest.fixture(scope="module")
+def ibu_planar_run(tmp_path_factory) -> Path:
+    """A working directory in which the IBU study's planar experiments have run (to their scores) on 20,000
+    concentrated check-ins, with the tiny run's config."""
+    work = tmp_path_factory.mktemp("ibu_planar")
+    write_tiny_mirror(work / "mirror")
+    write_concentrated_checkins(work / "mirror")
+    (work / "config.yaml").write_text(yaml.safe_dump(tiny_config(work / "mirror")))
+    snakemake("--cores", "2", "--directory", str(work),
+              *(f"results/ibu_consistency/{name}/scores.csv" for name in IBU_PLANAR), cwd=work)
+    return work
+
+
+def ibu_scores(request, experiment: str) -> pd.DataFrame:
+    """The scores of one IBU experiment: from the planar run (concentrated check-ins) for the planar experiments,
+    else from the tiny run's aggregated table."""
+    if experiment in IBU_PLANAR:
+        return pd.read_csv(request.getfixturevalue("ibu_planar_run") / "results" / "ibu_consistency" / experiment
+                           / "scores.csv")
+    table = pd.read_csv(request.getfixturevalue("tiny_run") / "results" / "ibu_consistency" / "tables" / "scores.csv")
+    return table[table["experiment"] == experiment]
 
 
 @pytest.fixture(scope="module")
@@ -99,20 +159,65 @@ def test_dry_run_of_the_whole_dag(scale, tmp_path):
     result = snakemake("--dry-run", "--cores", "2", "--directory", str(tmp_path), "--config", f"scale={scale}",
                        cwd=tmp_path)
     for rule in ("fetch_adult", "discretise_adult", "ibu_mechanism", "ibu_perturb", "ibu_estimate", "ibu_score",
-                 "ibu_aggregate", "ibu_fig01", "ibu_boxplot"):
+                 "ibu_aggregate", "ibu_fig01", "ibu_boxplot",
+                 "counts_mechanisms", "counts_optimal", "counts_flowchart", "counts_properties", "counts_combinations",
+                 "counts_scores", "counts_published", "counts_adult", "counts_synthetic", "counts_fig_optimal",
+                 "counts_fig_structure", "counts_fig06", "counts_fig07", "counts_fig08", "counts_fig09", "counts_fig10",
+                 "counts_fig_synthetic",
+                 "fw_alphabet", "fw_shokri", "fw_mechanisms", "fw_perturb", "fw_estimate", "fw_score", "fw_aggregate",
+                 "fw_tables", "fw_mechanism_tables", "fw_figures", "fw_propositions", "fw_noninformative"):
         assert f"rule {rule}:" in result.stdout
 
 
 def test_spine_builds_the_ibu_figures_from_the_mirror(tiny_run):
     figures = tiny_run / "results" / "ibu_consistency" / "figures"
-    for name in ("fig01a", "fig01b", "fig01c", "fig09a"):
+    for name in IBU_FIGURES:
         for ext in ("pdf", "png"):
             assert (figures / f"{name}.{ext}").stat().st_size > 1000
     provenance = yaml.safe_load((tiny_run / "data" / "raw" / "adult.data.provenance.json").read_text())
     assert provenance["source"] == "mirror"
     table = (tiny_run / "results" / "ibu_consistency" / "tables" / "scores.csv").read_text().splitlines()
     assert table[0] == "study,experiment,mechanism,eps,run,method,emd,iterations,capped"
-    assert len(table) == 1 + 2 * 2 * 4  # eps x runs x (noisy, INV-N, INV-P, IBU)
+    # Every (eps, run) of a matrix experiment: noisy, INV-N, INV-P, IBU; of a RAPPOR one the last three (Z != X).
+    points = 4 * 2 + 3 * 1 + 1 * 2  # ages x 2 eps, planar geo-indistinguishable x 1 eps, planar k-RR x 2 eps
+    assert len(table) == 1 + points * IBU_RUNS * 4 + 2 * 2 * IBU_RUNS * 3
+    emd = (tiny_run / "results" / "ibu_consistency" / "tables" / "fig08_emd.csv").read_text().splitlines()
+    assert emd[0].startswith("method,emd_km,published_emd_km,") and [r.split(",")[0] for r in emd[1:]] == [
+        "noisy", "INV-P", "INV-N", "IBU"]
+    assert "San Francisco" in emd[1] and "Manhattan" in emd[1]
+
+
+def mean_emd(table: pd.DataFrame, eps: float, method: str) -> tuple[float, float]:
+    """Mean EMD over the runs of one (eps, method) of an experiment's scores and its standard error."""
+    emd = table.loc[(table["eps"] == eps) & (table["method"] == method), "emd"]
+    assert len(emd) == IBU_RUNS
+    return float(emd.mean()), float(emd.std(ddof=1) / np.sqrt(len(emd)))
+
+
+@pytest.mark.parametrize("experiment", ["ages_geometric", "ages_laplace", "ages_exponential", *IBU_PLANAR[:3]])
+def test_ibu_beats_both_inversions_under_geo_indistinguishable_mechanisms_at_small_eps(request, experiment):
+    """IBU paper 7.3: at the smallest eps, IBU's mean EMD over the runs is less than half that of INV-N and INV-P."""
+    table = ibu_scores(request, experiment)
+    eps = table["eps"].min()
+    ibu, _ = mean_emd(table, eps, "IBU")
+    for method in ("INV-N", "INV-P"):
+        inv, _ = mean_emd(table, eps, method)
+        assert 2 * ibu < inv, f"{experiment} eps {eps}: IBU {ibu:.3f} vs {method} {inv:.3f}"
+
+
+@pytest.mark.parametrize("experiment", ["ages_krr", "planar_krr", "rappor_binomial", "rappor_uniform"])
+def test_ibu_and_both_inversions_are_close_under_randomised_response(request, experiment):
+    """IBU paper 7.4-7.5: under k-RR and RAPPOR the three estimators do almost equally well: at every eps, the mean
+    EMDs of INV-N and INV-P differ from IBU's by less than three standard errors of the difference plus a quarter of
+    the experiment's scale (its largest mean EMD), where under the geometric mechanisms IBU is better by a factor."""
+    table = ibu_scores(request, experiment)
+    scale = table[table["method"].isin(["IBU", "INV-N", "INV-P"])].groupby(["eps", "method"])["emd"].mean().max()
+    for eps in sorted(table["eps"].unique()):
+        ibu, ibu_se = mean_emd(table, eps, "IBU")
+        for method in ("INV-N", "INV-P"):
+            inv, inv_se = mean_emd(table, eps, method)
+            assert abs(inv - ibu) < 3 * np.hypot(ibu_se, inv_se) + scale / 4, (
+                f"{experiment} eps {eps}: IBU {ibu:.4f} +- {ibu_se:.4f} vs {method} {inv:.4f} +- {inv_se:.4f}")
 
 
 def test_deleting_an_intermediate_regenerates_it_and_its_dependents_byte_identically(tiny_run):
@@ -122,7 +227,7 @@ def test_deleting_an_intermediate_regenerates_it_and_its_dependents_byte_identic
     dependents = {
         f"{point}/scores.csv",
         "ibu_consistency/tables/scores.csv",
-        *(f"ibu_consistency/figures/{name}.{ext}" for name in ("fig01a", "fig01b", "fig01c", "fig09a")
+        *(f"ibu_consistency/figures/{name}.{ext}" for name in ("fig01a", "fig01b", "fig01c", *IBU_BOXPLOTS)
           for ext in ("pdf", "png")),
     }
     target = tiny_run / "results" / point / "estimates_ibu.npz"
@@ -162,6 +267,9 @@ def test_a_corrupted_mirror_file_fails_in_one_line_and_leaves_no_output(tmp_path
         ({"scale": "huge"}, "config key scale"),
         ({"ibu_consistency": {"fig01": {"eps": -1}}}, "config key ibu_consistency.fig01.eps"),
         ({"seed": "x"}, "config key seed"),
+        ({"ibu_consistency": {"experiments": {"ages_krr": {"data": "nope"}}}},
+         "config key ibu_consistency.experiments.ages_krr.data"),
+        ({"ibu_consistency": {"fig11": {"eps": 0.7}}}, "config key ibu_consistency.fig11.eps"),
         ({"unknown_study": {}}, "unknown_study"),
     ],
 )
@@ -172,3 +280,41 @@ def test_an_invalid_config_fails_before_any_job_naming_the_key(tmp_path, change,
     assert result.returncode != 0
     assert key in result.stdout + result.stderr
     assert not (tmp_path / "data").exists() and not (tmp_path / "results").exists()
+
+
+# The free-will study (workflow/rules/free_will.smk) in the tiny run.
+
+
+def test_free_will_builds_every_figure_and_table_with_na_where_a_method_cannot_run(tiny_run):
+    results = tiny_run / "results" / "free_will"
+    figures = [f"fig{n:02d}" for n in (3, 4, 5, 6)] + [f"fig{n:02d}{p}" for n in (2, *range(7, 15)) for p in "ab"]
+    for name in [*figures, "eq11_noninformative", "propositions"]:
+        for ext in ("pdf", "png"):
+            assert (results / "figures" / f"{name}.{ext}").stat().st_size > 1000, name
+    table1 = pd.read_csv(results / "tables" / "table01.csv", keep_default_na=False)
+    shokri = table1[(table1["row"] == "Shokri + Shokri") & (table1["mechanism_set"] == "shokri_linear")]
+    assert set(shokri.loc[shokri["column"].str.startswith("[INV]"), "verdict"]) == {"NA"}  # singular: cannot run
+    assert dict(zip(shokri["column"], shokri["paper"], strict=True)) == {
+        "[INV]_R": "NA", "[IBU]_R": "Bad (Fig. 6)", "[INV]_M": "NA", "[IBU]_M": "Bad (Fig. 13)", "GIBU": "Excellent"}
+    assert set(table1.loc[table1["column"] == "GIBU", "verdict"]) == {"Excellent"}
+    table8 = (results / "tables" / "table08.md").read_text()
+    assert "Q: 1, ~~4~~" not in table8 and "Q: 1, 4, ~~7~~" in table8  # regenerated from config + the scale's subset
+    scores = pd.read_csv(results / "tables" / "scores.csv")
+    assert len(scores) == scores.groupby(["mechanism_set", "n", "method"]).ngroups * FREE_WILL_RUNS
+
+
+def test_free_will_findings_hold_on_the_aggregated_table(tiny_run):
+    """Acceptance 2 of the free-will study, on the scores of a real (tiny) run: GIBU is never worse than another
+    method by more than noise at the largest n, [e]_R is worse than GIBU, [INV]_M projection beats normalisation
+    under k-RR; recomputed here from scores.csv with the config's checks, and the same as the pipeline's table."""
+    from privest import free_will
+
+    results = tiny_run / "results" / "free_will" / "tables"
+    config = yaml.safe_load((tiny_run / "config.yaml").read_text())["free_will"]["findings"]
+    rows = pd.read_csv(results / "scores.csv").to_dict("records")
+    lines = free_will.check_findings(free_will.emd_by_run(rows), config["checks"], config["z"])
+    assert {line["check"] for line in lines} == {check["name"] for check in config["checks"]}
+    failed = [f"{x['mechanism_set']}: {x['better']} {x['emd_better']:.4f} vs {x['worse']} {x['emd_worse']:.4f}"
+              for x in lines if not x["passed"]]
+    assert not failed, failed
+    assert len(pd.read_csv(results / "findings.csv")) == len(lines)

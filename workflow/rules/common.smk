@@ -39,10 +39,13 @@ def run_in_process(log, fn, *args) -> None:
 
 
 def build_mechanisms(alphabet_path: str, kind: str, eps: list[float], target: str) -> None:
-    """The matrices of one mechanism on an alphabet, one per eps, into an npz with arrays A (eps, k, m) and eps."""
+    """The matrices of one mechanism on an alphabet, one per eps, into an npz with arrays A (eps, k, m), eps and k.
+    RAPPOR has no matrix (NOTES 2: never build its 2^k columns): its npz holds eps and k only."""
     alphabet = privest.registry.Alphabet.from_dict(privest.io.load_json(alphabet_path))
-    A = np.stack([privest.registry.mechanism(kind, alphabet, e) for e in eps])
-    privest.io.save_npz(target, A=A, eps=np.array(eps, dtype=np.float64))
+    arrays = {"eps": np.array(eps, dtype=np.float64), "k": np.int64(alphabet.k)}
+    if kind != "rappor":
+        arrays["A"] = np.stack([privest.registry.mechanism(kind, alphabet, e) for e in eps])
+    privest.io.save_npz(target, **arrays)
 
 
 # The IBU consistency study (workflow/rules/ibu_consistency.smk).
@@ -51,7 +54,35 @@ IBU = config["ibu_consistency"]
 IBU_SCALE = SCALE["ibu_consistency"]
 IBU_EXPERIMENTS = IBU["experiments"]
 IBU_DIR = "results/ibu_consistency"
-DATASET = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
+DATASET = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"} | {
+    name: f"{IBU_DIR}/data/{name}" for name in IBU["synthetic"]
+}
+IBU_FAMILIES = {"rappor": ["rap", "ibu"]}  # every other mechanism is a matrix: ["inv", "ibu"]
+IBU_FIGURE_EXPERIMENTS = {"fig01": [IBU["fig01"]], "fig08": [IBU["fig08"]]} | {
+    "fig11": [{"experiment": name, "eps": IBU["fig11"]["eps"]} for name in IBU["fig11"]["experiments"]]
+}
+
+
+def _check_ibu_consistency() -> None:
+    """What the schema cannot say: names that refer to other keys, families that fit the mechanism, and the eps each
+    figure shows present in its experiment's grid at the active scale. One line naming the key."""
+    for name, spec in IBU_EXPERIMENTS.items():
+        key = f"config key ibu_consistency.experiments.{name}"
+        if spec["data"] not in DATASET:
+            raise ValueError(f"{key}.data: {spec['data']!r} is not ages, planar or a name in ibu_consistency.synthetic")
+        allowed = IBU_FAMILIES.get(spec["mechanism"], ["inv", "ibu"])
+        if not set(spec["families"]) <= set(allowed):
+            raise ValueError(f"{key}.families: {spec['mechanism']} takes {allowed}, got {spec['families']}")
+        if spec["eps_grid"] not in IBU_SCALE:
+            raise ValueError(f"{key}.eps_grid: no {spec['eps_grid']} in scales.{config['scale']}.ibu_consistency")
+    boxplots = [("boxplots", [{"experiment": name}]) for name in IBU["boxplots"].values()]
+    for figure, points in [*IBU_FIGURE_EXPERIMENTS.items(), *boxplots]:
+        for point in points:
+            if point["experiment"] not in IBU_EXPERIMENTS:
+                raise ValueError(f"config key ibu_consistency.{figure}: no experiment {point['experiment']!r}")
+            if "eps" in point and point["eps"] not in ibu_eps(point["experiment"]):
+                raise ValueError(f"config key ibu_consistency.{figure}.eps: {point['eps']} is not in the grid of "
+                                 f"{point['experiment']} at scale {config['scale']}")
 
 
 def ibu_eps(experiment: str) -> list[float]:
@@ -59,13 +90,323 @@ def ibu_eps(experiment: str) -> list[float]:
     return [float(e) for e in IBU_SCALE[IBU_EXPERIMENTS[experiment]["eps_grid"]]]
 
 
-def ibu_dataset(wildcards) -> str:
-    return DATASET[IBU_EXPERIMENTS[wildcards.experiment]["data"]]
+def ibu_data(experiment: str) -> str:
+    """The path prefix of an experiment's dataset (<prefix>.npz, <prefix>_alphabet.json)."""
+    return DATASET[IBU_EXPERIMENTS[experiment]["data"]]
+
+
+def ibu_users(experiment: str) -> int | None:
+    """Users per run: the dataset's own (None) for ages and planar, else drawn i.i.d. from the synthetic theta."""
+    return IBU_SCALE["synthetic_users"] if IBU_EXPERIMENTS[experiment]["data"] in IBU["synthetic"] else None
+
+
+def ibu_boxplot_panels() -> list[dict]:
+    """What the boxplot job needs of each panel of Figures 9, 10 and 12, in config order."""
+    return [{"figure": figure, "experiment": name, "data": IBU_EXPERIMENTS[name]["data"],
+             "mechanism": IBU_EXPERIMENTS[name]["mechanism"], "users": ibu_users(name)}
+            for figure, name in IBU["boxplots"].items()]
+
+
+def ibu_experiment_files(figure: str, *names: str) -> list[str]:
+    """Files (reports.npz, estimates_ibu.npz, ...) of each experiment a figure shows, in the figure's order."""
+    return [f"{IBU_DIR}/{point['experiment']}/{name}" for name in names for point in IBU_FIGURE_EXPERIMENTS[figure]]
+
+
+def ibu_data_files(figure: str, suffix: str) -> list[str]:
+    """A file (.npz or _alphabet.json) of the dataset of each experiment a figure shows, in the figure's order."""
+    return [ibu_data(point["experiment"]) + suffix for point in IBU_FIGURE_EXPERIMENTS[figure]]
+
+
+def ibu_published_region() -> dict:
+    """The grid of the paper's Figure 8 region as an alphabet file states it (region name, columns, rows, cell_km)."""
+    name = IBU["fig08"]["published_region"]
+    return {"region": name} | config["regions"][name]
+
+
+def build_synthetic(spec: dict, target_data: str, target_alphabet: str) -> None:
+    """A synthetic dataset: theta on {0..k-1} (no users: every run draws its own) and its linear alphabet."""
+    privest.io.save_npz(target_data, theta=privest.registry.synthetic_theta(spec))
+    label = privest.registry.synthetic_label(spec)
+    privest.io.save_json(target_alphabet, {"kind": "linear", "k": spec["k"], "label": label})
+
+
+def estimate_rap(reports_path: str, stopping: dict, runs: int, target: str) -> None:
+    """RAPPOR's estimator (family rap: INV-N and INV-P) on every eps and run: bit sums only, under a second at
+    the quick scale and seconds at the paper scale, so it runs in-process (scripts/estimate.py does the others)."""
+    reports = privest.io.load_npz(reports_path)
+    points = [privest.registry.estimate_rappor_family("rap", privest.registry.rappor_runs(reports, i, runs), stopping)
+              for i in range(reports["eps"].size)]
+    privest.io.save_npz(target, **privest.registry.stack_estimates(points))
+
+
+_check_ibu_consistency()
 
 
 def ibu_consistency_targets() -> list[str]:
     """Every output of the study at the active scale."""
-    figures = [f"fig01{panel}" for panel in "abc"] + list(IBU["boxplots"])
+    figures = [f"fig01{panel}" for panel in "abc"] + list(IBU["boxplots"]) + ["fig07"]
+    figures += [f"fig08{panel}" for panel in "abcde"]
+    figures += [f"fig11{chr(ord('a') + i)}" for i in range(len(IBU["fig11"]["experiments"]))]
     return [f"{IBU_DIR}/figures/{name}.{ext}" for name in figures for ext in ("pdf", "png")] + [
-        f"{IBU_DIR}/tables/scores.csv"
+        f"{IBU_DIR}/tables/{name}" for name in ("scores.csv", "fig08_emd.csv", "fig08_emd.md")
     ]
+
+
+# The constrained counts study (workflow/rules/constrained_counts.smk).
+
+COUNTS = config["constrained_counts"]
+COUNTS_SCALE = SCALE["constrained_counts"]
+COUNTS_DIR = "results/constrained_counts"
+COUNTS_FIGURES = ["fig01", "fig02", "fig03", "fig04", "fig06", "fig07", "fig08a", "fig08b", "fig10", "fig11", "fig12",
+                  "fig13"] + [f"fig09{chr(ord('a') + i)}" for i in range(len(COUNTS["fig09"]["alpha"]))]
+COUNTS_TABLES = ["fig05_flowchart.csv", "fig05_flowchart.md", "fig06_properties.csv", "fig06_properties.md",
+                 "published.csv", "published.md"]
+
+
+def counts_pairs() -> list[list]:
+    """Every (n, alpha) whose GM, WM, EM and UM Figures 7 and 10-13 use, sorted, each once."""
+    pairs = {(COUNTS["fig07"]["n"], COUNTS["fig07"]["alpha"])}
+    pairs |= {(n, COUNTS["adult"]["alpha"]) for n in COUNTS_SCALE["adult"]["n"]}
+    pairs |= {(n, a) for n in COUNTS["fig11"]["n"] for a in COUNTS["fig11"]["alpha"]}
+    pairs |= {(COUNTS["fig12"]["n"], a) for a in COUNTS["fig12"]["alpha"]}
+    pairs |= {(n, a) for n in COUNTS_SCALE["synthetic"]["n"] for a in COUNTS["fig13"]["alpha"]}
+    return [[int(n), float(a)] for n, a in sorted(pairs)]
+
+
+def counts_synthetic_design(wildcards) -> dict:
+    """The points (alpha, n, p) of one synthetic figure and the metrics scored at each: L0,d for every d of `ds`,
+    and the RMSE when `rmse` (Figures 11-13)."""
+    p_grid = COUNTS_SCALE["synthetic"]["p"]
+    if wildcards.synthetic == "fig11":
+        spec = COUNTS["fig11"]
+        points = [[a, n, p] for a in spec["alpha"] for n in spec["n"] for p in p_grid]
+        return {"points": points, "ds": [spec["d"]], "rmse": False}
+    if wildcards.synthetic == "fig12":
+        spec = COUNTS["fig12"]
+        points = [[a, spec["n"], p] for p in spec["p"] for a in spec["alpha"]]
+        return {"points": points, "ds": list(range(spec["n"])), "rmse": False}
+    spec = COUNTS["fig13"]
+    points = [[a, n, p] for a in spec["alpha"] for p in spec["p"] for n in COUNTS_SCALE["synthetic"]["n"]]
+    return {"points": points, "ds": [], "rmse": True}
+
+
+def constrained_counts_targets() -> list[str]:
+    """Every output of the study at the active scale."""
+    return [f"{COUNTS_DIR}/figures/{name}.{ext}" for name in COUNTS_FIGURES for ext in ("pdf", "png")] + [
+        f"{COUNTS_DIR}/tables/{name}" for name in COUNTS_TABLES
+    ]
+
+
+# The free-will study (workflow/rules/free_will.smk).
+
+import privest.free_will
+
+FW = config["free_will"]
+FW_SCALE = SCALE["free_will"]
+FW_SETS = FW["mechanism_sets"]
+FW_DIR = "results/free_will"
+FW_EXTRA_FIGURES = ["eq11_noninformative", "propositions"]
+
+
+def fw_members(mechanism_set: str) -> list:
+    """The mechanisms of a set at the active scale (Table 4-8 entries; a scale may keep a subset of Shokri Q)."""
+    return privest.free_will.members(FW_SETS[mechanism_set], FW_SCALE.get("shokri_Q", {}).get(mechanism_set))
+
+
+def fw_panels() -> dict[str, str]:
+    """Every panel of Figures 2-14 (figNN, or figNNa, figNNb, ... for several panels) -> its mechanism set."""
+    panels = {}
+    for figure, spec in FW["figures"].items():
+        letters = [""] if len(spec["panels"]) == 1 else [chr(ord("a") + i) for i in range(len(spec["panels"]))]
+        panels |= {f"{figure}{letter}": name for letter, name in zip(letters, spec["panels"], strict=True)}
+    return panels
+
+
+def _check_free_will() -> None:
+    """What the schema cannot say: names that refer to other keys, the families every shown method needs, the
+    scale's Shokri subsets and n. One line naming the key."""
+    key = "config key free_will"
+    for name, spec in FW_SETS.items():
+        if spec["alphabet"] not in FW["alphabets"]:
+            raise ValueError(f"{key}.mechanism_sets.{name}.alphabet: no alphabet {spec['alphabet']!r}")
+        if min(FW_SCALE["n"]) < len(fw_members(name)):
+            raise ValueError(f"config key scales.{config['scale']}.free_will.n: every n must be at least the "
+                             f"{len(fw_members(name))} mechanisms of {name}")
+    for name in FW_SCALE.get("shokri_Q", {}):
+        if name not in FW_SETS:
+            raise ValueError(f"config key scales.{config['scale']}.free_will.shokri_Q: no mechanism set {name!r}")
+    uses = [(f"figures.{f}", spec["panels"], spec["methods"]) for f, spec in FW["figures"].items()]
+    uses += [(f"tables.{t}", row["mechanism_sets"], [m for column in spec["columns"] for m in column["methods"]])
+             for t, spec in FW["tables"].items() for row in spec["rows"]]
+    uses += [("propositions", [p["mechanism_set"]], [p["method"]]) for p in FW["propositions"]]
+    for where, sets, methods in uses:
+        for name in sets:
+            if name not in FW_SETS:
+                raise ValueError(f"{key}.{where}: no mechanism set {name!r}")
+        if where.startswith("tables"):
+            continue  # a table cell takes the sets where its method ran
+        for name in sets:
+            missing = {privest.free_will.method_family(m) for m in methods} - set(FW_SETS[name]["families"])
+            if missing:
+                raise ValueError(f"{key}.{where}: {name} needs families {sorted(missing)} in its families")
+    for table, spec in FW["tables"].items():
+        for row in spec["rows"]:
+            if len(row["paper"]) != len(spec["columns"]):
+                raise ValueError(f"{key}.tables.{table}: row {row['label']!r} needs one paper verdict per column")
+    if {int(t[5:]) for t in FW["mechanism_tables"]} != {int(s["table"]) for s in FW_SETS.values()}:
+        raise ValueError(f"{key}.mechanism_tables: needs one title per table of mechanism_sets")
+
+
+_check_free_will()
+
+
+def fw_alphabet_inputs(wildcards) -> dict[str, str]:
+    """The check-ins of a planar alphabet's region (nothing for a linear alphabet)."""
+    spec = FW["alphabets"][wildcards.alphabet]
+    if spec["kind"] == "linear":
+        return {}
+    prefix = f"results/data/checkins_{spec['region']}"
+    return {"data": f"{prefix}.npz", "alphabet": f"{prefix}_alphabet.json"}
+
+
+def build_fw_alphabet(name: str, inputs, target_alphabet: str, target_theta: str) -> None:
+    """An alphabet of the study and its theta: Binomial(k-1, p) on {0..k-1}, or a region's check-in distribution."""
+    spec = FW["alphabets"][name]
+    if spec["kind"] == "linear":
+        theta = privest.free_will.binomial_theta(spec["k"], spec["binomial_p"])
+        alphabet = {"kind": "linear", "k": spec["k"], "label": f"X = {{0..{spec['k'] - 1}}}, Binomial theta"}
+    else:
+        theta = privest.io.load_npz(inputs["data"])["theta"]
+        alphabet = privest.io.load_json(inputs["alphabet"])
+        alphabet["label"] = (f"{alphabet['region'].replace('_', ' ').title()}, {alphabet['columns']} x "
+                             f"{alphabet['rows']} cells of {alphabet['cell_km']:g} km, Gowalla theta")
+    privest.io.save_json(target_alphabet, alphabet)
+    privest.io.save_npz(target_theta, theta=theta)
+
+
+def fw_shokri_files(wildcards) -> list[str]:
+    """The cached Shokri matrices a set needs at the active scale."""
+    alphabet = FW_SETS[wildcards.mechanism_set]["alphabet"]
+    return [f"{FW_DIR}/shokri/{alphabet}_Q{m.parameter:g}.npz" for m in fw_members(wildcards.mechanism_set)
+            if m.kind == "shokri"]
+
+
+def build_fw_mechanisms(name: str, alphabet_path: str, shokri_paths: list[str], target: str) -> None:
+    """The mechanisms of a set into an npz (kinds, parameters, k, and the matrices A unless RAPPOR)."""
+    alphabet = privest.registry.Alphabet.from_dict(privest.io.load_json(alphabet_path))
+    shokri = {float(a["Q"]): a["A"] for a in map(privest.io.load_npz, shokri_paths)}
+    members = fw_members(name)
+    privest.io.save_npz(target, **privest.free_will.to_arrays(members,
+                                                              privest.free_will.build(members, alphabet, shokri)))
+
+
+def build_fw_mechanism_tables(targets: list[str]) -> None:
+    """Tables 4-8 regenerated from the config's mechanism sets: CSV and markdown each."""
+    subsets = {name: [m.parameter for m in fw_members(name) if m.kind == "shokri"] for name in FW_SETS}
+    subsets = {name: qs for name, qs in subsets.items() if qs}
+    paths = iter(targets)
+    columns = ["table", "mechanism_set", "label", "alphabet", "index", "kind", "parameter", "value",
+               "used_at_this_scale"]
+    for table, title in sorted(FW["mechanism_tables"].items()):
+        rows = privest.free_will.mechanism_table_rows(int(table[5:]), FW_SETS, subsets)
+        privest.io.save_rows(rows, columns, next(paths))
+        privest.io.write_text(next(paths), privest.free_will.mechanism_table_markdown(int(table[5:]), title, rows))
+
+
+def fw_mechanism_table_files() -> list[str]:
+    return [f"{FW_DIR}/tables/{table}.{ext}" for table in sorted(FW["mechanism_tables"]) for ext in ("csv", "md")]
+
+
+def fw_figure_files() -> list[str]:
+    return [f"{FW_DIR}/figures/{panel}.{ext}" for panel in fw_panels() for ext in ("pdf", "png")]
+
+
+def fw_figure_subcategory(path: str) -> str:
+    """The report subcategory of a figure file .../figNN[a-z].ext: 'Figure NN'."""
+    return f"Figure {int(os.path.basename(path)[3:5])}"
+
+
+def free_will_targets() -> list[str]:
+    """Every output of the study at the active scale."""
+    tables = [f"{FW_DIR}/tables/{name}.{ext}" for name in ("table01", "table02", "findings") for ext in ("csv", "md")]
+    tables += [f"{FW_DIR}/tables/{name}.csv" for name in ("scores", "summary", "propositions", "eq11_noninformative")]
+    extra = [f"{FW_DIR}/figures/{name}.{ext}" for name in FW_EXTRA_FIGURES for ext in ("pdf", "png")]
+    return fw_figure_files() + extra + tables + fw_mechanism_table_files()
+
+
+# The theoretical parts of the IBU consistency study (workflow/rules/ibu_theory.smk).
+
+import privest.bounds
+
+THEORY = IBU["theory"]
+THEORY_SCALE = IBU_SCALE["theory"]
+THEORY_CASES = ["linear", "planar", "krr"]
+THEORY_SETTINGS = THEORY["section8"] | {"max_iter": THEORY_SCALE["section8_max_iter"]}
+
+
+def _check_ibu_theory() -> None:
+    """What the schema cannot say: stochastic mechanisms, n within range, cells that merge. One line naming the key."""
+    key = "config key ibu_consistency.theory"
+    for figure, spec in THEORY["surfaces"].items():
+        if not np.allclose(np.sum(spec["mechanism"], axis=1), 1.0, rtol=0, atol=1e-9):
+            raise ValueError(f"{key}.surfaces.{figure}.mechanism: every row must sum to 1")
+    fig04 = THEORY["fig04"]
+    if fig04["n_max"] < fig04["k"] or max(fig04["n"]) > fig04["n_max"]:
+        raise ValueError(f"{key}.fig04: need k <= n_max and every n <= n_max")
+    planar = THEORY["section8"]["planar"]
+    factor = planar["cell_km"] / config["regions"][planar["region"]]["cell_km"]
+    if abs(factor - round(factor)) > 1e-9 or round(factor) < 1:
+        raise ValueError(f"{key}.section8.planar.cell_km: must be a whole multiple of the region's cell_km")
+
+
+_check_ibu_theory()
+
+
+def theory_surface_figures() -> list[str]:
+    """Figures 3 and 5: one file pair per (figure, panel) of the config, in the config's order."""
+    return [f"{IBU_DIR}/figures/{figure}{panel}.{ext}" for figure, spec in THEORY["surfaces"].items()
+            for panel in spec["panels"] for ext in ("pdf", "png")]
+
+
+def theory_fig06_figures() -> list[str]:
+    """Figure 6: (a) the original distribution, then one panel per fixed point shown."""
+    return [f"{IBU_DIR}/figures/fig06{panel}.{ext}" for panel in "abcd"[:THEORY["fig06"]["shown"] + 1]
+            for ext in ("pdf", "png")]
+
+
+def theory_likely_inputs(wildcards) -> dict[str, str]:
+    """The dataset of a section 8 case: the Adult ages (linear, krr) or the check-ins of the planar case's region."""
+    if wildcards.case == "planar":
+        prefix = f"results/data/checkins_{THEORY['section8']['planar']['region']}"
+        return {"data": f"{prefix}.npz", "alphabet": f"{prefix}_alphabet.json"}
+    return {"data": "results/data/ages.npz"}
+
+
+def build_likely_table(paths: list[str], target_csv: str, target_md: str) -> None:
+    """Section 8's table: the cases' rows in one CSV, and the same as markdown with the columns a reader needs."""
+    privest.io.concat_tables(paths, target_csv)
+    rows = privest.io.load_table(target_csv).to_dict("records")
+    columns = ["case", "mechanism", "eps", "users", "alphabet_size", "observed_values", "likely_size",
+               "strictly_concave_on_subset", "algorithm", "full_cpu_seconds", "likely_cpu_seconds",
+               "subset_cpu_seconds", "speedup", "full_iterations", "likely_iterations", "full_capped", "likely_capped",
+               "max_abs_difference", "full_mass_outside", "full_gap", "likely_gap"]
+    text = ("# IBU paper, section 8: IBU on a likely subset against IBU on the whole alphabet\n\n"
+            "Seconds are CPU seconds of the job's process (wall seconds in the CSV); likely_cpu_seconds excludes, "
+            "speedup includes, the seconds to compute the subset (subset_cpu_seconds). "
+            "max_abs_difference: the largest difference between the two estimates over the whole alphabet (the "
+            "subset's estimate padded with zeros); full_mass_outside: the whole-alphabet estimate's mass outside the "
+            "subset (0 at an MLE: the lemma of section 8.1). full_gap, likely_gap: duality gaps on the whole "
+            "alphabet, upper bounds on how far below the maximum normalised log-likelihood each estimate is. Where the "
+            "log-likelihood is not "
+            "strictly concave on the subset (fewer observed values than subset elements), the MLE is not unique: "
+            "both estimates are MLEs (gaps), and their agreement shows IBU takes the same path on both alphabets.\n\n"
+            + privest.bounds.markdown_table(rows, columns))
+    privest.io.write_text(target_md, text)
+
+
+def ibu_theory_targets() -> list[str]:
+    """Every output of the theoretical parts at the active scale."""
+    tables = ["surfaces_concavity.csv", "fig04_rappor.csv", "fig06_fixed_points.csv", "section7_6.csv",
+              "section7_6.md", "section8_likely.csv", "section8_likely.md"]
+    figures = [f"{IBU_DIR}/figures/fig04.{ext}" for ext in ("pdf", "png")]
+    return theory_surface_figures() + figures + theory_fig06_figures() + [f"{IBU_DIR}/tables/{t}" for t in tables]

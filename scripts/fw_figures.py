@@ -1,0 +1,84 @@
+"""Rule fw_figures: Figures 2-14 of the free-will paper, one file per panel: EMD to theta against the number of users
+n, mean +- 1 s.d. over runs, one line per method."""
+
+import re
+
+import numpy as np
+
+from privest import cli, free_will, io, plotting
+
+POST = {"N": "normalisation", "P": "projection"}
+
+
+def label(method: str) -> str:
+    """'[INV]_M-P' -> '[INV]_M projection' in mathtext."""
+    match = re.fullmatch(r"\[(\w+)\]_(\w)(?:-(\w+))?", method)
+    if not match:
+        return method
+    name, kind, post = match.groups()
+    text = rf"$[\mathrm{{{name}}}]_\mathrm{{{kind}}}$"
+    return f"{text} {POST.get(post, post)}" if post else text
+
+
+def methods_title(methods: list[str]) -> str:
+    """'[INV]_M and GIBU' from the figure's methods (post-processing variants counted once)."""
+    names = list(dict.fromkeys(label(m.split("-")[0]) for m in methods))
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def draw(ax, table, methods: list[str]) -> list[str]:
+    """One line per method with a +-1 s.d. band; returns the notes of methods that cannot run (NA)."""
+    notes = []
+    for method in methods:
+        rows = table[table["method"] == method]
+        if rows.empty or rows["emd"].isna().all():
+            reason = rows["note"].dropna().iloc[0] if not rows.empty and rows["note"].notna().any() else "not run"
+            notes.append(f"{method}: {reason}")
+            continue
+        stats = rows.groupby("n")["emd"].agg(["mean", "std"]).sort_index()
+        n, mean, sd = stats.index.to_numpy(), stats["mean"].to_numpy(), np.nan_to_num(stats["std"].to_numpy())
+        colour = plotting.METHOD_COLOURS.get(method)
+        style = "--" if method.endswith("-N") else "-"
+        ax.plot(n, mean, style, marker="o", ms=3.5, lw=1.5, color=colour, label=label(method))
+        ax.fill_between(n, np.maximum(mean - sd, mean * 0.05), mean + sd, color=colour, alpha=0.18, lw=0)
+    return notes
+
+
+def main() -> None:
+    table = io.load_table(snakemake.input.scores, dtypes={"note": str})
+    alphabets = {path.split("/")[-1].removesuffix(".json"): io.load_json(path) for path in snakemake.input.alphabets}
+    members = {path.split("/")[-2]: free_will.from_arrays(io.load_npz(path))[0] for path in snakemake.input.mechanisms}
+    params = snakemake.params
+    outputs = iter(snakemake.output)
+    for panel, mechanism_set in params.panels.items():
+        figure, letter = panel[:5], panel[5:]
+        spec, set_spec = params.figures[figure], params.sets[mechanism_set]
+        alphabet = alphabets[set_spec["alphabet"]]
+        rows = table[table["mechanism_set"] == mechanism_set]
+        fig, ax = plotting.figure(figsize=(6.0, 4.0))
+        notes = draw(ax, rows, spec["methods"])
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(sorted(rows["n"].unique()), [f"{n:,}" for n in sorted(rows["n"].unique())])
+        ax.set_xlabel("number of users n (log scale)")
+        unit = "km" if alphabet["kind"] == "planar" else "steps of 1"
+        ax.set_ylabel(f"EMD to θ ({unit}, log scale)")
+        number = f"Figure {int(figure[3:])}" + (f"({letter})" if letter else "")
+        ax.set_title(f"{number}: {methods_title(spec['methods'])}\n{free_will.describe(members[mechanism_set])} "
+                     f"— {set_spec['label']} (Table {set_spec['table']})", fontsize=9.5)
+        ax.legend(loc="best")
+        iterative = [m for m in spec["methods"] if "IBU" in m and (rows["method"] == m).any()]
+        capped = ", ".join(f"{m} {rows.loc[rows['method'] == m, 'capped'].mean():.0%}" for m in iterative)
+        footer = [alphabet.get("label", ""),
+                  f"{params.runs} runs per n, mean ± 1 s.d.; scale: {params.scale}",
+                  f"{plotting.stopping_note(params.stopping)}; runs stopped by the cap: {capped}"]
+        if mechanism_set in params.shokri_Q:
+            kept = ", ".join(f"{q:g}" for q in params.shokri_Q[mechanism_set])
+            listed = sum(len(m.get("Q", [])) for m in set_spec["mechanisms"])
+            footer.append(f"This scale keeps Shokri Q ∈ {{{kept}}} of the {listed} in Table 8")
+        footer += [f"NA: {note}" for note in notes]
+        fig.text(0.5, -0.01, "\n".join(footer), ha="center", va="top", fontsize=7)
+        plotting.save(fig, next(outputs), next(outputs))
+
+
+cli.run_or_exit(main, snakemake.log)

@@ -1,0 +1,50 @@
+"""Rule fw_tables: from the study's scores, the per-point summary (mean and s.d. over runs), Tables 1 and 2 (each
+cell the measured EMD ratio to GIBU at the largest n, our verdict from the config's rule beside the paper's), and the
+paper's qualitative findings tested on the paired per-run differences."""
+
+from privest import cli, free_will, io
+
+
+def summarise(table):
+    """Mean and s.d. over runs of EMD and l2^2 per (mechanism set, n, method), IBU's iterations and cap share."""
+    grouped = table.groupby(["mechanism_set", "alphabet", "n", "method"], sort=True)
+    summary = grouped.agg(runs=("run", "size"), emd_mean=("emd", "mean"), emd_sd=("emd", "std"),
+                          l2sq_mean=("l2sq", "mean"), l2sq_sd=("l2sq", "std"),
+                          iterations_mean=("iterations", "mean"), capped_share=("capped", "mean"))
+    return summary.reset_index()
+
+
+def findings_markdown(lines) -> str:
+    passed = sum(line["passed"] for line in lines)
+    out = ["# The paper's qualitative findings, tested on our scores", "",
+           f"{passed} of {len(lines)} comparisons pass. At each set's largest n, d = EMD(better) - EMD(worse) per run "
+           "(same reports); not_worse passes when mean(d) <= z SE, better when mean(d) < -z SE.", "",
+           "| check | set | n | better | worse | EMD better | EMD worse | mean d ± SE | passed |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for line in lines:
+        out.append(f"| {line['check']} | {line['mechanism_set']} | {line['n']:,} | {line['better']} | "
+                   f"{line['worse']} | {line['emd_better']:.4g} | {line['emd_worse']:.4g} | "
+                   f"{line['mean_difference']:+.3g} ± {line['standard_error']:.2g} | "
+                   f"{'yes' if line['passed'] else '**NO**'} |")
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    table = io.load_table(snakemake.input[0], dtypes={"note": str})
+    io.save_table(summarise(table), snakemake.output.summary)
+    scores = free_will.emd_by_run(table.to_dict("records"))
+    columns = ["row", "column", "mechanism_set", "n", "method", "ratio", "verdict", "paper"]
+    for name in ("table01", "table02"):
+        spec = snakemake.params.tables[name]
+        lines = free_will.verdict_table(scores, spec, snakemake.params.verdict)
+        csv_path, md_path = snakemake.output[name]
+        io.save_rows(lines, columns, csv_path)
+        io.write_text(md_path, free_will.verdict_markdown(spec["title"], lines))
+    spec = snakemake.params.findings
+    lines = free_will.check_findings(scores, spec["checks"], spec["z"])
+    csv_path, md_path = snakemake.output.findings
+    io.save_rows(lines, list(lines[0]) if lines else ["check"], csv_path)
+    io.write_text(md_path, findings_markdown(lines))
+
+
+cli.run_or_exit(main, snakemake.log)
