@@ -165,3 +165,16 @@ def synthetic_label(spec: dict) -> str:
         return f"Binomial({int(spec['k']) - 1}, {float(spec['binomial_p']):g})"
     low, high = map(int, spec["uniform"])
     return f"uniform on {{{low}..{high}}}"
+
+
+def estimate_experiment(family: str, mechanisms: dict[str, np.ndarray], reports: dict[str, np.ndarray],
+                        stopping: dict, runs: int) -> dict[str, np.ndarray]:
+    """One estimator family on every eps and run of an experiment, stacked for an npz: ``reports`` holds the report
+    counts of a matrix mechanism per (eps, run) or the grouped RAPPOR reports (then ``mechanisms`` is unused)."""
+    if "counts" in reports:
+        points = [estimate_family(family, A, c, stopping)
+                  for A, c in zip(mechanisms["A"], reports["counts"], strict=True)]
+    else:
+        points = [estimate_rappor_family(family, rappor_runs(reports, i, runs), stopping)
+                  for i in range(reports["eps"].size)]
+    return stack_estimates(points)

@@ -130,13 +130,14 @@ def build_synthetic(spec: dict, target_data: str, target_alphabet: str) -> None:
     privest.io.save_json(target_alphabet, {"kind": "linear", "k": spec["k"], "label": label})
 
 
-def estimate_rap(reports_path: str, stopping: dict, runs: int, target: str) -> None:
-    """RAPPOR's estimator (family rap: INV-N and INV-P) on every eps and run: bit sums only, under a second at
-    the quick scale and seconds at the paper scale, so it runs in-process (scripts/estimate.py does the others)."""
-    reports = privest.io.load_npz(reports_path)
-    points = [privest.registry.estimate_rappor_family("rap", privest.registry.rappor_runs(reports, i, runs), stopping)
-              for i in range(reports["eps"].size)]
-    privest.io.save_npz(target, **privest.registry.stack_estimates(points))
+def estimate_in_process(mechanisms_path: str, reports_path: str, family: str, stopping: dict, runs: int,
+                        target: str) -> None:
+    """A light estimator family (inv: one factorisation per eps; rap: bit sums) on every eps and run, in-process:
+    a fraction of a second at the quick scale, seconds at the paper scale (scripts/estimate.py does IBU)."""
+    estimates = privest.registry.estimate_experiment(
+        family, privest.io.load_npz(mechanisms_path), privest.io.load_npz(reports_path), stopping, runs
+    )
+    privest.io.save_npz(target, **estimates)
 
 
 _check_ibu_consistency()

@@ -68,15 +68,14 @@ rule ibu_perturb:
 
 
 rule ibu_estimate:
-    """One estimator family on every eps and run of an experiment (inv: INV-N and INV-P; ibu: IBU, GIBU on the
-    grouped reports for RAPPOR)."""
+    """IBU on every eps and run of an experiment (GIBU on the grouped reports for RAPPOR)."""
     input:
         mechanisms=rules.ibu_mechanism.output[0],
         reports=rules.ibu_perturb.output[0],
     output:
         f"{IBU_DIR}/{{experiment}}/estimates_{{family}}.npz",
     wildcard_constraints:
-        family="inv|ibu",
+        family="ibu",
     params:
         stopping=IBU["ibu"],
         runs=IBU_SCALE["runs"],
@@ -90,21 +89,28 @@ rule ibu_estimate:
         "../../scripts/estimate.py"
 
 
-rule ibu_estimate_rap:
-    """RAPPOR's own estimator on every eps and run of a RAPPOR experiment, normalised and projected (named INV-N and
-    INV-P as in the paper's Figure 12). Bit sums only: run in-process."""
+rule ibu_estimate_light:
+    """The light estimator families on every eps and run of an experiment, in-process: inv (INV-N and INV-P from one
+    factorisation per eps) and rap (RAPPOR's own estimator from the bit sums, normalised and projected: named INV-N
+    and INV-P as in the paper's Figure 12)."""
     input:
+        mechanisms=rules.ibu_mechanism.output[0],
         reports=rules.ibu_perturb.output[0],
     output:
-        f"{IBU_DIR}/{{experiment}}/estimates_rap.npz",
+        f"{IBU_DIR}/{{experiment}}/estimates_{{family}}.npz",
+    wildcard_constraints:
+        family="inv|rap",
     params:
         stopping=IBU["ibu"],
         runs=IBU_SCALE["runs"],
     log:
-        "logs/ibu_consistency/{experiment}/estimate_rap.log",
+        "logs/ibu_consistency/{experiment}/estimate_{family}.log",
     localrule: True
     run:
-        run_in_process(log, estimate_rap, input.reports, params.stopping, params.runs, output[0])
+        run_in_process(
+            log, estimate_in_process, input.mechanisms, input.reports, wildcards.family, params.stopping,
+            params.runs, output[0],
+        )
 
 
 rule ibu_score:
