@@ -12,7 +12,7 @@ from typing import Literal
 
 import numpy as np
 
-from privest.mechanisms import average
+from privest.mechanisms import average, check_row_stochastic
 from privest.rappor import RapporReports, flip_probability, log_probability
 
 Post = Literal["projection", "normalization"] | None
@@ -45,18 +45,9 @@ def _check_distribution_length(v: np.ndarray, length: int, name: str) -> np.ndar
     return v
 
 
-def _check_mechanism(A: np.ndarray, name: str = "A") -> np.ndarray:
-    A = np.asarray(A, dtype=np.float64)
-    if A.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D matrix, got shape {A.shape}")
-    if np.any(A < 0) or not np.allclose(A.sum(axis=1), 1.0, rtol=0, atol=1e-9):
-        raise ValueError(f"{name} must be row-stochastic: non-negative rows summing to 1")
-    return A
-
-
 def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
     """The group of a matrix mechanism A (k, m) whose columns were reported counts[z] times."""
-    A = _check_mechanism(A)
+    A = check_row_stochastic(A, "A", atol=1e-9)
     counts = _check_distribution_length(counts, A.shape[1], "counts")
     seen = counts > 0
     if np.any(A[:, seen].max(axis=0) <= 0):
@@ -186,7 +177,7 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
 def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000) -> list[IbuResult]:
     """IBU on many runs' report counts (R, m) through one mechanism A, batched: each run's result is that of
     ``ibu(A, counts[r])`` (same iterations, same stopping), at the cost of matrix-matrix products."""
-    A = _check_mechanism(A)
+    A = check_row_stochastic(A, "A", atol=1e-9)
     counts = np.asarray(counts, dtype=np.float64)
     if counts.ndim != 2 or counts.shape[1] != A.shape[1]:
         raise ValueError(f"counts must have shape (runs, {A.shape[1]}), got {counts.shape}")
@@ -240,7 +231,7 @@ def inv(A: np.ndarray, q: np.ndarray, post: Post = None) -> np.ndarray:
 
     q holds counts or frequencies over the columns of A. A whose condition number exceeds 1e12 counts as singular.
     """
-    A = _check_mechanism(A)
+    A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square for INV, got shape {A.shape}")
     q = _check_distribution_length(q, A.shape[1], "q")
@@ -250,7 +241,7 @@ def inv(A: np.ndarray, q: np.ndarray, post: Post = None) -> np.ndarray:
 def inv_runs(A: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The raw INV vectors v (free-will eq. 7) of many runs' counts (R, m) through one square mechanism: one
     condition check and one factorisation for all runs. Rows may be negative; post-process each."""
-    A = _check_mechanism(A)
+    A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square for INV, got shape {A.shape}")
     counts = np.asarray(counts, dtype=np.float64)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privest.mechanisms import check_row_stochastic
 from privest.rappor import RapporReports, flip_probability
 
 
@@ -17,13 +18,6 @@ def rng_for(seed: int, *keys: object) -> np.random.Generator:
     text = "\x1f".join([str(int(seed)), *map(str, keys)])
     digest = hashlib.sha256(text.encode()).digest()
     return np.random.default_rng(np.random.SeedSequence(int.from_bytes(digest, "little")))
-
-
-def _check_matrix(A: np.ndarray) -> np.ndarray:
-    A = np.asarray(A, dtype=np.float64)
-    if A.ndim != 2 or np.any(A < 0) or not np.allclose(A.sum(axis=1), 1.0, rtol=0, atol=1e-9):
-        raise ValueError("A must be a row-stochastic matrix (non-negative rows summing to 1)")
-    return A
 
 
 def _check_secrets(secrets: np.ndarray, k: int) -> np.ndarray:
@@ -40,7 +34,7 @@ def sample(A: np.ndarray, secrets: np.ndarray, rng: np.random.Generator) -> np.n
 
     Inverse-CDF sampling: one uniform per user, one searchsorted per row of A over the users holding that secret.
     """
-    A = _check_matrix(A)
+    A = check_row_stochastic(A, "A", atol=1e-9)
     k = A.shape[0]
     secrets = _check_secrets(secrets, k)
     cdf = np.cumsum(A, axis=1)
@@ -60,7 +54,7 @@ def sample_counts(A: np.ndarray, secret_counts: np.ndarray, rng: np.random.Gener
 
     Equal in distribution to ``bincount(sample(A, secrets))`` and costs O(k m), whatever the number of users.
     """
-    A = _check_matrix(A)
+    A = check_row_stochastic(A, "A", atol=1e-9)
     secret_counts = np.asarray(secret_counts)
     if secret_counts.shape != (A.shape[0],) or np.any(secret_counts < 0):
         raise ValueError(f"secret_counts must be non-negative of shape ({A.shape[0]},), got {secret_counts.shape}")
