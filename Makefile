@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 CLUSTER_STAMP := $(VENV)/.installed-cluster
 CORES ?= all
 
-.PHONY: test test-cluster reproduce lint clean
+.PHONY: test test-cluster test-report reproduce lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check privest scripts tests benchmarks workflow/profiles
 
 test: $(STAMP) lint
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report
 
 # The pipeline on a real one-node SLURM cluster (tests/cluster, README "Running on a cluster"): the SLURM executor
 # plugin (the `cluster` extra), then slurm-wlm and munge from apt (root; skipped, with the reason, where apt cannot
@@ -32,8 +32,19 @@ test-cluster: $(CLUSTER_STAMP)
 	PATH="$(abspath $(BIN)):$$PATH:/usr/sbin:/sbin" PRIVEST_CLUSTER_SETUP="$(abspath $(VENV))/cluster-setup.txt" \
 		$(BIN)/python -m pytest -q -s -rs tests/cluster
 
+# The whole pipeline, then the HTML report, then the one-screen summary of results/REPRODUCTION.md.
 reproduce: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --profile workflow/profiles/default
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --profile workflow/profiles/default \
+		--report results/report.html
+	@cat results/reproduction_summary.txt
+
+# After `make reproduce`: results/report.html in headless Chromium (tests/report: apt installs chromium when it is
+# missing and it can; otherwise the test skips with the reason). .ci/run calls it.
+test-report: $(STAMP)
+	tests/report/setup.sh $(VENV)/report-setup.txt
+	PATH="$(abspath $(BIN)):$$PATH" PRIVEST_REPORT_SETUP="$(abspath $(VENV))/report-setup.txt" \
+		$(BIN)/python -m pytest -q -rs tests/report
 
 clean:
 	rm -rf results logs benchmarks/*/ .snakemake

@@ -12,7 +12,11 @@ min_version("8.20")
 configfile: "config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
+include: "workflow/rules/report.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/ibu_consistency.smk"
 include: "workflow/rules/ibu_theory.smk"
@@ -21,10 +25,8 @@ include: "workflow/rules/free_will.smk"
 
 
 rule all:
-    """Every figure and table of the active scale."""
+    """Every figure and table of the active scale, and the reproduction report that sets them beside the papers."""
     input:
-        ibu_consistency_targets(),
-        ibu_theory_targets(),
-        constrained_counts_targets(),
-        free_will_targets(),
+        study_targets(),
+        reproduction_targets(),
     default_target: True

@@ -144,3 +144,14 @@ def planar_heatmap(ax, values, spec: dict, norm=None, cmap: str = "viridis"):
     ax.set_ylabel("km north")
     ax.grid(False)
     return image
+
+
+def thumbnail(source: str | Path, target: str | Path, width: int) -> None:
+    """A copy of a PNG at most `width` pixels wide (aspect kept, 8-bit palette), small enough to commit."""
+    from PIL import Image  # matplotlib's own dependency
+
+    with Image.open(source) as image:
+        image = image.convert("RGB")
+        image.thumbnail((width, width * image.height // image.width + 1), Image.Resampling.LANCZOS)
+        with atomic_path(target) as tmp:
+            image.quantize(colors=256).save(tmp, format="PNG", optimize=True)

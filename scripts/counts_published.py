@@ -37,16 +37,17 @@ def main() -> None:
     params = snakemake.params
     rows = []
 
-    def row(where: str, quantity: str, paper: str, ours: str, agrees: bool | str) -> None:
-        rows.append({"where": where, "quantity": quantity, "paper": paper, "ours": ours, "agrees": agrees})
+    def row(where: str, quantity: str, paper: str, ours: str, tolerance: str, agrees: bool | str) -> None:
+        rows.append({"where": where, "quantity": quantity, "paper": paper, "ours": ours, "tolerance": tolerance,
+                     "agrees": agrees})
 
     n, alpha = params.example1["n"], params.example1["alpha"]
     P = counts.gm(n, alpha)
     ratio = (1 - P[1, 1]) / P[1, 1]
     row("Example 1", f"GM, n={n}, alpha={alpha:g}: P(wrong | input 1) / P(true | input 1)",
-        '18 ("eighteen times lower")', f"{ratio:.6f}", rounds_to(ratio, EXAMPLE1_RATIO))
+        '18 ("eighteen times lower")', f"{ratio:.6f}", "rounds to the printed digits", rounds_to(ratio, EXAMPLE1_RATIO))
     row("Example 1", "the same: P(0 | 1) = P(2 | 1), P(1 | 1), P(0 | 0)", "lost in extraction",
-        f"{P[0, 1]:.4f}, {P[1, 1]:.4f}, {P[0, 0]:.4f}", "")
+        f"{P[0, 1]:.4f}, {P[1, 1]:.4f}, {P[0, 0]:.4f}", "not judged", "")
 
     grid = params.grid
     pairs = [(n, a) for n in grid["n"] for a in grid["alpha"]]
@@ -54,9 +55,9 @@ def main() -> None:
     lp = max(abs(counts.loss(counts.optimal(n, a, "L0")) - 2 * a / (1 + a)) for n, a in pairs)
     where = f"n in {grid['n']}, alpha in {grid['alpha']}"
     row("Section IV-B", f"GM's L0 score: largest |score - 2a/(1+a)|, {where}", "2a/(1+a) for every n",
-        f"{closed:.2e}", closed <= 1e-12)
+        f"{closed:.2e}", "<= 1e-12", closed <= 1e-12)
     row("Theorem 3", f"unconstrained L0 optimum (LP): largest |LP - 2a/(1+a)|, {where}", "GM is the optimum",
-        f"{lp:.2e}", lp <= 1e-6)
+        f"{lp:.2e}", "<= 1e-6 (LP)", lp <= 1e-6)
 
     tolerance = params.tolerance
     for alpha in params.thresholds["alpha"]:
@@ -65,27 +66,28 @@ def main() -> None:
                      if counts.properties(counts.gm(n, alpha), alpha, tol=tolerance)["WH"])
         published = THRESHOLDS.get(alpha, float("nan"))
         row("Lemma 2, Figures 8-9", f"alpha={alpha:.6g}: 2a/(1-a); the smallest n >= 2 where the checker finds GM WH",
-            f"{published:g}", f"{threshold:.4f}; n = {first}",
+            f"{published:g}", f"{threshold:.4f}; n = {first}", "rounds to the printed digits; n = ceil(2a/(1-a))",
             rounds_to(threshold, published) and first == max(2, math.ceil(threshold - 1e-9)))
 
     limits = [cm_limit(n, 1e-12) for n in grid["n"]]
     row("Lemma 3", f"the largest alpha at which GM is CM (checker, bisection), n in {grid['n']}", "1/2",
-        ", ".join(f"{x:.6f}" for x in limits), bool(np.allclose(limits, 0.5, atol=1e-6)))
+        ", ".join(f"{x:.6f}" for x in limits), "1e-6", bool(np.allclose(limits, 0.5, atol=1e-6)))
 
     n, alpha = params.fig07["n"], params.fig07["alpha"]
     diagonal = {name: np.diag(build(n, alpha)).mean() for name, build in
                 (("EM", counts.em), ("GM", counts.gm), ("WM", counts.wm))}
     quantity = f"n={n}, alpha={alpha:.6g}: {{}}'s P(true answer) for uniform inputs (mean diagonal)"
-    row("Section I, Figure 7", quantity.format("EM"), f"{FIG07_EM}", f"{diagonal['EM']:.4f}",
+    printed = "rounds to the printed digits"
+    row("Section I, Figure 7", quantity.format("EM"), f"{FIG07_EM}", f"{diagonal['EM']:.4f}", printed,
         rounds_to(diagonal["EM"], FIG07_EM))
-    row("Section I, Figure 7", quantity.format("GM"), f"{FIG07_GM}", f"{diagonal['GM']:.4f}",
+    row("Section I, Figure 7", quantity.format("GM"), f"{FIG07_GM}", f"{diagonal['GM']:.4f}", printed,
         rounds_to(diagonal["GM"], FIG07_GM))
-    row("Section I, Figure 7", quantity.format("WM"), "between EM and GM", f"{diagonal['WM']:.4f}",
+    row("Section I, Figure 7", quantity.format("WM"), "between EM and GM", f"{diagonal['WM']:.4f}", "EM <= WM <= GM",
         bool(diagonal["EM"] <= diagonal["WM"] <= diagonal["GM"]))
 
-    row("Section V", "the LP solver", "PyLPSolve [19] (lp_solve)", counts.solver_description(), "")
+    row("Section V", "the LP solver", "PyLPSolve [19] (lp_solve)", counts.solver_description(), "not judged", "")
 
-    columns = ["where", "quantity", "paper", "ours", "agrees"]
+    columns = ["where", "quantity", "paper", "ours", "tolerance", "agrees"]
     io.save_rows(rows, columns, snakemake.output.table)
     io.write_text(snakemake.output.markdown, "# Count paper: published numbers beside ours\n\n"
                   + counts.markdown_table(rows, columns))

@@ -165,7 +165,8 @@ def test_dry_run_of_the_whole_dag(scale, tmp_path):
                  "counts_fig_structure", "counts_fig06", "counts_fig07", "counts_fig08", "counts_fig09", "counts_fig10",
                  "counts_fig_synthetic",
                  "fw_alphabet", "fw_shokri", "fw_mechanisms", "fw_perturb", "fw_estimate", "fw_score", "fw_aggregate",
-                 "fw_tables", "fw_mechanism_tables", "fw_figures", "fw_propositions", "fw_noninformative"):
+                 "fw_tables", "fw_mechanism_tables", "fw_figures", "fw_propositions", "fw_noninformative",
+                 "reproduction"):
         assert f"rule {rule}:" in result.stdout
 
 
@@ -318,3 +319,56 @@ def test_free_will_findings_hold_on_the_aggregated_table(tiny_run):
               for x in lines if not x["passed"]]
     assert not failed, failed
     assert len(pd.read_csv(results / "findings.csv")) == len(lines)
+
+
+def test_reproduction_lists_every_paper_item_and_every_figure_built(tiny_run):
+    """Issue 7, acceptance 1 on the tiny run: results/REPRODUCTION.md (and its CSV) has one row per item of the
+    catalogue, every PNG built belongs to one, and section 7.6's printed bounds are flagged beside their formulas."""
+    from privest import reproduction
+
+    results = tiny_run / "results"
+    items = pd.read_csv(results / "reproduction.csv", keep_default_na=False)
+    catalogue = yaml.safe_load((ROOT / "workflow" / "report" / "papers.yaml").read_text())
+    assert len(items) == sum(len(paper["items"]) for paper in catalogue.values())
+    assert set(items["status"]) <= set(reproduction.STATUSES)
+    pngs = {str(p.relative_to(results)) for p in results.glob("*/figures/*.png")}
+    listed = " ".join(items["files"]).split()
+    assert pngs and pngs <= set(listed) and len(listed) == len(set(listed))
+    text = (results / "REPRODUCTION.md").read_text()
+    assert all(f"| {item} |" in text for item in items["item"])
+    bound = items[(items["study"] == "ibu_consistency") & (items["item"] == "Section 7.6")].iloc[0]
+    assert bound["status"] == "differs" and "227.28" in bound["why"] and "277.28" in bound["why"]
+    assert "7238" in bound["why"] and "7818.55" in bound["why"]
+    captions = list((results / "report" / "captions").glob("*/*.rst"))
+    assert len(captions) >= len(pngs) and all("- scale: quick" in c.read_text() for c in captions)
+    summary = (results / "reproduction_summary.txt").read_text()
+    assert f"{len(pngs)} figure files built" in summary and len(summary.splitlines()) < 50
+
+
+def test_the_html_report_adds_every_figure_under_its_paper(tiny_run):
+    result = snakemake("--cores", "1", "--directory", str(tiny_run), "--report", "results/report.html", cwd=tiny_run)
+    added = [line for line in result.stdout.splitlines() + result.stderr.splitlines() if line.startswith("Adding ")]
+    pngs = sorted(p.name for p in (tiny_run / "results").glob("*/figures/*.png"))
+    assert sorted(line.split()[1] for line in added if line.split()[1].endswith(".png")) == pngs
+    assert (tiny_run / "results" / "report.html").stat().st_size > 100_000
+
+
+def planned_rules(work: Path, change: dict) -> set[str]:
+    """The rules a dry run would execute after `change` is merged into the working directory's config."""
+    config = deep_update(yaml.safe_load((work / "config.yaml").read_text()), change)
+    changed = work / "changed.yaml"
+    changed.write_text(yaml.safe_dump(config))
+    result = snakemake("--dry-run", "--quiet", "rules", "--cores", "2", "--directory", str(work),
+                       "--configfile", str(changed), cwd=work)
+    lines = (result.stdout + result.stderr).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["job", "count"])
+    return {line.split()[0] for line in lines[start + 2:] if line.split() and line.split()[0] != "total"}
+
+
+def test_changing_a_config_value_reruns_its_jobs_and_the_report_but_nothing_unrelated(tiny_run):
+    """Issue 7, acceptance 3: a report tolerance reruns the report alone; a count-paper value reruns count-paper
+    jobs and the report, no job of the other studies or of the data."""
+    assert planned_rules(tiny_run, {"report": {"similar_ratio": 2.0}}) == {"reproduction", "all"}
+    rules = planned_rules(tiny_run, {"constrained_counts": {"adult": {"alpha": 0.8}}})
+    assert {"counts_adult", "counts_fig10", "reproduction", "all"} <= rules
+    assert all(rule.startswith("counts_") or rule in {"reproduction", "all"} for rule in rules), rules

@@ -322,11 +322,6 @@ def fw_figure_files() -> list[str]:
     return [f"{FW_DIR}/figures/{panel}.{ext}" for panel in fw_panels() for ext in ("pdf", "png")]
 
 
-def fw_figure_subcategory(path: str) -> str:
-    """The report subcategory of a figure file .../figNN[a-z].ext: 'Figure NN'."""
-    return f"Figure {int(os.path.basename(path)[3:5])}"
-
-
 def free_will_targets() -> list[str]:
     """Every output of the study at the active scale."""
     tables = [f"{FW_DIR}/tables/{name}.{ext}" for name in ("table01", "table02", "findings") for ext in ("csv", "md")]
@@ -411,3 +406,104 @@ def ibu_theory_targets() -> list[str]:
               "section7_6.md", "section8_likely.csv", "section8_likely.md"]
     figures = [f"{IBU_DIR}/figures/fig04.{ext}" for ext in ("pdf", "png")]
     return theory_surface_figures() + figures + theory_fig06_figures() + [f"{IBU_DIR}/tables/{t}" for t in tables]
+
+
+# The reproduction report (workflow/rules/report.smk): the catalogue of the papers' items, report flags, captions.
+
+import fnmatch
+from pathlib import Path
+
+import privest.reproduction
+
+CATALOGUE_PATH = os.path.join(workflow.basedir, "workflow", "report", "papers.yaml")
+REPORT_DIR = "results/report"
+
+
+def _load_catalogue() -> dict:
+    """The catalogue with its placeholders filled from the config; one line naming the item when one is wrong."""
+    with open(CATALOGUE_PATH) as f:
+        catalogue = yaml.safe_load(f)
+    for study, paper in catalogue.items():
+        for entry in paper["items"]:
+            try:
+                entry.update(privest.reproduction.fill(entry, config))
+            except KeyError as error:
+                raise ValueError(f"workflow/report/papers.yaml: {study} {entry['item']}: no config key "
+                                 f"{error.args[0]}") from None
+    return catalogue
+
+
+CATALOGUE = _load_catalogue()
+
+
+def report_entry(path: str) -> tuple[str, dict] | None:
+    """The study and catalogue entry whose files include a results path (results/<study>/...), if any."""
+    study, _, rest = path.removeprefix("results/").partition("/")
+    for entry in CATALOGUE.get(study, {}).get("items", []):
+        if any(fnmatch.fnmatch(rest, pattern) for pattern in entry.get("files", [])):
+            return study, entry
+    return None
+
+
+def caption_file(path: str) -> str:
+    """The generated caption of a reported file: results/report/captions/<study>/<name>.rst."""
+    study, _, rest = path.removeprefix("results/").partition("/")
+    return f"{REPORT_DIR}/captions/{study}/{Path(rest).stem}.rst"
+
+
+def table_page(path: str) -> str:
+    """The HTML page of a paper's table (a CSV of ours) shown in the report: results/report/tables/<study>/<name>.html."""
+    study, _, rest = path.removeprefix("results/").partition("/")
+    return f"{REPORT_DIR}/tables/{study}/{Path(rest).stem}.html"
+
+
+def subcategory(entry: dict) -> str:
+    return f"{entry['item']} (section {entry['section']})"
+
+
+def reported(path: str, source: str | None = None):
+    """`path` flagged for the HTML report under its paper and item, when it is a PNG (or a table page) of the
+    catalogue; otherwise `path` as it is. `source`: the catalogue file a table page shows.
+
+    A path with wildcards (one PNG per job) takes workflow/report/wildcard_caption.rst, which includes the generated
+    caption of the job's PNG, and its subcategory from the wildcards."""
+    study = path.removeprefix("results/").partition("/")[0]
+    if "{" in path and path.endswith(".png") and study in CATALOGUE:
+        return report(path, caption="../report/wildcard_caption.rst", category=CATALOGUE[study]["paper"],
+                      subcategory=lambda wildcards: subcategory(report_entry(path.format(**wildcards))[1]))
+    found = report_entry(source or path)
+    if found is None or not (path.endswith(".png") or source):
+        return path
+    study, entry = found
+    return report(path, caption=os.path.abspath(caption_file(source or path)), category=CATALOGUE[study]["paper"],
+                  subcategory=subcategory(entry))
+
+
+def study_targets() -> list[str]:
+    """Every output of the three studies at the active scale."""
+    return ibu_consistency_targets() + ibu_theory_targets() + constrained_counts_targets() + free_will_targets()
+
+
+def reported_files() -> list[str]:
+    """The files of study_targets() that the catalogue lists (the PNGs and the tables of the report)."""
+    return [path for path in study_targets() if report_entry(path) and not path.endswith((".pdf", ".md"))]
+
+
+def reproduction_data() -> list[str]:
+    """The provenance and alphabet files the report reads (counts, the regions used), each once, and the tables its
+    checks read that are not targets of their study."""
+    regions = ["planar", "sf_square", FW["alphabets"]["planar"]["region"], THEORY["section8"]["planar"]["region"]]
+    names = ["ages_provenance", "checkins_planar_provenance"] + [f"checkins_{r}_alphabet" for r in regions]
+    tables = [f"{COUNTS_DIR}/tables/{name}.csv" for name in ("fig08a_objectives", "fig08b_objectives", "fig10_adult")]
+    return [f"results/data/{name}.json" for name in dict.fromkeys(names)] + tables
+
+
+def reproduction_targets() -> list[str]:
+    return ["results/REPRODUCTION.md", "results/reproduction_summary.txt", "results/reproduction.html"]
+
+
+def build_gallery(sources: list[str], targets: list[str], width: int) -> None:
+    import privest.plotting  # matplotlib: imported by this job only, not at every parse
+
+    for source, target in zip(sources, targets, strict=True):
+        privest.plotting.thumbnail(source, target, width)

@@ -182,12 +182,7 @@ rule counts_fig_optimal:
         rules.counts_optimal.output[0],
     output:
         [
-            report(
-                f"{COUNTS_DIR}/figures/{name}.{ext}",
-                caption=f"../report/counts_{name}.rst",
-                category="Constrained counts",
-                subcategory=f"Figure {int(name[3:])}",
-            )
+            reported(f"{COUNTS_DIR}/figures/{name}.{ext}")
             for name in ("fig01", "fig02")
             for ext in ("pdf", "png")
         ],
@@ -205,12 +200,7 @@ rule counts_fig_structure:
     """Figures 3 and 4: GM and EM written out entry by entry, coloured by their values at one alpha."""
     output:
         [
-            report(
-                f"{COUNTS_DIR}/figures/{name}.{ext}",
-                caption=f"../report/counts_{name}.rst",
-                category="Constrained counts",
-                subcategory=f"Figure {int(name[3:])}",
-            )
+            reported(f"{COUNTS_DIR}/figures/{name}.{ext}")
             for name in ("fig03", "fig04")
             for ext in ("pdf", "png")
         ],
@@ -231,12 +221,7 @@ rule counts_fig06:
         rules.counts_properties.output.table,
     output:
         [
-            report(
-                f"{COUNTS_DIR}/figures/fig06.{ext}",
-                caption="../report/counts_fig06.rst",
-                category="Constrained counts",
-                subcategory="Figure 6",
-            )
+            reported(f"{COUNTS_DIR}/figures/fig06.{ext}")
             for ext in ("pdf", "png")
         ],
     params:
@@ -255,12 +240,7 @@ rule counts_fig07:
         rules.counts_mechanisms.output[0],
     output:
         [
-            report(
-                f"{COUNTS_DIR}/figures/fig07.{ext}",
-                caption="../report/counts_fig07.rst",
-                category="Constrained counts",
-                subcategory="Figure 7",
-            )
+            reported(f"{COUNTS_DIR}/figures/fig07.{ext}")
             for ext in ("pdf", "png")
         ],
     params:
@@ -280,12 +260,7 @@ rule counts_fig08:
         rules.counts_combinations.output[0],
     output:
         [
-            report(
-                f"{COUNTS_DIR}/figures/fig08{{panel}}.{ext}",
-                caption="../report/counts_fig08.rst",
-                category="Constrained counts",
-                subcategory="Figure 8",
-            )
+            reported(f"{COUNTS_DIR}/figures/fig08{{panel}}.{ext}")
             for ext in ("pdf", "png")
         ],
     log:
@@ -302,12 +277,7 @@ rule counts_fig09:
         rules.counts_scores.output[0],
     output:
         [
-            report(
-                f"{COUNTS_DIR}/figures/{name}.{ext}",
-                caption="../report/counts_fig09.rst",
-                category="Constrained counts",
-                subcategory="Figure 9",
-            )
+            reported(f"{COUNTS_DIR}/figures/{name}.{ext}")
             for name in COUNTS_FIGURES
             if name.startswith("fig09")
             for ext in ("pdf", "png")
@@ -326,12 +296,7 @@ rule counts_fig10:
         rules.counts_adult.output[0],
     output:
         [
-            report(
-                f"{COUNTS_DIR}/figures/fig10.{ext}",
-                caption="../report/counts_fig10.rst",
-                category="Constrained counts",
-                subcategory="Figure 10",
-            )
+            reported(f"{COUNTS_DIR}/figures/fig10.{ext}")
             for ext in ("pdf", "png")
         ],
     params:
@@ -351,12 +316,7 @@ rule counts_fig_synthetic:
         f"{COUNTS_DIR}/tables/{{synthetic}}_synthetic.csv",
     output:
         [
-            report(
-                f"{COUNTS_DIR}/figures/{{synthetic}}.{ext}",
-                caption="../report/counts_synthetic.rst",
-                category="Constrained counts",
-                subcategory="Figures 11-13",
-            )
+            reported(f"{COUNTS_DIR}/figures/{{synthetic}}.{ext}")
             for ext in ("pdf", "png")
         ],
     params:

@@ -189,8 +189,7 @@ rule fw_figures:
         alphabets=expand(f"{FW_DIR}/alphabets/{{alphabet}}.json", alphabet=FW["alphabets"]),
     output:
         [
-            report(path, caption="../report/fw_figures.rst", category="Free-will privacy",
-                   subcategory=fw_figure_subcategory(path))
+            reported(path)
             for path in fw_figure_files()
         ],
     params:
@@ -221,8 +220,7 @@ rule fw_propositions:
                           for p in FW["propositions"]],
     output:
         figure=[
-            report(f"{FW_DIR}/figures/propositions.{ext}", caption="../report/fw_propositions.rst",
-                   category="Free-will privacy", subcategory="Propositions 2 and 3")
+            reported(f"{FW_DIR}/figures/propositions.{ext}")
             for ext in ("pdf", "png")
         ],
         table=f"{FW_DIR}/tables/propositions.csv",
@@ -244,8 +242,7 @@ rule fw_noninformative:
     can."""
     output:
         figure=[
-            report(f"{FW_DIR}/figures/eq11_noninformative.{ext}", caption="../report/fw_noninformative.rst",
-                   category="Free-will privacy", subcategory="Eq. (11)")
+            reported(f"{FW_DIR}/figures/eq11_noninformative.{ext}")
             for ext in ("pdf", "png")
         ],
         table=f"{FW_DIR}/tables/eq11_noninformative.csv",

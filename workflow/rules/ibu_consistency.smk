@@ -164,7 +164,7 @@ rule ibu_fig01:
         alphabet=ibu_data(IBU["fig01"]["experiment"]) + "_alphabet.json",
     output:
         [
-            report(path, caption="../report/ibu_fig01.rst", category="IBU consistency", subcategory="Figure 1")
+            reported(path)
             for path in expand(f"{IBU_DIR}/figures/fig01{{panel}}.{{ext}}", panel=list("abc"), ext=["pdf", "png"])
         ],
     params:
@@ -187,12 +187,7 @@ rule ibu_boxplot:
         alphabets=[ibu_data(panel["experiment"]) + "_alphabet.json" for panel in ibu_boxplot_panels()],
     output:
         [
-            report(
-                f"{IBU_DIR}/figures/{panel['figure']}.{ext}",
-                caption="../report/ibu_boxplot.rst",
-                category="IBU consistency",
-                subcategory=f"Figure {int(panel['figure'][3:5])}",
-            )
+            reported(f"{IBU_DIR}/figures/{panel['figure']}.{ext}")
             for panel in ibu_boxplot_panels()
             for ext in ("pdf", "png")
         ],
@@ -215,7 +210,7 @@ rule ibu_fig07:
         alphabet=DATASET["planar"] + "_alphabet.json",
     output:
         [
-            report(path, caption="../report/ibu_fig07.rst", category="IBU consistency", subcategory="Figure 7")
+            reported(path)
             for path in expand(f"{IBU_DIR}/figures/fig07.{{ext}}", ext=["pdf", "png"])
         ],
     log:
@@ -237,7 +232,7 @@ rule ibu_fig08:
         scores=f"{IBU_DIR}/{IBU['fig08']['experiment']}/scores.csv",
     output:
         figures=[
-            report(path, caption="../report/ibu_fig08.rst", category="IBU consistency", subcategory="Figure 8")
+            reported(path)
             for path in expand(f"{IBU_DIR}/figures/fig08{{panel}}.{{ext}}", panel=list("abcde"), ext=["pdf", "png"])
         ],
         table=f"{IBU_DIR}/tables/fig08_emd.csv",
@@ -266,7 +261,7 @@ rule ibu_fig11:
         estimates=ibu_experiment_files("fig11", "estimates_ibu.npz"),
     output:
         [
-            report(path, caption="../report/ibu_fig11.rst", category="IBU consistency", subcategory="Figure 11")
+            reported(path)
             for path in expand(
                 f"{IBU_DIR}/figures/fig11{{panel}}.{{ext}}",
                 panel=[chr(ord("a") + i) for i in range(len(IBU["fig11"]["experiments"]))],

@@ -12,8 +12,7 @@ rule ibu_theory_surfaces:
     """Figures 3 and 5: L over the 2-simplex for each (mechanism, observations) panel, its flat directions and MLEs."""
     output:
         figures=[
-            report(path, caption="../report/theory_surfaces.rst", category="IBU consistency",
-                   subcategory=f"Figure {int(path.split('/')[-1][3:5])}")
+            reported(path)
             for path in theory_surface_figures()
         ],
         table=f"{IBU_DIR}/tables/surfaces_concavity.csv",
@@ -33,8 +32,7 @@ rule ibu_theory_fig04:
     """Figure 4: Theorem 4.4's lower bound against n, and the simulated probability that B has full rank."""
     output:
         figure=[
-            report(f"{IBU_DIR}/figures/fig04.{ext}", caption="../report/theory_fig04.rst",
-                   category="IBU consistency", subcategory="Figure 4")
+            reported(f"{IBU_DIR}/figures/fig04.{ext}")
             for ext in ("pdf", "png")
         ],
         table=f"{IBU_DIR}/tables/fig04_rappor.csv",
@@ -59,7 +57,7 @@ rule ibu_theory_fig06:
         alphabet="results/data/checkins_sf_square_alphabet.json",
     output:
         figures=[
-            report(path, caption="../report/theory_fig06.rst", category="IBU consistency", subcategory="Figure 6")
+            reported(path)
             for path in theory_fig06_figures()
         ],
         table=f"{IBU_DIR}/tables/fig06_fixed_points.csv",

@@ -1,0 +1,621 @@
+"""The reproduction report: every figure and table of the three papers, our outputs beside the papers' numbers.
+
+A catalogue (workflow/report/papers.yaml) lists each paper's figures and tables and the in-text numbers NOTES 8 asks
+for, with the files of ours that reproduce each and the checks that compare them. A check is a function of the
+pipeline's outputs (``outputs``: a mapping from a path under results/ to its loaded table or JSON) and the config; it
+returns the comparisons it made. Nothing here reads a file: scripts/reproduction.py loads, this module judges and
+renders.
+
+An item's status, from its comparisons:
+- ``differs``: a comparison with the paper fails its stated tolerance;
+- ``not reproducible here``: the catalogue says why (a diagram, a table of notation), or a check found the paper's
+  data unavailable here (the Manhattan box without the full SNAP file) while no comparison failed;
+- ``reproduced``: every judged comparison holds;
+- ``built, nothing to check``: our files exist but the paper prints no number or claim we can judge.
+"""
+
+import html
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+REPRODUCED, DIFFERS, UNAVAILABLE, BUILT = "reproduced", "differs", "not reproducible here", "built, nothing to check"
+STATUSES = (REPRODUCED, DIFFERS, UNAVAILABLE, BUILT)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One number or claim of the paper beside ours. ``agrees`` is None when it is shown but not judged."""
+
+    quantity: str
+    paper: str
+    ours: str
+    tolerance: str
+    agrees: bool | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check found: its comparisons, and why the paper's setting cannot be run here (empty when it can)."""
+
+    comparisons: list[Comparison]
+    unavailable: str = ""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One figure, table or in-text result of a paper, judged."""
+
+    study: str
+    paper: str
+    item: str
+    section: str
+    title: str
+    files: list[str]
+    status: str
+    why: str
+    comparisons: list[Comparison] = field(default_factory=list)
+    facts: dict[str, str] = field(default_factory=dict)
+
+
+# Placeholders of the catalogue's text: {config.a.b} is config["a"]["b"], {scale.a.b} the active scale's.
+_PLACEHOLDER = re.compile(r"\{((?:config|scale)(?:\.[A-Za-z0-9_\-]+)+)\}")
+
+
+def lookup(config: Mapping[str, Any], dotted: str) -> Any:
+    """The value of a placeholder: config.a.b -> config[a][b]; scale.a.b -> config[scales][config[scale]][a][b]."""
+    root, *keys = dotted.split(".")
+    value: Any = config if root == "config" else config["scales"][config["scale"]]
+    for key in keys:
+        if not isinstance(value, Mapping) or key not in value:
+            raise KeyError(f"{dotted}: no key {key!r}")
+        value = value[key]
+    return value
+
+
+def show(value: Any) -> str:
+    """A config value as prose: lists joined with commas, numbers in short form."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return ", ".join(map(show, value))
+    if isinstance(value, Mapping):
+        return "; ".join(f"{key}: {show(v)}" for key, v in value.items())
+    return str(value)
+
+
+def fill(value: Any, config: Mapping[str, Any]) -> Any:
+    """Resolve the placeholders of a catalogue value (strings, lists and mappings of them). A string that is one
+    placeholder alone becomes the config value itself; inside text it is shown as prose."""
+    if isinstance(value, str):
+        whole = _PLACEHOLDER.fullmatch(value)
+        if whole:
+            return lookup(config, whole.group(1))
+        return _PLACEHOLDER.sub(lambda m: show(lookup(config, m.group(1))), value)
+    if isinstance(value, Mapping):
+        return {key: fill(v, config) for key, v in value.items()}
+    if isinstance(value, list):
+        return [fill(v, config) for v in value]
+    return value
+
+
+# Formatting.
+
+def fmt(x: float, digits: int = 4) -> str:
+    """A number with `digits` significant digits (thousands separated when large)."""
+    if isinstance(x, (int, np.integer)) or (isinstance(x, float) and x.is_integer() and abs(x) >= 1000):
+        return f"{int(x):,}"
+    return f"{x:.{digits}g}"
+
+
+def printed_decimals(printed: str) -> int:
+    """Decimals of a number as the paper prints it: '0.224' -> 3, '7238' -> 0."""
+    return len(printed.split(".")[1]) if "." in printed else 0
+
+
+def as_printed(ours: float, printed: str) -> bool:
+    """ours equals the printed number to the printed precision: |ours - printed| <= half a unit of its last digit."""
+    return abs(ours - float(printed)) <= 0.5 * 10.0 ** -printed_decimals(printed) + 1e-12
+
+
+def as_printed_tolerance(printed: str) -> str:
+    return f"as printed: within {0.5 * 10.0 ** -printed_decimals(printed):g}"
+
+
+def planar_region(alphabet: Mapping[str, Any]) -> str:
+    """'San Francisco (24 × 16 cells of 0.5 km)' from a planar alphabet file."""
+    return (f"{alphabet['region'].replace('_', ' ').title()} ({alphabet['columns']} × {alphabet['rows']} cells of "
+            f"{alphabet['cell_km']:g} km)")
+
+
+# The checks. Each takes the outputs, the config and the catalogue's arguments, and returns an Outcome.
+
+Outputs = Mapping[str, Any]
+
+
+ESTIMATORS = ("IBU", "INV-N", "INV-P")  # the IBU study's methods (scores.csv also scores the noisy reports)
+
+
+def _mean_emd(scores: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    """Mean EMD, its standard error and the runs of each (eps, estimator) of one experiment of the IBU study."""
+    rows = scores[(scores["experiment"] == experiment) & scores["method"].isin(ESTIMATORS)]
+    if rows.empty:
+        raise ValueError(f"no experiment {experiment!r} in ibu_consistency/tables/scores.csv")
+    grouped = rows.groupby(["eps", "method"])["emd"]
+    table = grouped.agg(["mean", "std", "count"]).reset_index()
+    table["se"] = table["std"].fillna(0.0) / np.sqrt(table["count"])
+    return table
+
+
+def adult_persons(outputs: Outputs, config: Mapping, published: int) -> Outcome:
+    """The Adult persons kept (adult.data + adult.test) against the count the paper prints (section 7.1)."""
+    ours = int(outputs["data/ages_provenance.json"]["rows_kept"])
+    return Outcome([Comparison("Adult persons (adult.data + adult.test)", f"{published:,}", f"{ours:,}", "exact",
+                               ours == published)])
+
+
+def planar_checkins(outputs: Outputs, config: Mapping, published: int, region: str, relative: float) -> Outcome:
+    """The check-ins in the planar box against the paper's count for its region; unavailable when the region used
+    is another one (config data.planar_region: auto falls back when the full SNAP file is missing)."""
+    provenance = outputs["data/checkins_planar_provenance.json"]
+    used = planar_region(outputs["data/checkins_planar_alphabet.json"])
+    ours = int(provenance["rows_kept"])
+    quantity = f"check-ins in the {region.replace('_', ' ').title()} box"
+    if provenance["region"] != region:
+        why = (f"the paper's {region.replace('_', ' ').title()} box needs the full SNAP Gowalla file, which was not "
+               f"available (config data.planar_region: {provenance['requested']}); {used} stands in")
+        return Outcome([Comparison(quantity, f"{published:,}", f"{ours:,} in {used}", "not comparable: other region",
+                                   None)], why)
+    return Outcome([Comparison(quantity, f"{published:,}", f"{ours:,}", f"relative {relative:g}",
+                               abs(ours - published) <= relative * published)])
+
+
+def fig08_emd(outputs: Outputs, config: Mapping) -> Outcome:
+    """Figure 8's EMDs (run 0) beside the paper's, and the methods' ranking. Values are judged only on the paper's
+    region, with the relative tolerance of config report.emd_relative; the ranking is judged everywhere."""
+    table = outputs["ibu_consistency/tables/fig08_emd.csv"]
+    spec = config["ibu_consistency"]["fig08"]
+    same_region = outputs["data/checkins_planar_provenance.json"]["region"] == spec["published_region"]
+    relative = config["report"]["emd_relative"]
+    comparisons = []
+    for row in table.itertuples():
+        agrees = abs(row.emd_km - row.published_emd_km) <= relative * row.published_emd_km if same_region else None
+        comparisons.append(Comparison(f"EMD of {row.method} (km, eps {spec['eps']:g}, run 0)",
+                                      fmt(row.published_emd_km), fmt(row.emd_km),
+                                      f"relative {relative:g}" if same_region else "not judged: other region",
+                                      agrees))
+    paper = " < ".join(table.sort_values("published_emd_km")["method"])
+    ours = " < ".join(table.sort_values("emd_km")["method"])
+    comparisons.append(Comparison("methods from best to worst", paper, ours, "same order", paper == ours))
+    why = "" if same_region else planar_checkins(outputs, config, spec["published_checkins"],
+                                                 spec["published_region"], 1.0).unavailable
+    return Outcome(comparisons, why)
+
+
+def ranking(outputs: Outputs, config: Mapping, experiment: str, eps: float, order: list[str], claim: str) -> Outcome:
+    """The methods' mean EMD over runs at one eps, in the order the paper states (best first)."""
+    table = _mean_emd(outputs["ibu_consistency/tables/scores.csv"], experiment)
+    at = table[np.isclose(table["eps"], float(eps))].set_index("method")
+    means = [at.loc[m, "mean"] for m in order]
+    ours = ", ".join(f"{m} {fmt(x, 3)}" for m, x in zip(order, means, strict=True))
+    runs = int(at["count"].min())
+    return Outcome([Comparison(f"{claim} (mean EMD over {runs} runs, eps {float(eps):g})", " < ".join(order), ours,
+                               "strict order of the means", bool(np.all(np.diff(means) > 0)))])
+
+
+def _panels(config: Mapping, figure: str) -> list[str]:
+    return [name for panel, name in config["ibu_consistency"]["boxplots"].items() if panel.startswith(figure)]
+
+
+def ibu_better(outputs: Outputs, config: Mapping, figure: str) -> Outcome:
+    """'IBU outperforms INV-N and INV-P, especially when eps is small' (section 7.3), per panel: IBU's mean EMD is
+    below both at the smallest eps, and not above either by more than two standard errors at any eps."""
+    scores = outputs["ibu_consistency/tables/scores.csv"]
+    comparisons = []
+    for experiment in _panels(config, figure):
+        table = _mean_emd(scores, experiment)
+        ibu = table[table["method"] == "IBU"].set_index("eps")
+        others = table[table["method"] != "IBU"]
+        worse = [(row.eps, row.method) for row in others.itertuples()
+                 if ibu.loc[row.eps, "mean"] > row.mean + 2 * math.hypot(ibu.loc[row.eps, "se"], row.se)]
+        smallest = table["eps"].min()
+        best_at_smallest = ibu.loc[smallest, "mean"] < others[others["eps"] == smallest]["mean"].min()
+        ours = (f"IBU best at eps {smallest:g}: {'yes' if best_at_smallest else 'no'}; worse beyond noise at "
+                + (", ".join(f"{m} eps {e:g}" for e, m in worse) or "no eps"))
+        comparisons.append(Comparison(f"{experiment}: IBU against INV-N and INV-P", "IBU outperforms both", ours,
+                                      "best at the smallest eps; never worse by more than 2 s.e.",
+                                      bool(best_at_smallest and not worse)))
+    return Outcome(comparisons)
+
+
+def similar(outputs: Outputs, config: Mapping, figure: str, claim: str) -> Outcome:
+    """'The differences are not substantial' (k-RR, section 7.4; RAPPOR, 7.5), per panel: at every eps the largest
+    mean EMD of the three methods is within config report.similar_ratio of the smallest."""
+    limit = config["report"]["similar_ratio"]
+    comparisons = []
+    for experiment in _panels(config, figure):
+        table = _mean_emd(outputs["ibu_consistency/tables/scores.csv"], experiment)
+        spread = table.groupby("eps")["mean"].agg(lambda m: m.max() / m.min())
+        eps, ratio = spread.idxmax(), spread.max()
+        worst = table[np.isclose(table["eps"], eps)].sort_values("mean")["method"].tolist()
+        ours = f"largest ratio {ratio:.2f} at eps {eps:g} ({worst[-1]} over {worst[0]})"
+        comparisons.append(Comparison(f"{experiment}: worst/best mean EMD over eps", claim, ours,
+                                      f"ratio <= {limit:g}", bool(ratio <= limit)))
+    return Outcome(comparisons)
+
+
+def ibu_emd(outputs: Outputs, config: Mapping, experiments: list[str], eps: float) -> Outcome:
+    """IBU's mean EMD at one eps, shown (the paper prints no number to judge it against)."""
+    comparisons = []
+    for experiment in experiments:
+        table = _mean_emd(outputs["ibu_consistency/tables/scores.csv"], experiment)
+        at = table[np.isclose(table["eps"], float(eps)) & (table["method"] == "IBU")].iloc[0]
+        comparisons.append(Comparison(f"{experiment}: IBU's mean EMD at eps {float(eps):g} ({int(at['count'])} runs)",
+                                      "no number printed", fmt(at["mean"], 3), "not judged", None))
+    return Outcome(comparisons)
+
+
+def surfaces(outputs: Outputs, config: Mapping, figure: str, expected: Mapping[str, Mapping[str, bool]]) -> Outcome:
+    """Figures 3 and 5: strict concavity and MLE uniqueness of each panel as the paper's text states them."""
+    table = outputs["ibu_consistency/tables/surfaces_concavity.csv"]
+    comparisons = []
+    for panel, claims in expected.items():
+        row = table[(table["figure"] == figure) & (table["panel"] == panel)].iloc[0]
+        for column, claim in claims.items():
+            words = column.replace("_", " ").replace("mle", "MLE")
+            comparisons.append(Comparison(f"({panel}) observations {row['observations']}: {words}",
+                                          "yes" if claim else "no", "yes" if bool(row[column]) else "no", "exact",
+                                          bool(row[column]) == claim))
+    return Outcome(comparisons)
+
+
+def rappor_concavity(outputs: Outputs, config: Mapping, k: int, eps: float, n_from: int) -> Outcome:
+    """Figure 4 (NOTES 8): at eps = 1 and |X| = 10 the log-likelihood of RAPPOR is strictly concave with probability
+    about one for n >= 25: the bound's value at n_from, and the smallest simulated fraction from n_from on."""
+    table = outputs["ibu_consistency/tables/fig04_rappor.csv"]
+    rows = table[(table["k"] == k) & np.isclose(table["eps"], eps) & (table["n"] >= n_from)]
+    least = config["report"]["concave_probability"]
+    bound = float(rows.sort_values("n")["bound"].iloc[0])
+    simulated = float(rows["strictly_concave"].min())
+    quantity = f"|X| = {k}, eps {eps:g}, n >= {n_from}: probability of strict concavity"
+    runs = int(rows["runs"].iloc[0])
+    return Outcome([
+        Comparison(f"{quantity} (the bound at n = {n_from})", "about 1", fmt(bound), f">= {least:g}",
+                   bound >= least),
+        Comparison(f"{quantity} (simulated, smallest over n, {runs} runs)", "about 1", fmt(simulated),
+                   f">= {least:g}", simulated >= least),
+    ])
+
+
+def fixed_points(outputs: Outputs, config: Mapping, tolerance: float) -> Outcome:
+    """Figure 6: IBU from different starts reaches different fixed points, all with the maximum log-likelihood, none
+    of them theta (section 6.4)."""
+    table = outputs["ibu_consistency/tables/fig06_fixed_points.csv"]
+    distinct = int((table["max_abs_difference_to_start0"] > 1e-3).sum()) + 1
+    return Outcome([
+        Comparison("fixed points reached from different starts", "three different MLEs shown",
+                   f"{distinct} different (of {len(table)} starts; difference > 1e-3)", ">= 3 different",
+                   distinct >= 3),
+        Comparison("largest log-likelihood below the maximum", "all are MLEs", fmt(table["below_max"].max(), 2),
+                   f"<= {tolerance:g}", bool(table["below_max"].max() <= tolerance)),
+        Comparison("EMD of the fixed points to theta (km)", "not theta (> 0)",
+                   f"{fmt(table['emd_to_theta_km'].min(), 3)} to {fmt(table['emd_to_theta_km'].max(), 3)}", "> 0",
+                   bool(table["emd_to_theta_km"].min() > 0)),
+    ])
+
+
+def section7_6(outputs: Outputs, config: Mapping) -> Outcome:
+    """Section 7.6 (NOTES 8): each printed constant C of the bound C/n against the paper's own formula, and whether
+    the bound holds for the exact and simulated errors of INV on the Adult ages."""
+    table = outputs["ibu_consistency/tables/section7_6.csv"]
+    comparisons = []
+    for row in table.itertuples():
+        printed = f"{row.published_C:g}"
+        what = f"{row.mechanism}, eps {row.eps:g}, k = {row.k}: {row.bound} bound C/n"
+        comparisons.append(Comparison(f"{what}, printed C against its own formula", printed, f"{row.formula_C:.2f}",
+                                      as_printed_tolerance(printed), as_printed(row.formula_C, printed)))
+        relation = "<=" if row.bound == "upper" else ">="
+        comparisons.append(Comparison(
+            f"{what}: exact n E||INV - theta||^2 {relation} C (simulated: {row.runs} runs)", "holds",
+            f"exact {fmt(row.exact_C)}, simulated {fmt(row.simulated_C)} ± {fmt(row.simulated_se_C, 2)}",
+            "the formula's C; simulation within 3 s.e. of exact", bool(row.bound_holds and row.simulated_within_3se)))
+    return Outcome(comparisons)
+
+
+def likely(outputs: Outputs, config: Mapping, tolerance: float) -> Outcome:
+    """Section 8: IBU on the likely subset reaches the whole alphabet's MLE (the lemma of 8.1), and faster."""
+    table = outputs["ibu_consistency/tables/section8_likely.csv"]
+    comparisons = []
+    for case, rows in table.groupby("case", sort=False):
+        best = rows.sort_values("max_abs_difference").iloc[0]
+        comparisons.append(Comparison(
+            f"{case} ({best['mechanism']}, |X| = {best['alphabet_size']:,} -> {best['likely_size']}): largest "
+            f"difference between the two estimates ({best['algorithm']})", "the same MLE",
+            f"{fmt(best['max_abs_difference'], 2)}; {best['speedup']:.1f}x faster", f"<= {tolerance:g}",
+            bool(best["max_abs_difference"] <= tolerance)))
+    return Outcome(comparisons)
+
+
+def counts_published(outputs: Outputs, config: Mapping, where: str) -> Outcome:
+    """The count paper's numbers of tables/published.csv whose `where` mentions the given text."""
+    table = outputs["constrained_counts/tables/published.csv"]
+    rows = table[table["where"].str.contains(where, regex=False)]
+    if rows.empty:
+        raise ValueError(f"no row of constrained_counts/tables/published.csv mentions {where!r}")
+    comparisons = []
+    for row in rows.itertuples():
+        agrees = None if pd.isna(row.agrees) or row.agrees == "" else str(row.agrees) == "True"
+        comparisons.append(Comparison(row.quantity, str(row.paper), str(row.ours), str(row.tolerance), agrees))
+    return Outcome(comparisons)
+
+
+def properties_table(outputs: Outputs, config: Mapping) -> Outcome:
+    """Figure 6: the property table computed by the checker against every entry the paper prints."""
+    table = outputs["constrained_counts/tables/fig06_properties.csv"].set_index("property")
+    mechanisms = [c for c in table.columns if f"{c} paper" in table.columns]
+    cells = [(p, m, table.loc[p, m], table.loc[p, f"{m} paper"]) for p in table.index for m in mechanisms
+             if isinstance(table.loc[p, f"{m} paper"], str) and table.loc[p, f"{m} paper"]]
+    same = sum(ours == paper for _, _, ours, paper in cells)
+    comparisons = [Comparison("entries of the property table", f"{len(cells)} printed", f"{same} the same",
+                              "every entry", same == len(cells))]
+    comparisons += [Comparison(f"{m} {p}", paper, f"{ours} ({table.loc[p, f'{m} (holds/points)']} grid points)",
+                               "exact", False) for p, m, ours, paper in cells if ours != paper]
+    return Outcome(comparisons)
+
+
+def flowchart(outputs: Outputs, config: Mapping) -> Outcome:
+    """Figure 5: the flowchart's mechanism reaches the LP's optimum for every set of properties checked."""
+    table = outputs["constrained_counts/tables/fig05_flowchart.csv"]
+    judged = table[table["agrees"].notna() & (table["agrees"].astype(str) != "")]
+    agree = int((judged["agrees"].astype(str) == "True").sum())
+    points = table[["n", "alpha"]].drop_duplicates().shape[0]
+    return Outcome([Comparison(f"property sets where the flowchart's choice scores the LP optimum ({points} (n, "
+                               "alpha) points)", "all 128", f"{agree} of {len(judged)}", "LP tolerance",
+                               agree == len(judged))])
+
+
+def counts_objectives(outputs: Outputs, config: Mapping, tolerance: float, close: float) -> Outcome:
+    """Figure 8: (a) WH alone or with row properties costs what GM costs from n = 2a/(1-a) on, any column property
+    costs more; (b) at the largest alpha every combination with WH costs what EM costs."""
+    a = outputs["constrained_counts/tables/fig08a_objectives.csv"]
+    alpha = float(a["alpha"].iloc[0])
+    past = a[a["n"] >= 2 * alpha / (1 - alpha)].pivot_table(index="n", columns="mechanism", values="score")
+    rows_only = [c for c in past.columns if c.startswith("WH") and "C" not in c]
+    columns = [c for c in past.columns if c.startswith("WH") and "C" in c]
+    gap_rows = float((past[rows_only].sub(past["GM"], axis=0)).abs().max().max())
+    gap_columns = float((past[columns].sub(past["GM"], axis=0)).min().min())
+    b = outputs["constrained_counts/tables/fig08b_objectives.csv"]
+    top = b[b["alpha"] == b["alpha"].max()].set_index("mechanism")["score"]
+    gap_em = float((top[[c for c in top.index if c.startswith("WH")]] - top["EM"]).abs().max())
+    return Outcome([
+        Comparison(f"(a) alpha {alpha:g}, n >= 2a/(1-a): largest |score - GM's| of WH, WH+RH, WH+RM", "0 (equal)",
+                   fmt(gap_rows, 2), f"<= {tolerance:g}", gap_rows <= tolerance),
+        Comparison(f"(a) alpha {alpha:g}, n >= 2a/(1-a): smallest score - GM's with a column property", "> 0",
+                   fmt(gap_columns, 3), f"> {tolerance:g}", gap_columns > tolerance),
+        Comparison(f"(b) alpha {b['alpha'].max():g}: largest |score - EM's| of the WH "
+                   "combinations", "0 (identical)", fmt(gap_em, 2), f"<= {close:g}", gap_em <= close),
+    ])
+
+
+def um_chance(outputs: Outputs, config: Mapping) -> Outcome:
+    """Figure 10: UM answers correctly with probability 1/(n+1) whatever the data, so its fraction of wrong answers
+    is n/(n+1) (up to random variation: three binomial standard errors over all its groups)."""
+    table = outputs["constrained_counts/tables/fig10_adult.csv"]
+    um = table[table["mechanism"] == "UM"]
+    worst = None
+    for n, rows in um.groupby("n"):
+        expected = n / (n + 1)
+        groups = rows["groups"].sum()
+        observed = float((rows["wrong_fraction"] * rows["groups"]).sum() / groups)
+        z = abs(observed - expected) / math.sqrt(expected * (1 - expected) / groups)
+        worst = max(worst or (0.0, n, observed, expected), (z, n, observed, expected))
+    z, n, observed, expected = worst
+    return Outcome([Comparison("UM's fraction of wrong answers (the n farthest from n/(n+1))", "n/(n+1)",
+                               f"n = {n}: {observed:.4f} against {expected:.4f} ({z:.1f} s.e.)", "3 standard errors",
+                               z <= 3)])
+
+
+def fw_findings(outputs: Outputs, config: Mapping, figure: str) -> Outcome:
+    """A free-will figure's claims (tables/findings.csv) restricted to its mechanism sets and methods: GIBU never
+    worse beyond noise, [e]_R worse than GIBU, projection better than normalisation under k-RR."""
+    spec = config["free_will"]["figures"][figure]
+    table = outputs["free_will/tables/findings.csv"]
+    rows = table[table["mechanism_set"].isin(spec["panels"]) & table["better"].isin(spec["methods"])
+                 & table["worse"].isin(spec["methods"])]
+    comparisons = []
+    for check, group in rows.groupby("check", sort=False):
+        failed = group[group["passed"].astype(str) != "True"]
+        ours = f"holds in {len(group) - len(failed)} of {len(group)}" + "".join(
+            f"; not for {r.worse} on {r.mechanism_set} (z = {r.mean_difference / r.standard_error:.1f})"
+            for r in failed.itertuples())
+        comparisons.append(Comparison(check, "holds", ours, f"z = {group['z'].iloc[0]:g} standard errors at the "
+                                      "largest n", failed.empty))
+    return Outcome(comparisons)
+
+
+def fw_verdicts(outputs: Outputs, config: Mapping, table: str) -> Outcome:
+    """Tables 1-2: our verdict of each cell (config free_will.verdict applied to the EMD ratio to GIBU) against the
+    paper's."""
+    cells = outputs[f"free_will/tables/{table}.csv"]
+    rule = ", ".join(f"{v['verdict']} <= {v['max_ratio']:g}" if "max_ratio" in v else v["verdict"]
+                     for v in config["free_will"]["verdict"])
+    cells = cells.fillna({"paper": "NA", "verdict": "NA"}).drop_duplicates(["row", "column"], keep="last")
+    paper = cells["paper"].str.replace(r"\s*\(.*\)$", "", regex=True)
+    same = int((paper == cells["verdict"]).sum())
+    comparisons = [Comparison("cells with the paper's verdict", f"{len(cells)} cells", f"{same} of {len(cells)}",
+                              f"verdict of the EMD ratio to GIBU ({rule})", same == len(cells))]
+    ratios = outputs[f"free_will/tables/{table}.csv"].groupby(["row", "column"])["ratio"].apply(
+        lambda r: ", ".join(fmt(x, 3) for x in r))
+    comparisons += [Comparison(f"{row.row}, {row.column}", row.paper,
+                               f"{row.verdict} (ratios {ratios[row.row, row.column]})", "exact", False)
+                    for row, p in zip(cells.itertuples(), paper, strict=True) if p != row.verdict]
+    return Outcome(comparisons)
+
+
+CHECKS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
+    adult_persons, planar_checkins, fig08_emd, ranking, ibu_better, similar, ibu_emd, surfaces, rappor_concavity,
+    fixed_points, section7_6, likely, counts_published, properties_table, flowchart, counts_objectives, um_chance,
+    fw_findings, fw_verdicts,
+)}
+
+
+def status_of(comparisons: Sequence[Comparison], unavailable: str) -> tuple[str, str]:
+    """An item's status and why, from its comparisons (see the module docstring)."""
+    failed = [c for c in comparisons if c.agrees is False]
+    if failed:
+        return DIFFERS, "; ".join(f"{c.quantity}: paper {c.paper}, ours {c.ours}" for c in failed)
+    if unavailable:
+        return UNAVAILABLE, unavailable
+    if any(c.agrees for c in comparisons):
+        return REPRODUCED, ""
+    return BUILT, "the paper prints no number or claim we can judge"
+
+
+def judge(study: str, paper: str, entry: Mapping[str, Any], files: list[str], outputs: Outputs,
+          config: Mapping[str, Any], facts: Mapping[str, str]) -> Item:
+    """One catalogue entry (already filled from the config) judged on the outputs."""
+    base = dict(study=study, paper=paper, item=entry["item"], section=str(entry.get("section", "")),
+                title=entry["title"], files=files, facts=dict(facts))
+    if "not_reproducible" in entry:
+        return Item(**base, status=UNAVAILABLE, why=entry["not_reproducible"])
+    comparisons, unavailable = [], []
+    for spec in entry.get("checks", []):
+        (name, args), = spec.items()
+        if name not in CHECKS:
+            raise ValueError(f"{entry['item']}: unknown check {name!r} (known: {', '.join(CHECKS)})")
+        outcome = CHECKS[name](outputs, config, **(args or {}))
+        comparisons += outcome.comparisons
+        unavailable += [outcome.unavailable] if outcome.unavailable else []
+    status, why = status_of(comparisons, "; ".join(dict.fromkeys(unavailable)))
+    if status == BUILT and entry.get("unchecked"):
+        why = entry["unchecked"]
+    return Item(**base, status=status, why=why, comparisons=comparisons)
+
+
+# Rendering.
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(items: Sequence[Item], papers: Mapping[str, str], header: str) -> str:
+    """REPRODUCTION.md: a summary, then per paper one row per item and the numbers side by side."""
+    lines = [header, "", summary_table(items), ""]
+    for study, paper in papers.items():
+        rows = [i for i in items if i.study == study]
+        lines += [f"## {paper}", "", "| item | section | our files | status | why / differences |",
+                  "|---|---|---|---|---|"]
+        for i in rows:
+            files = ", ".join(f"[{f.split('/')[-1]}]({f})" for f in i.files) or "—"
+            lines.append(f"| {_cell(i.item)} | {_cell(i.section)} | {files} | **{i.status}** | {_cell(i.why)} |")
+        lines += ["", f"### {paper}: numbers side by side", "",
+                  "| item | quantity | paper | ours | tolerance | agrees |", "|---|---|---|---|---|---|"]
+        for i in rows:
+            for c in i.comparisons:
+                mark = {True: "yes", False: "**no**", None: "not judged"}[c.agrees]
+                lines.append(f"| {_cell(i.item)} | {_cell(c.quantity)} | {_cell(c.paper)} | {_cell(c.ours)} | "
+                             f"{_cell(c.tolerance)} | {mark} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def counts(items: Sequence[Item]) -> dict[str, int]:
+    """How many items have each status, and the comparisons judged and matched."""
+    judged = [c for i in items for c in i.comparisons if c.agrees is not None]
+    return {s: sum(i.status == s for i in items) for s in STATUSES} | {
+        "items": len(items), "numbers judged": len(judged), "numbers matched": sum(bool(c.agrees) for c in judged)}
+
+
+def summary_table(items: Sequence[Item]) -> str:
+    n = counts(items)
+    return "\n".join(["| | count |", "|---|---|"] + [f"| {key} | {value} |" for key, value in n.items()])
+
+
+def summary_text(items: Sequence[Item], figures: int, where: Mapping[str, str]) -> str:
+    """The one-screen summary `make reproduce` prints: files, counts, and every difference in one line each."""
+    n = counts(items)
+    lines = [f"privest: {figures} figure files built; {n['items']} paper items: {n[REPRODUCED]} reproduced, "
+             f"{n[DIFFERS]} differ, {n[UNAVAILABLE]} not reproducible here, {n[BUILT]} built with nothing to check; "
+             f"{n['numbers matched']} of {n['numbers judged']} judged numbers match.", ""]
+    lines += [f"  {name}: {path}" for name, path in where.items()]
+    lines += ["", "Differences:"]
+    for i in items:
+        if i.status == DIFFERS:
+            lines.append(f"  {i.study} {i.item}: " + ("; ".join(
+                f"{c.quantity}: paper {c.paper}, ours {c.ours}" for c in i.comparisons if c.agrees is False))[:230])
+    lines += ["", "Not reproducible here (data):"]
+    lines += [f"  {i.study} {i.item}: {i.why[:200]}" for i in items
+              if i.status == UNAVAILABLE and i.files]
+    return "\n".join(lines) + "\n"
+
+
+_RST_SPECIAL = re.compile(r"([\\|*`_])")
+
+
+def rst_escape(text: str) -> str:
+    return _RST_SPECIAL.sub(r"\\\1", str(text))
+
+
+def caption(item: Item, shows: str, path: str) -> str:
+    """The report caption of one of an item's files: what it shows, the facts, the status and the numbers (rst)."""
+    lines = [f"**{rst_escape(item.paper)}, {rst_escape(item.item)}** (section {rst_escape(item.section)}), "
+             f"file {rst_escape(path.split('/')[-1])}: {rst_escape(shows)}", ""]
+    lines += [f"- {rst_escape(key)}: {rst_escape(value)}" for key, value in item.facts.items()]
+    lines += [f"- reproduction: **{item.status}**" + (f": {rst_escape(item.why)}" if item.why else "")]
+    lines += [f"- {rst_escape(c.quantity)}: paper {rst_escape(c.paper)}, ours {rst_escape(c.ours)} (tolerance: "
+              f"{rst_escape(c.tolerance)}; {({True: 'agrees', False: 'differs', None: 'not judged'})[c.agrees]})"
+              for c in item.comparisons]
+    return "\n".join(lines) + "\n"
+
+
+def table_page(title: str, table: pd.DataFrame) -> str:
+    """A table of ours (a CSV) as an HTML page for the report, numbers with 6 significant digits."""
+    def cell(value: Any) -> str:
+        return _cell(f"{value:.6g}" if isinstance(value, float) else value)
+
+    rows = ["| " + " | ".join(map(cell, table.columns)) + " |", "|" + "---|" * len(table.columns)]
+    rows += ["| " + " | ".join(map(cell, row)) + " |" for row in table.itertuples(index=False)]
+    return html_page(title, f"# {title}\n\n" + "\n".join(rows))
+
+
+def html_page(title: str, body_markdown: str) -> str:
+    """A self-contained HTML page of REPRODUCTION.md's tables (pipes and headings only: no markdown library)."""
+    out, table = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>"
+                  "body{font-family:sans-serif;margin:1em}table{border-collapse:collapse;margin:0.5em 0 1.5em}"
+                  "td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;font-size:13px}"
+                  "</style></head><body>"], []
+
+    def inline(text: str) -> str:
+        text = html.escape(text.replace("\\|", "|"))
+        text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+        return re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"\1", text)
+
+    def flush() -> None:
+        if table:
+            head, *body = table
+            out.append("<table><tr>" + "".join(f"<th>{inline(c)}</th>" for c in head) + "</tr>")
+            out.extend("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in row) + "</tr>" for row in body)
+            out.append("</table>")
+            table.clear()
+
+    for line in body_markdown.splitlines():
+        if line.startswith("|"):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+            if not all(set(c) <= {"-"} for c in cells):
+                table.append(cells)
+            continue
+        flush()
+        if line.startswith("#"):
+            level = len(line) - len(line.lstrip("#"))
+            out.append(f"<h{level}>{inline(line.lstrip('#').strip())}</h{level}>")
+        elif line.strip():
+            out.append(f"<p>{inline(line)}</p>")
+    flush()
+    return "\n".join(out) + "</body></html>\n"

@@ -1,0 +1,131 @@
+"""The reproduction report: the catalogue covers every figure and table the papers print, placeholders resolve, the
+checks judge with their stated tolerances, and the renderings hold every item."""
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from privest import reproduction
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPERS = ROOT.parent / "shared" / "papers"
+CATALOGUE = yaml.safe_load((ROOT / "workflow" / "report" / "papers.yaml").read_text())
+CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
+
+
+def printed_items(study: str) -> set[str]:
+    """The figures and tables a paper prints, read from its text (not from our catalogue): caption lines such as
+    'Figure 8:' or 'TABLE 2.', and for the count paper, whose captions were lost, every 'Figure N' it mentions."""
+    if study == "free_will":
+        text = (PAPERS / "free-will-privacy.md").read_text()
+        figures = re.findall(r"^Figure (\d+)\.", text, flags=re.M)
+        tables = re.findall(r"^TABLE (\d+)\.", text, flags=re.M)
+        return {f"Figure {n}" for n in figures} | {f"Table {n}" for n in tables} | {"Figure 1"}
+    if study == "ibu_consistency":
+        text = (PAPERS / "ibu-consistency.txt").read_text()
+        tables = {"Table I"} if "TABLE I:" in text else set()
+        return {f"Figure {n}" for n in re.findall(r"^Figure (\d+):", text, flags=re.M)} | tables
+    text = (PAPERS / "constrained-dp-count-data.txt").read_text()
+    return {f"Figure {n}" for n in re.findall(r"Figure\s?(\d+)", text)}
+
+
+@pytest.mark.skipif(not PAPERS.is_dir(), reason="../shared/papers is not beside the repository")
+@pytest.mark.parametrize("study", ["free_will", "ibu_consistency", "constrained_counts"])
+def test_the_catalogue_lists_every_figure_and_table_the_paper_prints(study):
+    printed = printed_items(study)
+    assert len(printed) >= 13
+    listed = {entry["item"] for entry in CATALOGUE[study]["items"]}
+    assert printed <= listed, sorted(printed - listed)
+
+
+def test_every_catalogue_entry_resolves_against_the_config_and_names_a_known_check():
+    for study, paper in CATALOGUE.items():
+        for entry in paper["items"]:
+            filled = reproduction.fill(entry, CONFIG)
+            assert "{config." not in str(filled) and "{scale." not in str(filled), (study, entry["item"])
+            assert ("not_reproducible" in entry) != bool(entry.get("files")), (study, entry["item"])
+            for check in entry.get("checks", []):
+                (name, _), = check.items()
+                assert name in reproduction.CHECKS, (study, entry["item"], name)
+
+
+def test_fill_keeps_whole_values_and_writes_inline_ones_as_prose():
+    config = {"a": {"b": [1.0, 2.5], "c": "x"}, "scale": "quick", "scales": {"quick": {"runs": 20}}}
+    assert reproduction.fill("{config.a.b}", config) == [1.0, 2.5]
+    assert reproduction.fill("eps {config.a.b}, {scale.runs} runs", config) == "eps 1, 2.5, 20 runs"
+    assert reproduction.fill({"k": ["{config.a.c}"]}, config) == {"k": ["x"]}
+    with pytest.raises(KeyError, match=r"config\.a\.d"):
+        reproduction.fill("{config.a.d}", config)
+
+
+def test_as_printed_judges_to_half_a_unit_of_the_last_printed_digit():
+    assert reproduction.as_printed(0.2237, "0.224") and reproduction.as_printed(0.2381, "0.238")
+    assert not reproduction.as_printed(0.2246, "0.224")
+    assert reproduction.as_printed(7238.4, "7238") and not reproduction.as_printed(7818.5, "7238")
+    assert reproduction.as_printed_tolerance("227.28") == "as printed: within 0.005"
+
+
+def section7_6_table() -> pd.DataFrame:
+    return pd.DataFrame([
+        {"mechanism": "k-RR", "eps": 2.0, "k": 100, "bound": "upper", "published_C": 227.28, "formula_C": 277.2813,
+         "exact_C": 274.5, "simulated_C": 275.4, "simulated_se_C": 0.9, "runs": 2000, "bound_holds": True,
+         "simulated_within_3se": True},
+        {"mechanism": "truncated geometric", "eps": 0.05, "k": 100, "bound": "lower", "published_C": 7238.0,
+         "formula_C": 7818.546, "exact_C": 842452.6, "simulated_C": 842947.7, "simulated_se_C": 4179.4,
+         "runs": 2000, "bound_holds": True, "simulated_within_3se": True},
+    ])
+
+
+def test_section7_6_flags_both_printed_bounds_as_differing_from_their_formulas_with_both_values():
+    outcome = reproduction.section7_6({"ibu_consistency/tables/section7_6.csv": section7_6_table()}, CONFIG)
+    printed = [c for c in outcome.comparisons if "printed C against its own formula" in c.quantity]
+    assert [(c.paper, c.ours, c.agrees) for c in printed] == [("227.28", "277.28", False), ("7238", "7818.55", False)]
+    holds = [c for c in outcome.comparisons if c.paper == "holds"]
+    assert [c.agrees for c in holds] == [True, True]
+    status, why = reproduction.status_of(outcome.comparisons, "")
+    assert status == reproduction.DIFFERS and "227.28" in why and "277.28" in why and "7238" in why
+
+
+def fig08_outputs(region: str) -> dict:
+    emd = pd.DataFrame({"method": ["noisy", "INV-P", "INV-N", "IBU"], "emd_km": [0.75, 0.50, 1.32, 0.22],
+                        "published_emd_km": [0.7658, 0.5862, 0.7832, 0.16995]})
+    alphabet = {"region": region, "columns": 14, "rows": 20, "cell_km": 0.5}
+    return {"ibu_consistency/tables/fig08_emd.csv": emd,
+            "data/checkins_planar_provenance.json": {"region": region, "requested": "auto", "rows_kept": 98000},
+            "data/checkins_planar_alphabet.json": alphabet}
+
+
+def test_fig08_judges_values_only_on_the_papers_region_and_the_ranking_everywhere():
+    elsewhere = reproduction.fig08_emd(fig08_outputs("san_francisco"), CONFIG)
+    assert "full SNAP" in elsewhere.unavailable
+    assert [c.agrees for c in elsewhere.comparisons] == [None, None, None, None, True]  # the same ranking
+    status, why = reproduction.status_of(elsewhere.comparisons, elsewhere.unavailable)
+    assert status == reproduction.UNAVAILABLE and "stands in" in why
+    on_manhattan = reproduction.fig08_emd(fig08_outputs("manhattan"), CONFIG)
+    assert on_manhattan.unavailable == ""
+    assert [c.agrees for c in on_manhattan.comparisons[:4]] == [True, True, False, False]  # relative 0.25
+
+
+def test_status_orders_differs_before_unavailable_before_reproduced_before_built():
+    yes = reproduction.Comparison("q", "1", "1", "exact", True)
+    no = reproduction.Comparison("q", "1", "2", "exact", False)
+    shown = reproduction.Comparison("q", "1", "2", "not judged", None)
+    assert reproduction.status_of([yes, no], "why")[0] == reproduction.DIFFERS
+    assert reproduction.status_of([yes, shown], "why") == (reproduction.UNAVAILABLE, "why")
+    assert reproduction.status_of([yes, shown], "")[0] == reproduction.REPRODUCED
+    assert reproduction.status_of([shown], "")[0] == reproduction.BUILT
+
+
+def test_the_renderings_hold_every_item_and_escape_what_would_break_them():
+    pipes = reproduction.Comparison("|X| = 10", "a|b", "1", "x", True)
+    items = [reproduction.Item("s", "Paper", f"Figure {n}", "7.2", "t", [f"s/figures/fig{n:02d}.png"],
+                               reproduction.REPRODUCED, "", [pipes], {"region": "San Francisco"}) for n in range(1, 4)]
+    text = reproduction.markdown(items, {"s": "Paper"}, "# Head")
+    assert all(f"| Figure {n} |" in text for n in range(1, 4)) and "\\|X\\|" in text
+    page = reproduction.html_page("t", text)
+    assert page.count("<tr>") == len(reproduction.counts(items)) + 1 + 4 + 4 and "|X| = 10" in page
+    rst = reproduction.caption(items[0], "a *bold* |sub|", "results/s/figures/fig01.png")
+    assert "\\*bold\\*" in rst and "\\|sub\\|" in rst and "region: San Francisco" in rst
