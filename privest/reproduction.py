@@ -188,7 +188,7 @@ def fig08_emd(outputs: Outputs, config: Mapping) -> Outcome:
     for row in table.itertuples():
         agrees = abs(row.emd_km - row.published_emd_km) <= relative * row.published_emd_km if same_region else None
         comparisons.append(Comparison(f"EMD of {row.method} (km, eps {spec['eps']:g}, run 0)",
-                                      fmt(row.published_emd_km), fmt(row.emd_km),
+                                      f"{row.published_emd_km:g}", fmt(row.emd_km),
                                       f"relative {relative:g}" if same_region else "not judged: other region",
                                       agrees))
     paper = " < ".join(table.sort_values("published_emd_km")["method"])

@@ -27,6 +27,7 @@ rule reproduction:
         reported=reported_files(),
     log:
         "logs/reproduction.log",
+    localrule: True
     conda:
         "../../envs/privest.yaml"
     script:
