@@ -8,6 +8,8 @@
 # their skip reason quotes the line this script wrote to STATUS_FILE. Any other failure is an error.
 set -uo pipefail
 
+source "$(dirname "$0")/../apt.sh"
+
 status_file=${1:-/dev/null}
 packages=(slurm-wlm munge)
 commands=(slurmctld slurmd munged sbatch squeue scontrol sinfo)
@@ -31,25 +33,9 @@ if [[ -z $missing ]]; then
     exit 0
 fi
 
-if [[ $(id -u) -eq 0 ]]; then
-    apt=(env DEBIAN_FRONTEND=noninteractive apt-get)
-elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-    apt=(sudo -n env DEBIAN_FRONTEND=noninteractive apt-get)
-else
-    report "apt cannot install ${packages[*]}: not root and no password-less sudo (missing: $missing)"
-    exit 0
-fi
-if ! command -v apt-get >/dev/null; then
-    report "apt cannot install ${packages[*]}: no apt-get on this machine (missing: $missing)"
-    exit 0
-fi
-
 echo "tests/cluster/setup.sh: installing ${packages[*]} (missing: $missing)"
-if ! "${apt[@]}" update -qq >/tmp/privest-cluster-apt.log 2>&1 \
-    || ! "${apt[@]}" install -y -qq --no-install-recommends "${packages[@]}" >>/tmp/privest-cluster-apt.log 2>&1; then
-    tail -5 /tmp/privest-cluster-apt.log
-    report "apt cannot install ${packages[*]}: apt-get failed (last lines in /tmp/privest-cluster-apt.log: \
-$(tail -1 /tmp/privest-cluster-apt.log))"
+if ! apt_install /tmp/privest-cluster-apt.log "${packages[@]}"; then
+    report "apt cannot install ${packages[*]}: $APT_FAILURE (missing: $missing)"
     exit 0
 fi
 

@@ -8,6 +8,8 @@
 # their skip reason quotes the line this script wrote to STATUS_FILE. Any other failure is an error.
 set -uo pipefail
 
+source "$(dirname "$0")/../apt.sh"
+
 status_file=${1:-/dev/null}
 package=chromium
 browsers=(chromium chromium-browser google-chrome)
@@ -38,29 +40,9 @@ if [[ -n $browser ]]; then
     exit 0
 fi
 
-if [[ $(id -u) -eq 0 ]]; then
-    apt=(env DEBIAN_FRONTEND=noninteractive apt-get)
-elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-    apt=(sudo -n env DEBIAN_FRONTEND=noninteractive apt-get)
-else
-    report "apt cannot install $package: not root and no password-less sudo (no ${browsers[*]} on PATH)"
-    exit 0
-fi
-if ! command -v apt-get >/dev/null; then
-    report "apt cannot install $package: no apt-get on this machine (no ${browsers[*]} on PATH)"
-    exit 0
-fi
-
-install() {
-    "${apt[@]}" install -y -qq --no-install-recommends "$package" >>"$log" 2>&1
-}
-
 echo "tests/report/setup.sh: installing $package (no ${browsers[*]} on PATH)"
-: >"$log"
-# Refresh the package lists only when the install fails with the current ones.
-if ! install && ! { "${apt[@]}" update -qq >>"$log" 2>&1 && install; }; then
-    tail -5 "$log"
-    report "apt cannot install $package: apt-get failed (last lines in $log: $(tail -1 "$log"))"
+if ! apt_install "$log" "$package"; then
+    report "apt cannot install $package: $APT_FAILURE (no ${browsers[*]} on PATH)"
     exit 0
 fi
 
