@@ -591,13 +591,18 @@ def html_page(title: str, body_markdown: str) -> str:
                   "body{font-family:sans-serif;margin:1em}table{border-collapse:collapse;margin:0.5em 0 1.5em}"
                   "td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;font-size:13px}"
                   "</style></head><body>"], []
+    paragraph: list[str] = []
 
     def inline(text: str) -> str:
         text = html.escape(text.replace("\\|", "|"))
         text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+        text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
         return re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"\1", text)
 
     def flush() -> None:
+        if paragraph:
+            out.append(f"<p>{inline(' '.join(paragraph))}</p>")
+            paragraph.clear()
         if table:
             head, *body = table
             out.append("<table><tr>" + "".join(f"<th>{inline(c)}</th>" for c in head) + "</tr>")
@@ -607,15 +612,20 @@ def html_page(title: str, body_markdown: str) -> str:
 
     for line in body_markdown.splitlines():
         if line.startswith("|"):
+            if paragraph:
+                flush()
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
             if not all(set(c) <= {"-"} for c in cells):
                 table.append(cells)
+            continue
+        if line.strip() and not line.startswith("#"):
+            if table:
+                flush()
+            paragraph.append(line.strip())
             continue
         flush()
         if line.startswith("#"):
             level = len(line) - len(line.lstrip("#"))
             out.append(f"<h{level}>{inline(line.lstrip('#').strip())}</h{level}>")
-        elif line.strip():
-            out.append(f"<p>{inline(line)}</p>")
     flush()
     return "\n".join(out) + "</body></html>\n"
