@@ -73,7 +73,10 @@ def main() -> None:
     where = {"reproduction report": output.markdown, "HTML report": "results/report.html (make reproduce)"}
     io.write_text(output.summary, reproduction.summary_text(items, figures, where))
 
-    by_file = {f: i for i in items for f in i.files}
+    by_file = {}  # a file under several items (the count paper's published.csv) takes the first's caption
+    for item in items:
+        for f in item.files:
+            by_file.setdefault(f, item)
     for path, target in zip(params.reported, output.captions, strict=True):
         item = by_file[path.removeprefix("results/")]
         io.write_text(target, reproduction.caption(item, shows[item.study, item.item], path))
