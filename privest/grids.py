@@ -12,6 +12,18 @@ KM_PER_DEGREE_LATITUDE = 110.574
 KM_PER_DEGREE_LONGITUDE_AT_EQUATOR = 111.320
 
 
+def region_title(region: str) -> str:
+    """A region key of config `regions` as prose: 'san_francisco' -> 'San Francisco'."""
+    return region.replace("_", " ").title()
+
+
+def region_name(spec: dict) -> str:
+    """The planar region of an alphabet file as figures and the report print it: 'San Francisco (24 × 16 cells of
+    0.5 km)'."""
+    name = region_title(str(spec.get("region", "planar")))
+    return f"{name} ({spec['columns']} × {spec['rows']} cells of {spec['cell_km']:g} km)"
+
+
 def linear_distances(k: int, spacing: float = 1.0) -> np.ndarray:
     """Distances |x - x'| * spacing between the elements of the linear alphabet {0..k-1}, shape (k, k)."""
     if k < 1:

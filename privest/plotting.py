@@ -126,12 +126,6 @@ def count_mechanism_heatmap(ax, P, title: str = "", labels=None, vmax: float | N
     return image
 
 
-def region_name(spec: dict) -> str:
-    """The planar region of an alphabet file as figures print it: 'San Francisco (24 × 16 cells of 0.5 km)'."""
-    name = str(spec.get("region", "planar")).replace("_", " ").title()
-    return f"{name} ({spec['columns']} × {spec['rows']} cells of {spec['cell_km']:g} km)"
-
-
 def planar_heatmap(ax, values, spec: dict, norm=None, cmap: str = "viridis"):
     """Values on the cells of a planar alphabet file (cell index = row * columns + column, row 0 the southern edge)
     as an image in km east and north of the region's south-west corner. Returns the image for a colour bar."""

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privest import grids
+
 REPRODUCED, DIFFERS, UNAVAILABLE, BUILT = "reproduced", "differs", "not reproducible here", "built, nothing to check"
 STATUSES = (REPRODUCED, DIFFERS, UNAVAILABLE, BUILT)
 
@@ -129,12 +131,6 @@ def as_printed_tolerance(printed: str) -> str:
     return f"as printed: within {0.5 * 10.0 ** -printed_decimals(printed):g}"
 
 
-def planar_region(alphabet: Mapping[str, Any]) -> str:
-    """'San Francisco (24 × 16 cells of 0.5 km)' from a planar alphabet file."""
-    return (f"{alphabet['region'].replace('_', ' ').title()} ({alphabet['columns']} × {alphabet['rows']} cells of "
-            f"{alphabet['cell_km']:g} km)")
-
-
 # The checks. Each takes the outputs, the config and the catalogue's arguments, and returns an Outcome.
 
 Outputs = Mapping[str, Any]
@@ -165,11 +161,11 @@ def planar_checkins(outputs: Outputs, config: Mapping, published: int, region: s
     """The check-ins in the planar box against the paper's count for its region; unavailable when the region used
     is another one (config data.planar_region: auto falls back when the full SNAP file is missing)."""
     provenance = outputs["data/checkins_planar_provenance.json"]
-    used = planar_region(outputs["data/checkins_planar_alphabet.json"])
+    used = grids.region_name(outputs["data/checkins_planar_alphabet.json"])
     ours = int(provenance["rows_kept"])
-    quantity = f"check-ins in the {region.replace('_', ' ').title()} box"
+    quantity = f"check-ins in the {grids.region_title(region)} box"
     if provenance["region"] != region:
-        why = (f"the paper's {region.replace('_', ' ').title()} box needs the full SNAP Gowalla file, which was not "
+        why = (f"the paper's {grids.region_title(region)} box needs the full SNAP Gowalla file, which was not "
                f"available (config data.planar_region: {provenance['requested']}); {used} stands in")
         return Outcome([Comparison(quantity, f"{published:,}", f"{ours:,} in {used}", "not comparable: other region",
                                    None)], why)

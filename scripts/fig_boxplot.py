@@ -1,6 +1,6 @@
 """Rule ibu_boxplot: for each panel of Figures 9, 10 and 12, boxplots over runs of each method's EMD against eps."""
 
-from privest import cli, io, plotting
+from privest import cli, grids, io, plotting
 
 MECHANISMS = {
     ("linear", "geometric"): "the linear geometric mechanism",
@@ -19,7 +19,7 @@ def describe(spec: dict, data: str, mechanism: str) -> tuple[str, str]:
     """The panel's subject (as the paper's panel captions word it) and the unit of its EMD."""
     sanitised = f"sanitised by {MECHANISMS[spec['kind'], mechanism]}"
     if spec["kind"] == "planar":
-        return f"location data, {plotting.region_name(spec)}, {sanitised}", "km"
+        return f"location data, {grids.region_name(spec)}, {sanitised}", "km"
     if data == "ages":
         return f"age data {sanitised}", "years"
     return f"{MECHANISMS[spec['kind'], mechanism]}, original data sampled from {spec['label']}", "units of x"

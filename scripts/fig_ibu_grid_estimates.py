@@ -4,7 +4,7 @@ each titled with its EMD (IBU paper Figure 8), and the table of our EMDs beside 
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from privest import cli, io, plotting
+from privest import cli, grids, io, plotting
 
 PANELS = {"a": "original", "b": "noisy", "c": "INV-P", "d": "INV-N", "e": "IBU"}
 
@@ -30,7 +30,7 @@ def main() -> None:
         distributions |= {str(m): archive["theta"][i, point, 0] for i, m in enumerate(archive["methods"])}
     scores = io.load_table(snakemake.input.scores)
     scores = scores[(scores["eps"] == eps) & (scores["run"] == 0)].set_index("method")
-    region = plotting.region_name(spec)
+    region = grids.region_name(spec)
     norm = LogNorm(vmin=1e-5, vmax=max(d.max() for d in distributions.values()), clip=True)
     outputs = iter(snakemake.output.figures)
     for panel, name in PANELS.items():
@@ -45,7 +45,7 @@ def main() -> None:
                      f"{int(scores.loc['IBU', 'iterations']):,}" + (" (cap)" if scores.loc["IBU", "capped"] else ""))
         ax.text(0.5, -0.2, note, ha="center", va="top", fontsize=7, transform=ax.transAxes)
         plotting.save(fig, next(outputs), next(outputs))
-    published_region = plotting.region_name(snakemake.params.published_region)
+    published_region = grids.region_name(snakemake.params.published_region)
     rows = [{"method": m, "emd_km": float(scores.loc[m, "emd"]), "published_emd_km": float(published[m]),
              "emd_over_noisy": float(scores.loc[m, "emd"] / scores.loc["noisy", "emd"]),
              "published_over_noisy": float(published[m] / published["noisy"]),

@@ -5,7 +5,7 @@ import fnmatch
 from dataclasses import asdict
 from pathlib import Path
 
-from privest import cli, io, reproduction
+from privest import cli, grids, io, reproduction
 
 HEADER = """# Reproduction report
 
@@ -36,7 +36,7 @@ def facts(entry: dict, outputs: dict, scale: str) -> dict[str, str]:
     found = {key: str(entry["facts"][key]) for key in ("mechanisms", "runs") if key in entry.get("facts", {})}
     region = entry.get("facts", {}).get("region")
     if region:
-        used = reproduction.planar_region(outputs[f"data/{region}_alphabet.json"])
+        used = grids.region_name(outputs[f"data/{region}_alphabet.json"])
         paper = entry["facts"].get("paper_region")
         found["region"] = used + (f"; the paper's: {paper}" if paper else "")
     return found | {"scale": scale}

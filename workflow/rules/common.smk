@@ -9,6 +9,7 @@ import numpy as np
 import yaml
 from snakemake.utils import validate
 
+import privest.grids
 import privest.io
 import privest.registry
 
@@ -279,7 +280,7 @@ def build_fw_alphabet(name: str, inputs, target_alphabet: str, target_theta: str
     else:
         theta = privest.io.load_npz(inputs["data"])["theta"]
         alphabet = privest.io.load_json(inputs["alphabet"])
-        alphabet["label"] = (f"{alphabet['region'].replace('_', ' ').title()}, {alphabet['columns']} x "
+        alphabet["label"] = (f"{privest.grids.region_title(alphabet['region'])}, {alphabet['columns']} x "
                              f"{alphabet['rows']} cells of {alphabet['cell_km']:g} km, Gowalla theta")
     privest.io.save_json(target_alphabet, alphabet)
     privest.io.save_npz(target_theta, theta=theta)
