@@ -1,9 +1,7 @@
 """Rule reproduction: judge every item of workflow/report/papers.yaml on the pipeline's outputs and write
 results/REPRODUCTION.md (with its CSVs, HTML and one-screen summary), the report captions and the table pages."""
 
-import fnmatch
 from dataclasses import asdict
-from pathlib import Path
 
 from privest import cli, grids, io, reproduction
 
@@ -46,15 +44,10 @@ def main() -> None:
     params, output = snakemake.params, snakemake.output
     config = params.config
     outputs = load_outputs(list(snakemake.input.outputs) + list(snakemake.input.data))
-    built = [p.removeprefix("results/") for p in snakemake.input.outputs]
     items, shows = [], {}
     for study, paper in params.catalogue.items():
         for entry in paper["items"]:
-            files = [f for pattern in entry.get("files", []) for f in built
-                     if fnmatch.fnmatch(f, f"{study}/{pattern}")]
-            if entry.get("files") and not files:
-                raise ValueError(f"workflow/report/papers.yaml: {study} {entry['item']}: no output matches "
-                                 f"{entry['files']}")
+            files = [p.removeprefix("results/") for p in params.files.get(f"{study}/{entry['item']}", [])]
             item = reproduction.judge(study, paper["paper"], entry, files, outputs, config,
                                       facts(entry, outputs, config["scale"]))
             items.append(item)
@@ -69,7 +62,7 @@ def main() -> None:
                  output.table)
     numbers = [{"study": i.study, "item": i.item} | asdict(c) for i in items for c in i.comparisons]
     io.save_rows(numbers, ["study", "item", "quantity", "paper", "ours", "tolerance", "agrees"], output.numbers)
-    figures = sum(p.endswith(".png") for p in built)
+    figures = sum(p.endswith(".png") for p in snakemake.input.outputs)
     where = {"reproduction report": output.markdown, "HTML report": "results/report.html (make reproduce)"}
     io.write_text(output.summary, reproduction.summary_text(items, figures, where))
 
@@ -80,10 +73,9 @@ def main() -> None:
     for path, target in zip(params.reported, output.captions, strict=True):
         item = by_file[path.removeprefix("results/")]
         io.write_text(target, reproduction.caption(item, shows[item.study, item.item], path))
-    for target in output.tables:
-        source = next(p for p in params.reported if Path(p).stem == Path(target).stem
-                      and Path(p).parts[1] == Path(target).parts[-2])
-        io.write_text(target, reproduction.table_page(source, io.load_table(source)))
+    sources = [path for path in params.reported if path.endswith(".csv")]  # the order of output.tables
+    for source, target in zip(sources, output.tables, strict=True):
+        io.write_text(target, reproduction.table_page(source, outputs[source.removeprefix("results/")]))
 
 
 cli.run_or_exit(main, snakemake.log)

@@ -485,9 +485,25 @@ def study_targets() -> list[str]:
     return ibu_consistency_targets() + ibu_theory_targets() + constrained_counts_targets() + free_will_targets()
 
 
+def catalogue_files() -> dict[str, list[str]]:
+    """Each catalogue item's files among study_targets(), pattern by pattern ('study/item' -> paths); one line naming
+    the item when one of its patterns matches no target."""
+    targets = study_targets()
+    files = {}
+    for study, paper in CATALOGUE.items():
+        for entry in paper["items"]:
+            for pattern in entry.get("files", []):
+                found = [p for p in targets if fnmatch.fnmatch(p, f"results/{study}/{pattern}")]
+                if not found:
+                    raise ValueError(f"workflow/report/papers.yaml: {study} {entry['item']}: no output matches "
+                                     f"{pattern!r}")
+                files.setdefault(f"{study}/{entry['item']}", []).extend(found)
+    return files
+
+
 def reported_files() -> list[str]:
-    """The files of study_targets() that the catalogue lists (the PNGs and the tables of the report)."""
-    return [path for path in study_targets() if report_entry(path) and not path.endswith((".pdf", ".md"))]
+    """The files the catalogue lists (the PNGs and the tables of the report), each once."""
+    return list(dict.fromkeys(path for paths in catalogue_files().values() for path in paths))
 
 
 def reproduction_data() -> list[str]:

@@ -6,6 +6,9 @@ outputs (what it shows, mechanisms, scale, region, runs, and our numbers beside 
 """
 
 
+REPORTED = reported_files()
+
+
 rule reproduction:
     """REPRODUCTION.md: every figure and table of the three papers, our files, status and numbers beside the paper's
     (computed from the outputs), and the report's captions and table pages."""
@@ -19,12 +22,13 @@ rule reproduction:
         numbers="results/reproduction_numbers.csv",
         summary="results/reproduction_summary.txt",
         html=report("results/reproduction.html", caption="../report/reproduction.rst", category="Reproduction"),
-        captions=[caption_file(path) for path in reported_files()],
-        tables=[reported(table_page(path), source=path) for path in reported_files() if path.endswith(".csv")],
+        captions=[caption_file(path) for path in REPORTED],
+        tables=[reported(table_page(path), source=path) for path in REPORTED if path.endswith(".csv")],
     params:
         catalogue=CATALOGUE,
         config=config,
-        reported=reported_files(),
+        files=catalogue_files(),
+        reported=REPORTED,
     log:
         "logs/reproduction.log",
     localrule: True
