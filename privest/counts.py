@@ -317,26 +317,20 @@ def optimal(n: int, alpha: float, objective: str = "L0", properties: Iterable[st
         for i in range(n):
             add({x[j][i + 1]: alpha, x[j][i]: -1.0}, LE)
             add({x[j][i]: alpha, x[j][i + 1]: -1.0}, LE)
-    if "RH" in names:  # eq. (7)
-        for i in range(N):
-            for k in range(N):
-                if k != i:
-                    add({x[i][k]: 1.0, x[i][i]: -1.0}, LE)
-    if "RM" in names:  # eq. (8): row i rises up to column i, then falls
-        for i in range(N):
-            for k in range(n):
-                lower, higher = (k, k + 1) if k < i else (k + 1, k)
-                add({x[i][lower]: 1.0, x[i][higher]: -1.0}, LE)
-    if "CH" in names:  # eq. (9)
-        for i in range(N):
-            for j in range(N):
-                if j != i:
-                    add({x[j][i]: 1.0, x[i][i]: -1.0}, LE)
-    if "CM" in names:  # eq. (10): column i rises down to row i, then falls
-        for i in range(N):
-            for j in range(n):
-                lower, higher = (j, j + 1) if j < i else (j + 1, j)
-                add({x[lower][i]: 1.0, x[higher][i]: -1.0}, LE)
+    # Eqs. (7)-(8) on the rows of P and eqs. (9)-(10) on its columns are the same constraints on lines[i], the i-th
+    # row or column: honest, no entry above the diagonal one; monotone, rising up to the diagonal, then falling.
+    columns = [[x[j][i] for j in range(N)] for i in range(N)]
+    for honest, monotone, lines in (("RH", "RM", x), ("CH", "CM", columns)):
+        if honest in names:
+            for i in range(N):
+                for k in range(N):
+                    if k != i:
+                        add({lines[i][k]: 1.0, lines[i][i]: -1.0}, LE)
+        if monotone in names:
+            for i in range(N):
+                for k in range(n):
+                    lower, higher = (k, k + 1) if k < i else (k + 1, k)
+                    add({lines[i][lower]: 1.0, lines[i][higher]: -1.0}, LE)
     if "F" in names:  # eq. (11)
         for i in range(1, N):
             add({x[i][i]: 1.0, x[0][0]: -1.0}, EQ)
