@@ -405,14 +405,13 @@ def um_chance(outputs: Outputs, config: Mapping) -> Outcome:
     is n/(n+1) (up to random variation: three binomial standard errors over all its groups)."""
     table = outputs["constrained_counts/tables/fig10_adult.csv"]
     um = table[table["mechanism"] == "UM"]
-    worst = None
+    per_n = []  # (z, n, observed, expected) of each group size
     for n, rows in um.groupby("n"):
         expected = n / (n + 1)
         groups = rows["groups"].sum()
         observed = float((rows["wrong_fraction"] * rows["groups"]).sum() / groups)
-        z = abs(observed - expected) / math.sqrt(expected * (1 - expected) / groups)
-        worst = max(worst or (0.0, n, observed, expected), (z, n, observed, expected))
-    z, n, observed, expected = worst
+        per_n.append((abs(observed - expected) / math.sqrt(expected * (1 - expected) / groups), n, observed, expected))
+    z, n, observed, expected = max(per_n)
     return Outcome([Comparison("UM's fraction of wrong answers (the n farthest from n/(n+1))", "n/(n+1)",
                                f"n = {n}: {observed:.4f} against {expected:.4f} ({z:.1f} s.e.)", "3 standard errors",
                                z <= 3)])
@@ -439,15 +438,15 @@ def fw_findings(outputs: Outputs, config: Mapping, figure: str) -> Outcome:
 def fw_verdicts(outputs: Outputs, config: Mapping, table: str) -> Outcome:
     """Tables 1-2: our verdict of each cell (config free_will.verdict applied to the EMD ratio to GIBU) against the
     paper's."""
-    cells = outputs[f"free_will/tables/{table}.csv"]
+    rows = outputs[f"free_will/tables/{table}.csv"]  # one per (row, column, mechanism set): same verdict in a cell
     rule = ", ".join(f"{v['verdict']} <= {v['max_ratio']:g}" if "max_ratio" in v else v["verdict"]
                      for v in config["free_will"]["verdict"])
-    cells = cells.fillna({"paper": "NA", "verdict": "NA"}).drop_duplicates(["row", "column"], keep="last")
+    cells = rows.fillna({"paper": "NA", "verdict": "NA"}).drop_duplicates(["row", "column"], keep="last")
     paper = cells["paper"].str.replace(r"\s*\(.*\)$", "", regex=True)
     same = int((paper == cells["verdict"]).sum())
     comparisons = [Comparison("cells with the paper's verdict", f"{len(cells)} cells", f"{same} of {len(cells)}",
                               f"verdict of the EMD ratio to GIBU ({rule})", same == len(cells))]
-    ratios = outputs[f"free_will/tables/{table}.csv"].groupby(["row", "column"])["ratio"].apply(
+    ratios = rows.groupby(["row", "column"])["ratio"].apply(
         lambda r: ", ".join(fmt(x, 3) for x in r))
     comparisons += [Comparison(f"{row.row}, {row.column}", row.paper,
                                f"{row.verdict} (ratios {ratios[row.row, row.column]})", "exact", False)
