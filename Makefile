@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check privest scripts tests benchmarks workflow/profiles
+	$(BIN)/ruff check privest privest_studies scripts tests benchmarks workflow/profiles
 
 test: $(STAMP) lint
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report

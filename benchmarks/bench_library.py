@@ -4,7 +4,7 @@ Run from the repository root: ``.venv/bin/python benchmarks/bench_library.py [--
 time is the best of several repeats (``--repeats``), measured with ``time.perf_counter``. Nothing is written to disk.
 
 The k-RR setting: k = 100 secrets, theta = Binomial(99, 1/2) on {0..99},
-n = 10^6 users, eps = 1. Every random draw comes from ``perturb.rng_for(SEED, "bench_library", ...)``.
+n = 10^6 users, eps = 1. Every random draw comes from ``sampling.rng_for(SEED, "bench_library", ...)``.
 """
 
 import argparse
@@ -19,8 +19,8 @@ from typing import TypeVar
 import numpy as np
 from scipy.stats import binom
 
-from privest import estimators, mechanisms, perturb
-from privest.grids import Grid
+from privest import estimators, mechanisms, sampling
+from privest.alphabets import Grid
 
 SEED = 1
 K = 100
@@ -86,16 +86,16 @@ def bench_perturbation(A: np.ndarray, repeats: int) -> tuple[list[Row], np.ndarr
 
     Returns the rows and one draw of the reports from its own Generator (the same whatever ``repeats``), shape (N,).
     """
-    rng = perturb.rng_for(SEED, "bench_library", "perturbation")
+    rng = sampling.rng_for(SEED, "bench_library", "perturbation")
     secret_counts = rng.multinomial(N, binomial_theta(A.shape[0]))
     secrets = np.repeat(np.arange(A.shape[0]), secret_counts)
     setting = f"k={A.shape[0]} n={powers(N)} eps={EPS:g}"
-    t_sample, _ = best_time(lambda: perturb.sample(A, secrets, rng), repeats)
-    t_counts, _ = best_time(lambda: perturb.sample_counts(A, secret_counts, rng), repeats)
-    reports = perturb.sample(A, secrets, perturb.rng_for(SEED, "bench_library", "reports"))
+    t_sample, _ = best_time(lambda: sampling.sample(A, secrets, rng), repeats)
+    t_counts, _ = best_time(lambda: sampling.sample_counts(A, secret_counts, rng), repeats)
+    reports = sampling.sample(A, secrets, sampling.rng_for(SEED, "bench_library", "reports"))
     rows = [
-        Row("perturb.sample (per-user reports)", setting, seconds(t_sample), f"{t_sample / N * 1e9:.0f} ns per user"),
-        Row("perturb.sample_counts (report counts)", setting, seconds(t_counts), "O(k m), independent of n"),
+        Row("sampling.sample (per-user reports)", setting, seconds(t_sample), f"{t_sample / N * 1e9:.0f} ns per user"),
+        Row("sampling.sample_counts (report counts)", setting, seconds(t_counts), "O(k m), independent of n"),
     ]
     return rows, reports
 
@@ -195,10 +195,10 @@ def bench_mfl(A: np.ndarray, reports: np.ndarray, counts: np.ndarray, fixed: est
 
 def gibu_groups(users_per_mechanism: int) -> list[estimators.Group]:
     """k-RR with eps 1..10, ``users_per_mechanism`` users each drawn from theta, their reports as GIBU groups."""
-    rng = perturb.rng_for(SEED, "bench_library", "gibu", users_per_mechanism)
+    rng = sampling.rng_for(SEED, "bench_library", "gibu", users_per_mechanism)
     krr = [mechanisms.krr(K, eps) for eps in GIBU_EPS]
-    secret_counts = perturb.split_users(users_per_mechanism * len(krr), len(krr), binomial_theta(), rng)
-    counts = perturb.population(krr, secret_counts, rng)
+    secret_counts = sampling.split_users(users_per_mechanism * len(krr), len(krr), binomial_theta(), rng)
+    counts = sampling.population(krr, secret_counts, rng)
     return [estimators.matrix_group(A, c) for A, c in zip(krr, counts, strict=True)]
 
 

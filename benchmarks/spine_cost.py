@@ -1,7 +1,7 @@
 """The cost of the pipeline's jobs: how many, how long, and how much of each rule's time is process start-up.
 
 Runs the pipeline from scratch at the quick scale in a temporary directory (data from the mirror of config.yaml),
-then reads every job's log, where privest.cli records the seconds from process start to the job's work
+then reads every job's log, where privest_studies.jobs records the seconds from process start to the job's work
 (interpreter, Snakemake's script preamble and imports) and the seconds of work. Prints one row per rule.
 
     .venv/bin/python benchmarks/spine_cost.py [--keep DIR] [snakemake targets...]

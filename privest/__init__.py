@@ -1,1 +1,109 @@
-"""privest: mechanisms, perturbation, estimators and metrics for estimating distributions from privatised reports."""
+"""privest: estimate the original distribution of data from privatised reports.
+
+numpy in, numpy out. A mechanism is a row-stochastic matrix ``A[x, z] = P(z | x)`` (rows: secrets, columns:
+observables); distributions are 1-D float64 arrays summing to 1; every random draw takes an explicit
+``numpy.random.Generator``. Importing privest loads numpy only: the LP solver (Shokri's mechanism, the count paper's
+LPs) and POT (EMD on a grid) load when first used.
+
+>>> import numpy as np
+>>> import privest
+>>> A = privest.krr(4, eps=1.0)                            # k-RR on 4 secrets (free-will eq. 1)
+>>> rng = privest.rng_for(2026, "doctest")
+>>> counts = privest.sample_counts(A, np.array([400, 300, 200, 100]), rng)
+>>> theta = privest.ibu(A, counts).theta                   # IBU (free-will eq. 10)
+>>> bool(abs(theta.sum() - 1.0) < 1e-12)
+True
+
+Modules: ``alphabets`` (linear ranges and planar grids), ``mechanisms`` (matrix mechanisms and their privacy
+levels), ``rappor`` (basic one-time RAPPOR reports), ``sampling`` (the users' reports), ``estimators`` (INV, IBU,
+GIBU, RAP and likely subsets), ``metrics`` (EMD), ``counts`` (the count-data paper's mechanisms and LPs), ``shokri``
+(Shokri et al.'s optimal mechanism).
+"""
+
+from privest import alphabets, counts, estimators, mechanisms, metrics, rappor, sampling, shokri
+from privest.alphabets import Alphabet, Grid, linear_distances
+from privest.estimators import (
+    Group,
+    IbuResult,
+    combine_results,
+    gibu,
+    ibu,
+    ibu_m,
+    ibu_runs,
+    inv,
+    inv_m,
+    inv_runs,
+    matrix_group,
+    normalise,
+    project_simplex,
+    rap,
+    rap_grouped,
+    rappor_group,
+)
+from privest.mechanisms import (
+    average,
+    by_name,
+    check_row_stochastic,
+    exponential,
+    geometric,
+    is_geo_indistinguishable,
+    is_ldp,
+    krr,
+    laplace,
+    ldp_level,
+    planar_geometric,
+    planar_laplace,
+)
+from privest.metrics import emd, emd_1d
+from privest.rappor import RapporReports
+from privest.sampling import population, rng_for, sample, sample_counts, split_users
+
+__all__ = [
+    "Alphabet",
+    "Grid",
+    "Group",
+    "IbuResult",
+    "RapporReports",
+    "alphabets",
+    "average",
+    "by_name",
+    "check_row_stochastic",
+    "combine_results",
+    "counts",
+    "emd",
+    "emd_1d",
+    "estimators",
+    "exponential",
+    "geometric",
+    "gibu",
+    "ibu",
+    "ibu_m",
+    "ibu_runs",
+    "inv",
+    "inv_m",
+    "inv_runs",
+    "is_geo_indistinguishable",
+    "is_ldp",
+    "krr",
+    "laplace",
+    "ldp_level",
+    "linear_distances",
+    "matrix_group",
+    "mechanisms",
+    "metrics",
+    "normalise",
+    "planar_geometric",
+    "planar_laplace",
+    "population",
+    "project_simplex",
+    "rap",
+    "rap_grouped",
+    "rappor",
+    "rappor_group",
+    "rng_for",
+    "sample",
+    "sample_counts",
+    "sampling",
+    "shokri",
+    "split_users",
+]

@@ -40,7 +40,6 @@ __all__ = [
     "gm_weak_honesty_threshold",
     "group_counts",
     "loss",
-    "markdown_table",
     "mechanism_key",
     "optimal",
     "properties",
@@ -408,7 +407,7 @@ def group_counts(bits: np.ndarray, n: int, order: np.ndarray | None = None) -> n
 
 def sample_outputs(P: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The mechanism's noisy count for each group: output j ~ P[:, count], vectorised over groups."""
-    from privest.perturb import sample
+    from privest.sampling import sample
 
     return sample(as_row_stochastic(P), np.asarray(counts, dtype=np.int64), rng)
 
@@ -421,14 +420,3 @@ def wrong_fraction(true: np.ndarray, noisy: np.ndarray, d: int = 0) -> float:
 def rmse(true: np.ndarray, noisy: np.ndarray) -> float:
     """Root mean square error of the noisy counts (Figure 13)."""
     return float(np.sqrt(np.mean((np.asarray(noisy, dtype=np.float64) - np.asarray(true)) ** 2)))
-
-
-def markdown_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str]) -> str:
-    """A GitHub markdown table of dict rows in ``columns`` order (the .md beside a paper table's CSV)."""
-    def cell(value: object) -> str:
-        text = f"{value:.6g}" if isinstance(value, float) else str(value)
-        return text.replace("|", "\\|")
-
-    lines = ["| " + " | ".join(cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(row[c]) for c in columns) + " |" for row in rows]
-    return "\n".join(lines) + "\n"

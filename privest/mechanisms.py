@@ -22,12 +22,13 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from privest.grids import Grid
+from privest.alphabets import Alphabet, Grid
 from privest.rappor import flip_probability
 from privest.shokri import shokri
 
 __all__ = [
     "average",
+    "by_name",
     "check_row_stochastic",
     "exponential",
     "geo_indistinguishability_level",
@@ -81,7 +82,7 @@ def _check_int(value: int, name: str, minimum: int | None = None) -> int:
 
 def _check_grid(grid: Grid) -> Grid:
     if not isinstance(grid, Grid):
-        raise ValueError(f"grid must be a privest.grids.Grid, got {type(grid).__name__}")
+        raise ValueError(f"grid must be a privest.alphabets.Grid, got {type(grid).__name__}")
     return grid
 
 
@@ -486,3 +487,27 @@ def is_geo_indistinguishable(A: np.ndarray, distances: np.ndarray, eps: float, r
     eps = _check_eps(eps)
     bound = (eps * d + math.log1p(rtol))[:, :, None]
     return not any(np.any(diff > bound) for diff in _column_blocks(A))
+
+
+def by_name(kind: str, alphabet: Alphabet, eps: float) -> np.ndarray:
+    """The matrix of the mechanism named ``kind`` on ``alphabet``, as a config names it.
+
+    Parameters
+    ----------
+    kind : {"krr", "geometric", "laplace", "exponential"}
+        geometric and laplace are the linear mechanisms (eqs. 2-3) on a linear alphabet and the planar ones (NOTES 2)
+        on a grid; krr and exponential work on either.
+    alphabet : Alphabet
+        The secrets (and, for these mechanisms, the observables).
+    eps : float
+        The privacy parameter (per unit of distance for the metric mechanisms).
+    """
+    if kind == "krr":
+        return krr(alphabet.k, eps)
+    if kind == "exponential":
+        return exponential(alphabet.distances(), eps)
+    table = {"geometric": geometric, "laplace": laplace} if alphabet.grid is None else {
+        "geometric": planar_geometric, "laplace": planar_laplace}
+    if kind not in table:
+        raise ValueError(f"kind must be one of krr, exponential, {', '.join(table)}, got {kind!r}")
+    return table[kind](alphabet.k if alphabet.grid is None else alphabet.grid, eps)

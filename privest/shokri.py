@@ -47,7 +47,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import pulp
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +150,8 @@ def solve_shokri(
     w = k * pi
     threshold = tol * float(loss.max())
     width = len(str(k - 1))
+    import pulp  # here: the LP jobs pay for it, not every import of privest
+
     prob = pulp.LpProblem("shokri", pulp.LpMaximize)
     variable = getattr(prob, "add_variable", pulp.LpVariable)  # pulp >= 3.3 deprecates building LpVariable directly
     a = [[variable(f"a_{x:0{width}d}_{z:0{width}d}", lowBound=0) for z in range(k)] for x in range(k)]
@@ -224,6 +225,8 @@ def _cbc(msg, basis_dir, previous):
     basis stays valid; the new rows start basic."""
     if any(c.isspace() for c in basis_dir):
         raise RuntimeError(f"the temporary directory {basis_dir!r} has white space, which CBC's command line splits")
+    import pulp
+
     options = ["primalSimplex"] if previous == 0 else [f"basisIn {basis_dir}/round{previous}.bas", "dualSimplex"]
     options.append(f"basisOut {basis_dir}/round{previous + 1}.bas")
     with warnings.catch_warnings():

@@ -5,16 +5,17 @@ mechanisms) and new noise."""
 
 import numpy as np
 
-from privest import cli, counts, io
-from privest.perturb import rng_for
+from privest import counts
+from privest.sampling import rng_for
+from privest_studies import files, jobs
 
 MECHANISMS = ("GM", "WM", "EM", "UM")
 
 
 def main() -> None:
     params = snakemake.params
-    persons = io.load_table(snakemake.input.persons)
-    bank = io.load_npz(snakemake.input.mechanisms)
+    persons = files.load_table(snakemake.input.persons)
+    bank = files.load_npz(snakemake.input.mechanisms)
     bits = {target: persons[target].to_numpy(dtype=np.int64) for target in params.targets}
     rows = []
     for n in params.n:
@@ -29,8 +30,8 @@ def main() -> None:
                     rows.append({"target": target, "n": n, "mechanism": name, "repetition": repetition,
                                  "groups": true.size, "wrong_fraction": counts.wrong_fraction(true, noisy)})
     rows = [{"alpha": params.alpha, **row} for row in rows]
-    io.save_rows(rows, ["alpha", "target", "n", "mechanism", "repetition", "groups", "wrong_fraction"],
+    files.save_rows(rows, ["alpha", "target", "n", "mechanism", "repetition", "groups", "wrong_fraction"],
                  snakemake.output[0])
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

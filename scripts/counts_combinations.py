@@ -1,7 +1,8 @@
 """Rule counts_combinations: Figure 8, the L0 optimum of each of the nine property combinations with WH (section
 V-A), with GM's and EM's scores, over an n grid at one alpha (panel a) or an alpha grid at one n (panel b)."""
 
-from privest import cli, counts, io
+from privest import counts
+from privest_studies import files, jobs
 
 
 def main() -> None:
@@ -15,7 +16,7 @@ def main() -> None:
                 rows.append({"n": n, "alpha": alpha, "mechanism": "+".join(("WH", *combination)),
                              "score": counts.loss(P)})
     rows = [{"panel": snakemake.wildcards.panel, **row} for row in rows]
-    io.save_rows(rows, ["panel", "n", "alpha", "mechanism", "score"], snakemake.output[0])
+    files.save_rows(rows, ["panel", "n", "alpha", "mechanism", "score"], snakemake.output[0])
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

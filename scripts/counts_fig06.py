@@ -1,13 +1,13 @@
 """Rule counts_fig06: Figure 6, the property table computed by the checker, each cell beside the paper's entry."""
 
-from privest import cli, io, plotting
+from privest_studies import files, jobs, plotting
 
 MECHANISMS = ("GM", "WM", "EM", "UM")
 AGREE, DIFFER, UNPRINTED = "#d9f0d3", "#fdd49e", "#f0f0f0"
 
 
 def main() -> None:
-    table = io.load_table(snakemake.input[0], dtypes={f"{m} paper": str for m in MECHANISMS})
+    table = files.load_table(snakemake.input[0], dtypes={f"{m} paper": str for m in MECHANISMS})
     grid = snakemake.params.grid
     cells, colours = [], []
     for _, row in table.iterrows():
@@ -33,4 +33,4 @@ def main() -> None:
     plotting.save(fig, *snakemake.output)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

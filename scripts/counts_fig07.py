@@ -2,12 +2,13 @@
 
 import numpy as np
 
-from privest import cli, counts, io, plotting
+from privest import counts
+from privest_studies import files, jobs, plotting
 
 
 def main() -> None:
     n, alpha = snakemake.params.n, snakemake.params.alpha
-    bank = io.load_npz(snakemake.input[0])
+    bank = files.load_npz(snakemake.input[0])
     mechanisms = {name: bank[counts.mechanism_key(name, n, alpha)] for name in ("GM", "WM", "EM")}
     vmax = max(P.max() for P in mechanisms.values())
     fig, axes = plotting.figure(ncols=3, figsize=(10.0, 3.6))
@@ -23,4 +24,4 @@ def main() -> None:
     plotting.save(fig, *snakemake.output)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

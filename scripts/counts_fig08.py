@@ -3,7 +3,8 @@ n at one alpha, (b) against alpha at one n."""
 
 import numpy as np
 
-from privest import cli, counts, io, plotting
+from privest import counts
+from privest_studies import files, jobs, plotting
 
 STYLES = {"WH": ("tab:orange", "-", "o"), "WH+RH": ("tab:orange", "--", "^"), "WH+RM": ("tab:orange", ":", "v"),
           "WH+CH": ("tab:purple", "-", "o"), "WH+CM": ("tab:purple", "--", "s"), "WH+RH+CH": ("tab:purple", ":", "^"),
@@ -12,7 +13,7 @@ STYLES = {"WH": ("tab:orange", "-", "o"), "WH+RH": ("tab:orange", "--", "^"), "W
 
 
 def main() -> None:
-    table = io.load_table(snakemake.input[0])
+    table = files.load_table(snakemake.input[0])
     panel = snakemake.wildcards.panel
     x = "n" if panel == "a" else "alpha"
     fixed = "alpha" if panel == "a" else "n"
@@ -50,4 +51,4 @@ def main() -> None:
     plotting.save(fig, *snakemake.output)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

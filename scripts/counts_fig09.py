@@ -1,11 +1,11 @@
 """Rule counts_fig09: Figure 9, the L0 scores of GM, WM, EM and UM against n, one panel per alpha, with GM's
 weak-honesty threshold n = 2a/(1-a) marked and the LP with WH alone (dashed) for comparison."""
 
-from privest import cli, io, plotting
+from privest_studies import files, jobs, plotting
 
 
 def main() -> None:
-    table = io.load_table(snakemake.input[0])
+    table = files.load_table(snakemake.input[0])
     alphas = sorted(table["alpha"].unique())
     for k, alpha in enumerate(alphas):
         rows = table[table["alpha"] == alpha]
@@ -32,4 +32,4 @@ def main() -> None:
         plotting.save(fig, *snakemake.output[2 * k:2 * k + 2])
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

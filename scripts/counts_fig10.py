@@ -3,11 +3,11 @@ panel per target, mean over repetitions with standard-error bars."""
 
 import numpy as np
 
-from privest import cli, io, plotting
+from privest_studies import files, jobs, plotting
 
 
 def main() -> None:
-    table = io.load_table(snakemake.input[0])
+    table = files.load_table(snakemake.input[0])
     targets = list(dict.fromkeys(table["target"]))
     reps = table["repetition"].nunique()
     fig, axes = plotting.figure(ncols=len(targets), figsize=(4.0 * len(targets), 3.6), sharey=True)
@@ -32,4 +32,4 @@ def main() -> None:
     plotting.save(fig, *snakemake.output)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

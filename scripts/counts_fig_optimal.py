@@ -3,7 +3,8 @@
 
 import numpy as np
 
-from privest import cli, counts, io, plotting
+from privest import counts
+from privest_studies import files, jobs, plotting
 
 NAMES = {"L0": "L0 (wrong answer)", "L1": "L1 (absolute error)", "L2": "L2 (squared error)"}
 
@@ -34,7 +35,7 @@ def draw(data: dict, key: str, title: str, note: str, path_pdf: str, path_png: s
 
 
 def main() -> None:
-    data = io.load_npz(snakemake.input[0])
+    data = files.load_npz(snakemake.input[0])
     alpha = float(data["alpha"])
     out = snakemake.output
     draw(data, "unconstrained", f"Figure 1: optimal mechanisms under BasicDP only (α = {alpha:g})",
@@ -48,4 +49,4 @@ def main() -> None:
          " on every panel.", out[2], out[3])
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -3,7 +3,8 @@ coloured by its value at one alpha."""
 
 import numpy as np
 
-from privest import cli, counts, plotting
+from privest import counts
+from privest_studies import jobs, plotting
 
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -52,4 +53,4 @@ def main() -> None:
          f" L0 score (n+1)/n (1 - y) = {counts.loss(P):.4f}.", out[2:])
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -3,7 +3,7 @@ fraction of groups more than d away against p (rows alpha, columns n), Figure 12
 columns alpha), Figure 13 the RMSE against n (rows alpha, columns p). Mean over repetitions, bars ±1 s.d."""
 
 
-from privest import cli, io, plotting
+from privest_studies import files, jobs, plotting
 
 # figure -> (panel rows, panel columns, x axis, x label, y label, title)
 LAYOUT = {
@@ -17,7 +17,7 @@ SYMBOL = {"alpha": "α", "n": "n", "p": "p"}
 
 def main() -> None:
     figure = snakemake.wildcards.synthetic
-    table = io.load_table(snakemake.input[0])
+    table = files.load_table(snakemake.input[0])
     table["d"] = table["metric"].str.extract(r"L0,(\d+)", expand=False).astype(float)
     row_key, col_key, x, xlabel, ylabel, title = LAYOUT[figure]
     rows, cols = list(dict.fromkeys(table[row_key])), list(dict.fromkeys(table[col_key]))
@@ -49,4 +49,4 @@ def main() -> None:
     plotting.save(fig, *snakemake.output)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -3,7 +3,8 @@ grid, the L0 optimum of the LP beside the score of the mechanism the flowchart p
 
 import itertools
 
-from privest import cli, counts, io
+from privest import counts
+from privest_studies import files, jobs, tables
 
 
 def main() -> None:
@@ -22,7 +23,7 @@ def main() -> None:
                                  "lp_score": score, "choice_score": scores[choice],
                                  "agrees": abs(score - scores[choice]) <= tolerance * 10})
     columns = ["n", "alpha", "properties", "choice", "lp_score", "choice_score", "agrees"]
-    io.save_rows(rows, columns, snakemake.output.table)
+    files.save_rows(rows, columns, snakemake.output.table)
     summary = []
     for n in snakemake.params.grid["n"]:
         for alpha in snakemake.params.grid["alpha"]:
@@ -37,8 +38,8 @@ def main() -> None:
             " -> WM, the LP with WH + CM; WH -> GM when n >= 2a/(1-a), else the LP with WH alone; otherwise GM)."
             " Each row: every set solved as its own LP (pulp CBC) and compared with the score of the flowchart's"
             " choice.\n\n"
-            + counts.markdown_table(summary, list(summary[0])))
-    io.write_text(snakemake.output.markdown, text)
+            + tables.markdown_table(summary, list(summary[0])))
+    files.write_text(snakemake.output.markdown, text)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

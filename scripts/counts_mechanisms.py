@@ -3,7 +3,8 @@
 Keys are privest.counts.mechanism_key(name, n, alpha); matrices are the paper's P[j, i] (column-stochastic).
 """
 
-from privest import cli, counts, io
+from privest import counts
+from privest_studies import files, jobs
 
 
 def main() -> None:
@@ -12,7 +13,7 @@ def main() -> None:
         for name, P in (("GM", counts.gm(n, alpha)), ("WM", counts.wm(n, alpha)), ("EM", counts.em(n, alpha)),
                         ("UM", counts.um(n))):
             arrays[counts.mechanism_key(name, n, alpha)] = P
-    io.save_npz(snakemake.output[0], **arrays)
+    files.save_npz(snakemake.output[0], **arrays)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from privest import cli, counts, io
+from privest import counts
+from privest_studies import files, jobs
 
 
 def main() -> None:
@@ -12,7 +13,7 @@ def main() -> None:
     for k, panel in enumerate(snakemake.params.panels):
         arrays[f"unconstrained_{k}"] = counts.optimal(panel["n"], alpha, panel["objective"])
         arrays[f"constrained_{k}"] = counts.optimal(panel["n"], alpha, panel["objective"], counts.PROPERTIES)
-    io.save_npz(snakemake.output[0], **arrays)
+    files.save_npz(snakemake.output[0], **arrays)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -2,7 +2,8 @@
 grid (one tidy row per mechanism, n, alpha and property), then per mechanism and property: Y when it holds on the
 whole grid, N when on none, - when it depends, beside the paper's Figure 6."""
 
-from privest import cli, counts, io
+from privest import counts
+from privest_studies import files, jobs, tables
 
 MECHANISMS = ("GM", "WM", "EM", "UM")
 ROWS = ("BasicDP", "S", "RH", "RM", "CH", "CM", "F", "WH")
@@ -22,7 +23,7 @@ def main() -> None:
                 holds = counts.properties(P, alpha, tol=tolerance)
                 rows += [{"mechanism": name, "n": n, "alpha": alpha, "property": prop, "holds": holds[prop],
                           "score": counts.loss(P)} for prop in ROWS]
-    io.save_rows(rows, ["mechanism", "n", "alpha", "property", "holds", "score"], snakemake.output.grid)
+    files.save_rows(rows, ["mechanism", "n", "alpha", "property", "holds", "score"], snakemake.output.grid)
     table = []
     for prop in ROWS:
         row = {"property": prop}
@@ -34,13 +35,13 @@ def main() -> None:
         table.append(row)
     columns = ["property", *MECHANISMS, *(f"{m} paper" for m in MECHANISMS),
                *(f"{m} (holds/points)" for m in MECHANISMS)]
-    io.save_rows(table, columns, snakemake.output.table)
+    files.save_rows(table, columns, snakemake.output.table)
     text = ("# Figure 6: the properties of GM, WM, EM and UM, computed\n\n"
             f"The checker (privest.counts.properties, tolerance {tolerance:g}) on every n in {grid['n']} and alpha in"
             f" {grid['alpha']}: Y = holds on all of them, N = on none, — = depends. 'paper' is Figure 6 as printed"
             " (empty: the paper's table has no row for it). WM is the L0 optimum under WH + RM + CM (+ S, free).\n\n"
-            + counts.markdown_table(table, columns))
-    io.write_text(snakemake.output.markdown, text)
+            + tables.markdown_table(table, columns))
+    files.write_text(snakemake.output.markdown, text)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from privest import cli, counts, io
+from privest import counts
+from privest_studies import files, jobs, tables
 
 # The paper's numbers, as printed (section II-B Example 1, section I and Figure 7, Lemmas 2-3, section V-A).
 EXAMPLE1_RATIO = 18
@@ -88,9 +89,9 @@ def main() -> None:
     row("Section V", "the LP solver", "PyLPSolve [19] (lp_solve)", counts.solver_description(), "not judged", "")
 
     columns = ["where", "quantity", "paper", "ours", "tolerance", "agrees"]
-    io.save_rows(rows, columns, snakemake.output.table)
-    io.write_text(snakemake.output.markdown, "# Count paper: published numbers beside ours\n\n"
-                  + counts.markdown_table(rows, columns))
+    files.save_rows(rows, columns, snakemake.output.table)
+    files.write_text(snakemake.output.markdown, "# Count paper: published numbers beside ours\n\n"
+                  + tables.markdown_table(rows, columns))
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -1,7 +1,8 @@
 """Rule counts_scores: Figure 9, the L0 scores of GM, WM, EM and UM against n for each alpha, with the LP that asks
 for WH alone (the curve that meets GM at n = 2a/(1-a), Lemma 2) and GM's weak-honesty threshold."""
 
-from privest import cli, counts, io
+from privest import counts
+from privest_studies import files, jobs
 
 
 def main() -> None:
@@ -14,7 +15,7 @@ def main() -> None:
                       "LP-WH": counts.loss(counts.optimal(n, alpha, "L0", ("WH", "S")))}
             rows += [{"alpha": alpha, "n": n, "mechanism": name, "score": score, "threshold": threshold,
                       "em_diagonal": counts.em_diagonal(n, alpha)} for name, score in scores.items()]
-    io.save_rows(rows, ["alpha", "n", "mechanism", "score", "threshold", "em_diagonal"], snakemake.output[0])
+    files.save_rows(rows, ["alpha", "n", "mechanism", "score", "threshold", "em_diagonal"], snakemake.output[0])
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

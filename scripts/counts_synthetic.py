@@ -3,15 +3,16 @@ group's count is Binomial(n, p); each count through GM, WM, EM and UM. One row p
 repetition, metric): 'L0,d' = the fraction of groups whose noisy count is more than d away from the true one, 'RMSE'
 = the root mean square error of the noisy counts. A repetition draws a new population (shared by the mechanisms)."""
 
-from privest import cli, counts, io
-from privest.perturb import rng_for
+from privest import counts
+from privest.sampling import rng_for
+from privest_studies import files, jobs
 
 MECHANISMS = ("GM", "WM", "EM", "UM")
 
 
 def main() -> None:
     params, figure = snakemake.params, snakemake.wildcards.synthetic
-    design, bank = params.design, io.load_npz(snakemake.input.mechanisms)
+    design, bank = params.design, files.load_npz(snakemake.input.mechanisms)
     rows = []
     for alpha, n, p in design["points"]:
         groups = params.population // n
@@ -26,7 +27,7 @@ def main() -> None:
                     metrics["RMSE"] = counts.rmse(true, noisy)
                 rows += [{"alpha": alpha, "n": n, "p": p, "mechanism": name, "repetition": repetition, "metric": metric,
                           "value": value} for metric, value in metrics.items()]
-    io.save_rows(rows, ["alpha", "n", "p", "mechanism", "repetition", "metric", "value"], snakemake.output[0])
+    files.save_rows(rows, ["alpha", "n", "p", "mechanism", "repetition", "metric", "value"], snakemake.output[0])
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -1,6 +1,6 @@
 """Rule discretise_adult: Adult persons -> per-person table (age, income, gender, young), the ages as secrets, theta."""
 
-from privest import cli, datasets, io
+from privest_studies import datasets, files, jobs
 
 
 def main() -> None:
@@ -8,10 +8,10 @@ def main() -> None:
     table, theta, alphabet, provenance = datasets.discretise_adult(
         [snakemake.input.data, snakemake.input.test], k=snakemake.params.k, young_below=snakemake.params.young_below
     )
-    io.save_table(table, snakemake.output.persons)
-    io.save_npz(snakemake.output.ages, secrets=table["age"].to_numpy(), theta=theta)
-    io.save_json(snakemake.output.alphabet, alphabet)
-    io.save_json(snakemake.output.provenance, provenance)
+    files.save_table(table, snakemake.output.persons)
+    files.save_npz(snakemake.output.ages, secrets=table["age"].to_numpy(), theta=theta)
+    files.save_json(snakemake.output.alphabet, alphabet)
+    files.save_json(snakemake.output.provenance, provenance)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -1,6 +1,6 @@
 """Rule discretise_checkins: Gowalla check-ins -> the cell of each check-in in one region (secrets), theta."""
 
-from privest import cli, datasets, io
+from privest_studies import datasets, files, jobs
 
 
 def main() -> None:
@@ -8,9 +8,9 @@ def main() -> None:
     cells, theta, alphabet, provenance = datasets.discretise_region(
         snakemake.input.checkins, snakemake.params.region, snakemake.params.regions
     )
-    io.save_npz(snakemake.output.data, secrets=cells, theta=theta)
-    io.save_json(snakemake.output.alphabet, alphabet)
-    io.save_json(snakemake.output.provenance, provenance)
+    files.save_npz(snakemake.output.data, secrets=cells, theta=theta)
+    files.save_json(snakemake.output.alphabet, alphabet)
+    files.save_json(snakemake.output.provenance, provenance)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

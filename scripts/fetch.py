@@ -1,6 +1,6 @@
 """Rule fetch: one raw data file from its official URL, else the local mirror, verified against pinned checksums."""
 
-from privest import cli, fetch
+from privest_studies import fetch, jobs
 
 OPTIONAL = ("urls", "mirror", "timeout", "attempts", "backoff")
 
@@ -12,4 +12,4 @@ def main() -> None:
     fetch.fetch(snakemake.output.file, params.accepted, provenance=snakemake.output.provenance, **options)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -1,6 +1,6 @@
 """Rule ibu_boxplot: for each panel of Figures 9, 10 and 12, boxplots over runs of each method's EMD against eps."""
 
-from privest import cli, grids, io, plotting
+from privest_studies import files, jobs, plotting, regions
 
 MECHANISMS = {
     ("linear", "geometric"): "the linear geometric mechanism",
@@ -19,19 +19,19 @@ def describe(spec: dict, data: str, mechanism: str) -> tuple[str, str]:
     """The panel's subject (as the paper's panel captions word it) and the unit of its EMD."""
     sanitised = f"sanitised by {MECHANISMS[spec['kind'], mechanism]}"
     if spec["kind"] == "planar":
-        return f"location data, {grids.region_name(spec)}, {sanitised}", "km"
+        return f"location data, {regions.region_name(spec)}, {sanitised}", "km"
     if data == "ages":
         return f"age data {sanitised}", "years"
     return f"{MECHANISMS[spec['kind'], mechanism]}, original data sampled from {spec['label']}", "units of x"
 
 
 def main() -> None:
-    scores = io.load_table(snakemake.input.table)
+    scores = files.load_table(snakemake.input.table)
     outputs = iter(snakemake.output)
     for panel, alphabet in zip(snakemake.params.panels, snakemake.input.alphabets, strict=True):
         figure = panel["figure"]
         table = scores[scores["experiment"] == panel["experiment"]]
-        subject, unit = describe(io.load_json(alphabet), panel["data"], panel["mechanism"])
+        subject, unit = describe(files.load_json(alphabet), panel["data"], panel["mechanism"])
         fig, ax = plotting.figure(figsize=(6.4, 3.6))
         plotting.boxplots_by_eps(ax, table, ["INV-N", "INV-P", "IBU"])
         ax.set_ylabel(f"EMD to the original distribution ({unit})")
@@ -44,4 +44,4 @@ def main() -> None:
         plotting.save(fig, next(outputs), next(outputs))
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -2,19 +2,20 @@
 
 import numpy as np
 
-from privest import cli, io, plotting, registry
+from privest import alphabets
+from privest_studies import files, jobs, plotting
 
 
 def main() -> None:
-    alphabet = registry.Alphabet.from_dict(io.load_json(snakemake.input.alphabet))
-    data = io.load_npz(snakemake.input.data)
+    alphabet = alphabets.Alphabet.from_dict(files.load_json(snakemake.input.alphabet))
+    data = files.load_npz(snakemake.input.data)
     theta = data["theta"]
-    eps = io.load_npz(snakemake.input.mechanisms)["eps"]
+    eps = files.load_npz(snakemake.input.mechanisms)["eps"]
     (point,) = np.flatnonzero(eps == snakemake.params.eps)
-    counts = io.load_npz(snakemake.input.reports)["counts"][point, 0]
+    counts = files.load_npz(snakemake.input.reports)["counts"][point, 0]
     estimates = {}
     for path in snakemake.input.estimates:
-        archive = io.load_npz(path)
+        archive = files.load_npz(path)
         estimates |= {str(m): archive["theta"][i, point, 0] for i, m in enumerate(archive["methods"])}
     outputs = iter(snakemake.output)
     for panel, method in zip("abc", snakemake.params.methods, strict=False):
@@ -32,4 +33,4 @@ def main() -> None:
         plotting.save(fig, next(outputs), next(outputs))
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

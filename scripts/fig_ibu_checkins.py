@@ -3,17 +3,17 @@
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from privest import cli, grids, io, plotting
+from privest_studies import files, jobs, plotting, regions
 
 
 def main() -> None:
-    spec = io.load_json(snakemake.input.alphabet)
-    secrets = io.load_npz(snakemake.input.data)["secrets"]
+    spec = files.load_json(snakemake.input.alphabet)
+    secrets = files.load_npz(snakemake.input.data)["secrets"]
     counts = np.bincount(secrets, minlength=spec["k"]).astype(np.float64)
     fig, ax = plotting.figure(figsize=(6.4, 4.4))
     image = plotting.planar_heatmap(ax, np.where(counts > 0, counts, np.nan), spec, norm=LogNorm(vmin=1))
     fig.colorbar(image, ax=ax, label="check-ins per cell (log scale; blank: none)", shrink=0.8)
-    ax.set_title(f"Figure 7: Gowalla check-ins, {grids.region_name(spec)}\n{secrets.size:,} check-ins in "
+    ax.set_title(f"Figure 7: Gowalla check-ins, {regions.region_name(spec)}\n{secrets.size:,} check-ins in "
                  f"{int((counts > 0).sum())} of {spec['k']} cells", fontsize=9)
     box = spec["box"]
     ax.text(0.5, -0.2, f"box lat {box['lat_min']}..{box['lat_max']}, lon {box['lon_min']}..{box['lon_max']} "
@@ -22,4 +22,4 @@ def main() -> None:
     plotting.save(fig, *snakemake.output)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -4,7 +4,7 @@ each titled with its EMD (IBU paper Figure 8), and the table of our EMDs beside 
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from privest import cli, grids, io, plotting
+from privest_studies import files, jobs, plotting, regions
 
 PANELS = {"a": "original", "b": "noisy", "c": "INV-P", "d": "INV-N", "e": "IBU"}
 
@@ -17,20 +17,20 @@ def markdown(rows: list[dict], columns: list[str]) -> str:
 
 
 def main() -> None:
-    spec = io.load_json(snakemake.input.alphabet)
-    data = io.load_npz(snakemake.input.data)
+    spec = files.load_json(snakemake.input.alphabet)
+    data = files.load_npz(snakemake.input.data)
     theta = data["theta"]
     eps, published = snakemake.params.eps, snakemake.params.published
-    reports = io.load_npz(snakemake.input.reports)
+    reports = files.load_npz(snakemake.input.reports)
     (point,) = np.flatnonzero(reports["eps"] == eps)
     counts = reports["counts"][point, 0]
     distributions = {"original": theta, "noisy": counts / counts.sum()}
     for path in snakemake.input.estimates:
-        archive = io.load_npz(path)
+        archive = files.load_npz(path)
         distributions |= {str(m): archive["theta"][i, point, 0] for i, m in enumerate(archive["methods"])}
-    scores = io.load_table(snakemake.input.scores)
+    scores = files.load_table(snakemake.input.scores)
     scores = scores[(scores["eps"] == eps) & (scores["run"] == 0)].set_index("method")
-    region = grids.region_name(spec)
+    region = regions.region_name(spec)
     norm = LogNorm(vmin=1e-5, vmax=max(d.max() for d in distributions.values()), clip=True)
     outputs = iter(snakemake.output.figures)
     for panel, name in PANELS.items():
@@ -45,7 +45,7 @@ def main() -> None:
                      f"{int(scores.loc['IBU', 'iterations']):,}" + (" (cap)" if scores.loc["IBU", "capped"] else ""))
         ax.text(0.5, -0.2, note, ha="center", va="top", fontsize=7, transform=ax.transAxes)
         plotting.save(fig, next(outputs), next(outputs))
-    published_region = grids.region_name(snakemake.params.published_region)
+    published_region = regions.region_name(snakemake.params.published_region)
     rows = [{"method": m, "emd_km": float(scores.loc[m, "emd"]), "published_emd_km": float(published[m]),
              "emd_over_noisy": float(scores.loc[m, "emd"] / scores.loc["noisy", "emd"]),
              "published_over_noisy": float(published[m] / published["noisy"]),
@@ -53,15 +53,15 @@ def main() -> None:
              "published_region": published_region, "published_checkins": snakemake.params.published_checkins}
             for m in ("noisy", "INV-P", "INV-N", "IBU")]
     columns = list(rows[0])
-    io.save_rows(rows, columns, snakemake.output.table)
+    files.save_rows(rows, columns, snakemake.output.table)
     same = spec.get("region") == snakemake.params.published_region["region"]
     caveat = ("The region is the paper's." if same else
               f"The regions differ (config data.planar_region: {spec.get('requested')}; Manhattan needs the full "
               "Gowalla file), so compare the ratios to the noisy EMD rather than the EMDs themselves.")
-    io.write_text(snakemake.output.markdown,
+    files.write_text(snakemake.output.markdown,
                   f"# IBU paper Figure 8: EMD (km) to the original distribution, planar geometric ε = {eps:g}\n\n"
                   f"Ours: {region}, run 0; the paper's: {published_region}. {caveat}\n\n"
                   + markdown(rows, columns))
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -6,12 +6,12 @@ the family cannot run on the set ('' when it ran; its estimates are then NaN, th
 
 import numpy as np
 
-from privest import cli, free_will, io
+from privest_studies import files, free_will, jobs
 
 
 def main() -> None:
-    _, mechanisms = free_will.from_arrays(io.load_npz(snakemake.input.mechanisms))
-    arrays = io.load_npz(snakemake.input.reports)
+    _, mechanisms = free_will.from_arrays(files.load_npz(snakemake.input.mechanisms))
+    arrays = files.load_npz(snakemake.input.reports)
     n = arrays["n"]
     reports = free_will.reports_from_arrays(arrays, len(n), int(arrays["runs"]), len(mechanisms))
     family = snakemake.wildcards.estimator
@@ -22,8 +22,8 @@ def main() -> None:
         """(methods, n, runs, ...) array of one field of the estimates."""
         return np.array([[[getattr(e, field) for e in r.estimates[m]] for r in results] for m in methods])
 
-    io.save_npz(snakemake.output[0], methods=np.array(methods), n=n, theta=stack("theta"),
+    files.save_npz(snakemake.output[0], methods=np.array(methods), n=n, theta=stack("theta"),
                 iterations=stack("iterations"), capped=stack("capped"), notes=np.array([r.note for r in results]))
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

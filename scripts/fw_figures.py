@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 
-from privest import cli, free_will, io, plotting
+from privest_studies import files, free_will, jobs, plotting
 
 POST = {"N": "normalisation", "P": "projection"}
 
@@ -45,9 +45,10 @@ def draw(ax, table, methods: list[str]) -> list[str]:
 
 
 def main() -> None:
-    table = io.load_table(snakemake.input.scores, dtypes={"note": str})
-    alphabets = {path.split("/")[-1].removesuffix(".json"): io.load_json(path) for path in snakemake.input.alphabets}
-    members = {path.split("/")[-2]: free_will.from_arrays(io.load_npz(path))[0] for path in snakemake.input.mechanisms}
+    table = files.load_table(snakemake.input.scores, dtypes={"note": str})
+    alphabets = {path.split("/")[-1].removesuffix(".json"): files.load_json(path) for path in snakemake.input.alphabets}
+    members = {path.split("/")[-2]: free_will.from_arrays(files.load_npz(path))[0]
+               for path in snakemake.input.mechanisms}
     params = snakemake.params
     outputs = iter(snakemake.output)
     for panel, mechanism_set in params.panels.items():
@@ -81,4 +82,4 @@ def main() -> None:
         plotting.save(fig, next(outputs), next(outputs))
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

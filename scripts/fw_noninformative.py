@@ -4,7 +4,8 @@ cannot invert A[n], and GIBU, which keeps each mechanism's own marginal, recover
 
 import numpy as np
 
-from privest import cli, free_will, io, perturb, plotting
+from privest import sampling
+from privest_studies import files, free_will, jobs, plotting
 
 NAMES = {"GIBU": "GIBU", "[IBU]_M": r"$[\mathrm{IBU}]_\mathrm{M}$",
          "[INV]_M-P": r"$[\mathrm{INV}]_\mathrm{M}$ projection"}
@@ -18,8 +19,8 @@ def main() -> None:
     for n in params.n:
         counts = []
         for run in range(params.runs):
-            rng = perturb.rng_for(params.seed, "free_will", "eq11", int(n), run)
-            counts.append(perturb.population(mechanisms, perturb.split_users(int(n), 2, theta, rng), rng))
+            rng = sampling.rng_for(params.seed, "free_will", "eq11", int(n), run)
+            counts.append(sampling.population(mechanisms, sampling.split_users(int(n), 2, theta, rng), rng))
         estimates = free_will.noninformative_estimates(mechanisms, np.array(counts), params.stopping)
         for method, by_run in estimates.items():
             for run, estimate in enumerate(by_run):
@@ -28,7 +29,7 @@ def main() -> None:
                              "theta0": float(estimate[0]) if ran else float("nan"),
                              "emd": float(np.abs(estimate[0] - theta[0])) if ran else float("nan"),
                              "note": "" if ran else "NA: A[n] is singular"})
-    io.save_rows(rows, list(rows[0]), snakemake.output.table)
+    files.save_rows(rows, list(rows[0]), snakemake.output.table)
 
     fig, (left, right) = plotting.figure(nrows=1, ncols=2, figsize=(9.0, 3.6))
     for method, name in NAMES.items():
@@ -57,4 +58,4 @@ def main() -> None:
     plotting.save(fig, *snakemake.output.figure)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

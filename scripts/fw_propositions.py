@@ -4,13 +4,13 @@ error over runs, against n; one panel per configured mechanism set."""
 
 import numpy as np
 
-from privest import cli, free_will, io, plotting
+from privest_studies import files, free_will, jobs, plotting
 
 NAMES = {"[INV]_M-raw": r"$[\mathrm{INV}]_\mathrm{M}$ (eq. 9)", "[RAP]_M-raw": r"$[\mathrm{RAP}]_\mathrm{M}$ (eq. 14)"}
 
 
 def main() -> None:
-    table = io.load_table(snakemake.input.scores, dtypes={"note": str})
+    table = files.load_table(snakemake.input.scores, dtypes={"note": str})
     panels = snakemake.params.panels
     columns = min(2, len(panels))
     rows = -(-len(panels) // columns)
@@ -20,8 +20,8 @@ def main() -> None:
     lines = []
     for ax, panel, mechanisms_path, theta_path, letter in zip(axes.flat, panels, snakemake.input.mechanisms,
                                                                snakemake.input.thetas, "abcdefgh", strict=False):
-        members = free_will.from_arrays(io.load_npz(mechanisms_path))[0]
-        theta = io.load_npz(theta_path)["theta"]
+        members = free_will.from_arrays(files.load_npz(mechanisms_path))[0]
+        theta = files.load_npz(theta_path)["theta"]
         rows = table[(table["mechanism_set"] == panel["mechanism_set"]) & (table["method"] == panel["method"])]
         stats = rows.groupby("n")["l2sq"].agg(["mean", "std", "size"]).sort_index()
         for n, mse in stats.iterrows():
@@ -54,7 +54,7 @@ def main() -> None:
              "mechanisms; the bound holds with equality when every user has the same ε", ha="center", va="top",
              fontsize=7)
     plotting.save(fig, *snakemake.output.figure)
-    io.save_rows(lines, list(lines[0]), snakemake.output.table)
+    files.save_rows(lines, list(lines[0]), snakemake.output.table)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -4,17 +4,18 @@ cannot run gets NaN and its reason."""
 
 import numpy as np
 
-from privest import cli, free_will, io, registry
+from privest import alphabets
+from privest_studies import files, free_will, jobs
 
 COLUMNS = ["n", "run", "method", "emd", "l2sq", "iterations", "capped", "note"]
 
 
 def main() -> None:
-    alphabet = registry.Alphabet.from_dict(io.load_json(snakemake.input.alphabet))
-    theta = io.load_npz(snakemake.input.theta)["theta"]
+    alphabet = alphabets.Alphabet.from_dict(files.load_json(snakemake.input.alphabet))
+    theta = files.load_npz(snakemake.input.theta)["theta"]
     rows = []
     for path in snakemake.input.estimates:
-        estimates = io.load_npz(path)
+        estimates = files.load_npz(path)
         for m, method in enumerate(map(str, estimates["methods"])):
             for i, n in enumerate(estimates["n"]):
                 for run, estimate in enumerate(estimates["theta"][m, i]):
@@ -27,7 +28,7 @@ def main() -> None:
                                  "capped": bool(estimates["capped"][m, i, run]),
                                  "note": "" if ran else f"NA: {estimates['notes'][i]}"})
     rows = [snakemake.params.labels | row for row in sorted(rows, key=lambda r: (r["n"], r["method"], r["run"]))]
-    io.save_rows(rows, [*snakemake.params.labels, *COLUMNS], snakemake.output[0])
+    files.save_rows(rows, [*snakemake.params.labels, *COLUMNS], snakemake.output[0])
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

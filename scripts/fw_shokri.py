@@ -5,14 +5,15 @@ import dataclasses
 
 import numpy as np
 
-from privest import cli, io, registry, shokri
+from privest import alphabets, shokri
+from privest_studies import files, jobs
 
 
 def main() -> None:
-    alphabet = registry.Alphabet.from_dict(io.load_json(snakemake.input.alphabet))
+    alphabet = alphabets.Alphabet.from_dict(files.load_json(snakemake.input.alphabet))
     solution = shokri.solve_shokri(alphabet.distances(), float(snakemake.wildcards.Q), **snakemake.params.options)
     record = {key: np.asarray(value) for key, value in dataclasses.asdict(solution).items()}
-    io.save_npz(snakemake.output[0], **record)
+    files.save_npz(snakemake.output[0], **record)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

@@ -2,7 +2,7 @@
 cell the measured EMD ratio to GIBU at the largest n, our verdict from the config's rule beside the paper's), and the
 paper's qualitative findings tested on the paired per-run differences."""
 
-from privest import cli, free_will, io
+from privest_studies import files, free_will, jobs
 
 
 def summarise(table):
@@ -30,21 +30,21 @@ def findings_markdown(lines) -> str:
 
 
 def main() -> None:
-    table = io.load_table(snakemake.input[0], dtypes={"note": str})
-    io.save_table(summarise(table), snakemake.output.summary)
+    table = files.load_table(snakemake.input[0], dtypes={"note": str})
+    files.save_table(summarise(table), snakemake.output.summary)
     scores = free_will.emd_by_run(table.to_dict("records"))
     columns = ["row", "column", "mechanism_set", "n", "method", "ratio", "verdict", "paper"]
     for name in ("table01", "table02"):
         spec = snakemake.params.tables[name]
         lines = free_will.verdict_table(scores, spec, snakemake.params.verdict)
         csv_path, md_path = snakemake.output[name]
-        io.save_rows(lines, columns, csv_path)
-        io.write_text(md_path, free_will.verdict_markdown(spec["title"], lines))
+        files.save_rows(lines, columns, csv_path)
+        files.write_text(md_path, free_will.verdict_markdown(spec["title"], lines))
     spec = snakemake.params.findings
     lines = free_will.check_findings(scores, spec["checks"], spec["z"])
     csv_path, md_path = snakemake.output.findings
-    io.save_rows(lines, list(lines[0]) if lines else ["check"], csv_path)
-    io.write_text(md_path, findings_markdown(lines))
+    files.save_rows(lines, list(lines[0]) if lines else ["check"], csv_path)
+    files.write_text(md_path, findings_markdown(lines))
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

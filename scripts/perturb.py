@@ -9,11 +9,12 @@ to the grid or runs to the scale leaves every existing report unchanged.
 
 import numpy as np
 
-from privest import cli, io, perturb, registry
+from privest import sampling
+from privest_studies import experiment, files, jobs
 
 
 def main() -> None:
-    mechanisms, data = io.load_npz(snakemake.input.mechanisms), io.load_npz(snakemake.input.data)
+    mechanisms, data = files.load_npz(snakemake.input.mechanisms), files.load_npz(snakemake.input.data)
     eps, k = mechanisms["eps"], int(mechanisms["k"])
     users, runs = snakemake.params.users, snakemake.params.runs
     seed, keys = snakemake.params.seed, snakemake.params.seed_keys
@@ -21,17 +22,17 @@ def main() -> None:
     secret_counts = np.empty((eps.size, runs, k), dtype=np.int64)
     reports = [[None] * runs for _ in eps]
     for i, e in enumerate(eps):
-        mechanism = mechanisms["A"][i] if "A" in mechanisms else perturb.Rappor(k, float(e))
+        mechanism = mechanisms["A"][i] if "A" in mechanisms else sampling.Rappor(k, float(e))
         for run in range(runs):
-            rng = perturb.rng_for(seed, *keys, repr(float(e)), run)
-            secret_counts[i, run] = own if own is not None else perturb.split_users(users, 1, data["theta"], rng)[0]
-            (reports[i][run],) = perturb.population([mechanism], secret_counts[i, run][None], rng)
+            rng = sampling.rng_for(seed, *keys, repr(float(e)), run)
+            secret_counts[i, run] = own if own is not None else sampling.split_users(users, 1, data["theta"], rng)[0]
+            (reports[i][run],) = sampling.population([mechanism], secret_counts[i, run][None], rng)
     arrays = {"eps": eps} | ({"secret_counts": secret_counts} if users else {})
     if "A" in mechanisms:
         arrays["counts"] = np.array(reports, dtype=np.int64)
     else:
-        arrays |= registry.rappor_arrays(reports)
-    io.save_npz(snakemake.output[0], **arrays)
+        arrays |= experiment.rappor_arrays(reports)
+    files.save_npz(snakemake.output[0], **arrays)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

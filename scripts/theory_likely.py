@@ -4,8 +4,9 @@ import math
 
 import numpy as np
 
-from privest import cli, estimators, io, likelihood, mechanisms, perturb
-from privest.grids import Grid
+from privest import estimators, mechanisms, sampling
+from privest.alphabets import Grid
+from privest_studies import files, ibu_theory, jobs
 
 COLUMNS = ["case", "mechanism", "eps", "users", "alphabet_size", "observed_values", "likely_size",
            "strictly_concave_on_subset", "algorithm", "stopping", "full_cpu_seconds", "likely_cpu_seconds",
@@ -16,39 +17,39 @@ COLUMNS = ["case", "mechanism", "eps", "users", "alphabet_size", "observed_value
 
 def linear(spec: dict, inputs, rng: np.random.Generator) -> tuple:
     """Adult ages on {0..k-1}, untruncated geometric (IBU eq. 6); the likely subset of Proposition 8.2."""
-    secrets = io.load_npz(inputs.data)["secrets"]
-    values, counts = np.unique(likelihood.sample_geometric_untruncated(secrets, spec["eps"], rng), return_counts=True)
+    secrets = files.load_npz(inputs.data)["secrets"]
+    values, counts = np.unique(ibu_theory.sample_geometric_untruncated(secrets, spec["eps"], rng), return_counts=True)
     G = mechanisms.geometric_untruncated(spec["k"], spec["eps"], int(values[0]), int(values[-1]))
-    subset, _, seconds = likelihood.timed(estimators.likely_subset_linear, np.arange(spec["k"]), values)
+    subset, _, seconds = ibu_theory.timed(estimators.likely_subset_linear, np.arange(spec["k"]), values)
     return G[:, values - values[0]], counts, subset, seconds, "untruncated linear geometric", secrets.size, spec["k"]
 
 
 def planar(spec: dict, inputs, rng: np.random.Generator) -> tuple:
     """Check-ins merged into cell_km cells and centred in a large grid, untruncated planar geometric (eps per km);
     the likely subset of Proposition 8.3 (delta = cell_km / sqrt(2))."""
-    region = io.load_json(inputs.alphabet)
+    region = files.load_json(inputs.alphabet)
     grid = Grid(region["columns"], region["rows"], region["cell_km"])
     large = Grid(spec["columns"], spec["rows"], spec["cell_km"])
-    cells = likelihood.embed_cells(grid, io.load_npz(inputs.data)["secrets"],
+    cells = ibu_theory.embed_cells(grid, files.load_npz(inputs.data)["secrets"],
                                    round(spec["cell_km"] / grid.cell_km), large)
-    offsets = likelihood.planar_geometric_offsets(len(cells), spec["eps"], spec["cell_km"], rng)
+    offsets = ibu_theory.planar_geometric_offsets(len(cells), spec["eps"], spec["cell_km"], rng)
     points, counts = np.unique(cells + offsets, axis=0, return_counts=True)
     points_km = (points + 0.5) * spec["cell_km"]
     centres = large.centres()
-    subset, _, seconds = likelihood.timed(estimators.likely_subset_planar, centres, points_km,
+    subset, _, seconds = ibu_theory.timed(estimators.likely_subset_planar, centres, points_km,
                                           spec["cell_km"] / math.sqrt(2))
-    G = likelihood.planar_geometric_columns(centres, points_km, spec["eps"], spec["cell_km"])
+    G = ibu_theory.planar_geometric_columns(centres, points_km, spec["eps"], spec["cell_km"])
     return G, counts, subset, seconds, "untruncated planar geometric", len(cells), large.k
 
 
 def krr(spec: dict, inputs, rng: np.random.Generator) -> tuple:
     """`users` persons drawn from the Adult ages theta, k-RR on {0..k-1}; the likely subset of Proposition 8.4."""
-    theta = io.load_npz(inputs.data)["theta"]
+    theta = files.load_npz(inputs.data)["theta"]
     secrets = rng.choice(theta.size, size=spec["users"], p=theta)
-    reports = likelihood.sample_krr(secrets, spec["k"], spec["eps"], rng)
+    reports = ibu_theory.sample_krr(secrets, spec["k"], spec["eps"], rng)
     values, counts = np.unique(reports, return_counts=True)
-    subset, _, seconds = likelihood.timed(estimators.likely_subset_krr, reports)
-    return likelihood.krr_columns(spec["k"], spec["eps"], values), counts, subset, seconds, "k-RR", spec["users"], \
+    subset, _, seconds = ibu_theory.timed(estimators.likely_subset_krr, reports)
+    return ibu_theory.krr_columns(spec["k"], spec["eps"], values), counts, subset, seconds, "k-RR", spec["users"], \
         spec["k"]
 
 
@@ -57,19 +58,19 @@ CASES = {"linear": linear, "planar": planar, "krr": krr}
 
 def main() -> None:
     case, spec, settings = snakemake.wildcards.case, snakemake.params.spec, snakemake.params.settings
-    rng = perturb.rng_for(snakemake.params.seed, "ibu_consistency", "theory", "section8", case)
+    rng = sampling.rng_for(snakemake.params.seed, "ibu_consistency", "theory", "section8", case)
     G, counts, subset, subset_seconds, mechanism, users, size = CASES[case](spec, snakemake.input, rng)
-    concave = likelihood.is_strictly_concave(G[subset])
+    concave = ibu_theory.is_strictly_concave(G[subset])
     accelerated = settings["accelerated"]
     stopping = {"IBU": f"delta {settings['delta']:g} or {settings['max_iter']} iterations",
                 "SQUAREM-IBU": f"max step {accelerated['tol']:g} or {accelerated['max_steps']} steps"}
-    rows = likelihood.likely_subset_comparison(G, counts, subset, settings["delta"], settings["max_iter"],
+    rows = ibu_theory.likely_subset_comparison(G, counts, subset, settings["delta"], settings["max_iter"],
                                                accelerated["tol"], accelerated["max_steps"])
     rows = [{"case": case, "mechanism": mechanism, "eps": spec["eps"], "users": int(users), "alphabet_size": size,
              "observed_values": G.shape[1], "likely_size": int(subset.size), "strictly_concave_on_subset": concave,
              "stopping": stopping[row["algorithm"]], "subset_cpu_seconds": subset_seconds,
              "speedup": row["full_cpu_seconds"] / (row["likely_cpu_seconds"] + subset_seconds)} | row for row in rows]
-    io.save_rows(rows, COLUMNS, snakemake.output[0])
+    files.save_rows(rows, COLUMNS, snakemake.output[0])
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

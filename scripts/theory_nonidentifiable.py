@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from privest import cli, estimators, io, likelihood, mechanisms, metrics, perturb, plotting
-from privest.grids import Grid
+from privest import estimators, mechanisms, metrics, sampling
+from privest.alphabets import Grid
+from privest_studies import files, ibu_theory, jobs, plotting
 
 
 def heatmap(theta: np.ndarray, grid: Grid, vmax: float, title: str, note: str, paths: tuple[str, str]) -> None:
@@ -24,15 +25,15 @@ def heatmap(theta: np.ndarray, grid: Grid, vmax: float, title: str, note: str, p
 
 def main() -> None:
     spec = snakemake.params.spec
-    alphabet = io.load_json(snakemake.input.alphabet)
+    alphabet = files.load_json(snakemake.input.alphabet)
     grid = Grid(alphabet["columns"], alphabet["rows"], alphabet["cell_km"])
     out = alphabet["output_grid"]
     output_grid = Grid(out["columns"], out["rows"], out["cell_km"])
-    theta = io.load_npz(snakemake.input.data)["theta"]
+    theta = files.load_npz(snakemake.input.data)["theta"]
     M = mechanisms.planar_geometric_remapped(grid, output_grid, spec["eps"])
     q = theta @ M
-    best = likelihood.asymptotic_log_likelihood(q)
-    rng = perturb.rng_for(snakemake.params.seed, "ibu_consistency", "theory", "fig06")
+    best = ibu_theory.asymptotic_log_likelihood(q)
+    rng = sampling.rng_for(snakemake.params.seed, "ibu_consistency", "theory", "fig06")
     starts = [np.full(grid.k, 1.0 / grid.k)] + [rng.dirichlet(np.ones(grid.k)) for _ in range(spec["starts"] - 1)]
     results = [estimators.ibu(M, q, theta0=start, **spec["ibu"]) for start in starts]
     distances = grid.distances()
@@ -43,7 +44,7 @@ def main() -> None:
              "max_abs_difference_to_start0": float(np.abs(r.theta - results[0].theta).max()),
              "rank_M": int(np.linalg.matrix_rank(M)), "k": grid.k, "k_out": output_grid.k}
             for i, r in enumerate(results)]
-    io.save_rows(rows, list(rows[0]), snakemake.output.table)
+    files.save_rows(rows, list(rows[0]), snakemake.output.table)
 
     shown = results[:spec["shown"]]
     vmax = max(theta.max(), *(r.theta.max() for r in shown))
@@ -60,4 +61,4 @@ def main() -> None:
         heatmap(r.theta, grid, vmax, title, note, (next(paths), next(paths)))
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

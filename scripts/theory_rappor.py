@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from privest import cli, io, likelihood, perturb, plotting
+from privest import sampling
+from privest_studies import files, ibu_theory, jobs, plotting
 
 
 def main() -> None:
@@ -13,16 +14,16 @@ def main() -> None:
     rows = []
     fig, ax = plotting.figure(figsize=(6.4, 4.2))
     for i, eps in enumerate(spec["eps"]):
-        rng = perturb.rng_for(snakemake.params.seed, "ibu_consistency", "theory", "fig04", eps)
+        rng = sampling.rng_for(snakemake.params.seed, "ibu_consistency", "theory", "fig04", eps)
         secrets = rng.integers(0, k, size=runs * n_max)
-        bits = perturb.rappor(secrets, k, eps, rng).reshape(runs, n_max, k)
-        frequencies = likelihood.rappor_rank_frequencies(bits, n_points)
-        bound = likelihood.rappor_concavity_bound(k, n_points, eps)
+        bits = sampling.rappor(secrets, k, eps, rng).reshape(runs, n_max, k)
+        frequencies = ibu_theory.rappor_rank_frequencies(bits, n_points)
+        bound = ibu_theory.rappor_concavity_bound(k, n_points, eps)
         rows += [{"k": k, "eps": eps, "n": int(n), "runs": runs, "bound": float(bound[j]),
                   **{name: float(values[j]) for name, values in frequencies.items()}}
                  for j, n in enumerate(n_points)]
         colour = f"C{i}"
-        ax.plot(n_curve, likelihood.rappor_concavity_bound(k, n_curve, eps), color=colour, lw=1.6,
+        ax.plot(n_curve, ibu_theory.rappor_concavity_bound(k, n_curve, eps), color=colour, lw=1.6,
                 label=f"ε = {eps:g}: lower bound (Theorem 4.4)")
         ax.plot(n_points, frequencies["full_rank_real"], "o", color=colour, ms=4.5, mfc="none",
                 label=f"ε = {eps:g}: simulated P(rank B = {k} over ℝ)")
@@ -37,7 +38,7 @@ def main() -> None:
     fig.text(0.5, -0.01, f"Points: {runs:,} runs per ε, secrets uniform on X, the first n reports of each run",
              ha="center", va="top", fontsize=7)
     plotting.save(fig, *snakemake.output.figure)
-    io.save_rows(rows, list(rows[0]), snakemake.output.table)
+    files.save_rows(rows, list(rows[0]), snakemake.output.table)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

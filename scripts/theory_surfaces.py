@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from privest import cli, estimators, io, likelihood, plotting
+from privest import estimators
+from privest_studies import files, ibu_theory, jobs, plotting
 
 EDGE_POINTS = 1001  # points of the edge (1,0,0)-(0,0,1) on which L is evaluated for the table
 
@@ -20,13 +21,13 @@ def direction(w: np.ndarray) -> str:
 def panel(figure: str, letter: str, equation: int, A: np.ndarray, observed: list[int], resolution: int,
           stopping: dict, paths: tuple[str, str]) -> dict:
     counts = np.bincount(np.asarray(observed) - 1, minlength=3)
-    points = likelihood.simplex_lattice(resolution)
-    values = likelihood.log_likelihood(points, A, counts)
-    flats = likelihood.flat_directions(A[:, counts > 0])
+    points = ibu_theory.simplex_lattice(resolution)
+    values = ibu_theory.log_likelihood(points, A, counts)
+    flats = ibu_theory.flat_directions(A[:, counts > 0])
     t = np.linspace(0, 1, EDGE_POINTS)
-    edge = likelihood.log_likelihood(np.column_stack([t, np.zeros_like(t), 1 - t]), A, counts)
+    edge = ibu_theory.log_likelihood(np.column_stack([t, np.zeros_like(t), 1 - t]), A, counts)
     mle = estimators.ibu(A, counts, **stopping)
-    ends = [likelihood.segment_in_simplex(mle.theta, w) for w in flats]
+    ends = [ibu_theory.segment_in_simplex(mle.theta, w) for w in flats]
     unique = all(np.abs(a - b).max() < 1e-9 for a, b in ends)
 
     fig = plotting.figure(figsize=(9.6, 4.6))[0]
@@ -70,7 +71,7 @@ def panel(figure: str, letter: str, equation: int, A: np.ndarray, observed: list
             "flat_directions": " ".join(direction(w) for w in flats) or "none",
             "edge_min": float(edge.min()), "edge_max": float(edge.max()),
             "edge_spread": float(edge.max() - edge.min()), "mle": vector(mle.theta),
-            "mle_log_likelihood": float(likelihood.log_likelihood(mle.theta, A, counts)),
+            "mle_log_likelihood": float(ibu_theory.log_likelihood(mle.theta, A, counts)),
             "lattice_max": float(values.max()), "mle_unique": bool(unique), "ibu_iterations": mle.iterations,
             "ibu_capped": mle.capped}
 
@@ -80,7 +81,7 @@ def main() -> None:
     rows = [panel(figure, letter, spec["equation"], np.asarray(spec["mechanism"], dtype=np.float64), observed,
                   snakemake.params.resolution, snakemake.params.stopping, (next(outputs), next(outputs)))
             for figure, spec in snakemake.params.surfaces.items() for letter, observed in spec["panels"].items()]
-    io.save_rows(rows, list(rows[0]), snakemake.output.table)
+    files.save_rows(rows, list(rows[0]), snakemake.output.table)
 
 
-cli.run_or_exit(main, snakemake.log)
+jobs.run_or_exit(main, snakemake.log)

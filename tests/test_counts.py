@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from privest import counts
-from privest.perturb import rng_for
+from privest.sampling import rng_for
 
 GRID_N = (2, 3, 5, 8)
 GRID_ALPHA = (0.2, 0.5, 0.76, 0.9, 0.99)

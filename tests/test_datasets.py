@@ -1,4 +1,5 @@
-"""privest.datasets on tiny generated files: Adult parsing, both Gowalla formats, cells by hand, the region rule."""
+"""privest_studies.datasets on tiny generated files: Adult parsing, both Gowalla formats, cells by hand, the region
+rule."""
 
 import gzip
 import math
@@ -10,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privest import datasets, io
-from privest.grids import Box, Grid
+from privest.alphabets import Grid
+from privest_studies import datasets, files
+from privest_studies.regions import Box
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
@@ -140,7 +142,7 @@ def test_discretise_adult_gives_table_theta_and_provenance(adult_files: list[Pat
     assert theta.shape == (100,) and theta[39] == pytest.approx(0.2) and theta.sum() == pytest.approx(1.0)
     assert provenance["rows_read"] == provenance["rows_kept"] == 5 and provenance["rows_dropped"] == {}
     assert [s["records"] for s in provenance["sources"]] == [3, 2]
-    assert provenance["sources"][0]["sha256"] == io.file_digests(adult_files[0])["sha256"]
+    assert provenance["sources"][0]["sha256"] == files.file_digests(adult_files[0])["sha256"]
     assert provenance["counts"] == {"income": 2, "gender": 3, "young": 2}
 
 
@@ -263,9 +265,9 @@ def test_discretise_scripts_write_their_outputs(adult_files: list[Path], sf_box_
     )  # fmt: skip
     runpy.run_path(str(SCRIPTS / "discretise_adult.py"), init_globals={"snakemake": adult})
     assert (out / "persons.csv").read_text().splitlines()[:2] == ["age,income,gender,young", "39,0,1,0"]
-    ages = io.load_npz(out / "ages.npz")
+    ages = files.load_npz(out / "ages.npz")
     assert ages["theta"].shape == (100,) and ages["secrets"].tolist() == [39, 50, 28, 25, 44]
-    assert io.load_json(out / "ages_alphabet.json") == {"kind": "linear", "k": 100}
+    assert files.load_json(out / "ages_alphabet.json") == {"kind": "linear", "k": 100}
     checkins = SimpleNamespace(
         input=_Names(checkins=str(sf_box_csv)),
         params=_Names(region="auto", regions=REGIONS),
@@ -274,8 +276,8 @@ def test_discretise_scripts_write_their_outputs(adult_files: list[Path], sf_box_
         log=[str(out / "checkins.log")],
     )  # fmt: skip
     runpy.run_path(str(SCRIPTS / "discretise_checkins.py"), init_globals={"snakemake": checkins})
-    alphabet = io.load_json(out / "checkins_planar_alphabet.json")
+    alphabet = files.load_json(out / "checkins_planar_alphabet.json")
     assert alphabet["region"] == "san_francisco" and alphabet["kind"] == "planar" and alphabet["k"] == 384
-    data = io.load_npz(out / "checkins_planar.npz")
+    data = files.load_npz(out / "checkins_planar.npz")
     assert data["secrets"].shape == (2,) and data["theta"].shape == (384,)
-    assert io.load_json(out / "checkins_planar_provenance.json")["rows_kept"] == 2
+    assert files.load_json(out / "checkins_planar_provenance.json")["rows_kept"] == 2

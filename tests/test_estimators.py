@@ -8,8 +8,8 @@ from scipy.optimize import minimize
 
 from privest import estimators as est
 from privest import mechanisms as mech
-from privest.perturb import rappor, rng_for, sample
 from privest.rappor import RapporReports
+from privest.sampling import rappor, rng_for, sample
 
 
 def random_mechanism(rng: np.random.Generator, k: int, m: int) -> np.ndarray:
@@ -245,7 +245,7 @@ def test_likely_subset_krr_is_the_reported_set():
 
 
 def test_likely_subset_planar_contains_every_undominated_cell():
-    from privest.grids import Grid
+    from privest.alphabets import Grid
     rng = rng_for(7, "likely-planar")
     grid = Grid(20, 20, 1.0)
     A = mech.exponential(grid.distances(), 4.0)

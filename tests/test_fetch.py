@@ -1,4 +1,4 @@
-"""privest.fetch, io and cli: URL then mirror, checksums, one-line errors, atomic and deterministic writes."""
+"""privest_studies.fetch, io and cli: URL then mirror, checksums, one-line errors, atomic and deterministic writes."""
 
 import hashlib
 import http.server
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privest import cli, fetch, io
+from privest_studies import fetch, files, jobs
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 UNREACHABLE = "http://127.0.0.1:9/x"  # the discard port: nothing listens, the connection is refused at once
@@ -83,7 +83,7 @@ def test_fetch_falls_back_to_the_mirror_when_the_url_is_unreachable(mirror: Path
     assert record["source"] == "mirror" and record["location"] == str(mirror / "adult.data")
     assert record["sha256"] == _sha256(CONTENT) and record["bytes"] == len(CONTENT) and record["kind"] == "adult_data"
     assert [a.split(" (attempt")[0] for a in record["failed_attempts"]] == [UNREACHABLE, UNREACHABLE]
-    assert io.load_json(provenance) == record
+    assert files.load_json(provenance) == record
     assert _leftovers(target.parent) == ["adult_data", "adult_data.json"]
 
 
@@ -167,20 +167,20 @@ def test_fetch_script_exits_with_one_line_on_failure(mirror: Path, tmp_path: Pat
     assert (tmp_path / "fetch.log").read_text().startswith("error FetchError: could not fetch")
     (mirror / "adult.data").write_bytes(CONTENT)
     runpy.run_path(str(SCRIPTS / "fetch.py"), init_globals={"snakemake": fake})
-    assert io.load_json(tmp_path / "raw" / "p.json")["source"] == "mirror"
+    assert files.load_json(tmp_path / "raw" / "p.json")["source"] == "mirror"
 
 
 # -------------------------------------------------------------------------------------------------------------- cli
 
 
 def test_run_or_exit_returns_the_value_or_exits_with_one_line(capsys) -> None:
-    assert cli.run_or_exit(lambda: 42) == 42
+    assert jobs.run_or_exit(lambda: 42) == 42
 
     def fails() -> None:
         raise ValueError("first line\nsecond   line")
 
     with pytest.raises(SystemExit) as exit_info:
-        cli.run_or_exit(fails)
+        jobs.run_or_exit(fails)
     assert exit_info.value.code == 1
     assert capsys.readouterr().err == "ValueError: first line second line\n"
 
@@ -190,16 +190,16 @@ def test_run_or_exit_returns_the_value_or_exits_with_one_line(capsys) -> None:
 
 def test_atomic_path_leaves_nothing_on_failure_and_keeps_the_old_file(tmp_path: Path) -> None:
     target = tmp_path / "sub" / "out.txt"
-    with pytest.raises(RuntimeError), io.atomic_path(target) as tmp:
+    with pytest.raises(RuntimeError), files.atomic_path(target) as tmp:
         tmp.write_text("partial")
         raise RuntimeError("boom")
     assert _leftovers(target.parent) == []
     target.write_text("old")
-    with pytest.raises(RuntimeError), io.atomic_path(target) as tmp:
+    with pytest.raises(RuntimeError), files.atomic_path(target) as tmp:
         tmp.write_text("partial")
         raise RuntimeError("boom")
     assert _leftovers(target.parent) == ["out.txt"] and target.read_text() == "old"
-    with io.atomic_path(target) as tmp:
+    with files.atomic_path(target) as tmp:
         tmp.write_text("new")
     assert _leftovers(target.parent) == ["out.txt"] and target.read_text() == "new"
 
@@ -207,7 +207,7 @@ def test_atomic_path_leaves_nothing_on_failure_and_keeps_the_old_file(tmp_path: 
 def test_atomic_path_outputs_get_the_umask_permissions(tmp_path: Path) -> None:
     previous = os.umask(0o022)
     try:
-        io.save_json(tmp_path / "a.json", {})
+        files.save_json(tmp_path / "a.json", {})
     finally:
         os.umask(previous)
     assert stat.S_IMODE((tmp_path / "a.json").stat().st_mode) == 0o644
@@ -215,28 +215,28 @@ def test_atomic_path_outputs_get_the_umask_permissions(tmp_path: Path) -> None:
 
 def test_save_json_is_stable_and_rejects_what_it_cannot_write(tmp_path: Path) -> None:
     obj = {"b": np.int64(2), "a": [np.float64(0.5), np.bool_(True)], "path": tmp_path / "x"}
-    io.save_json(tmp_path / "one.json", obj)
-    io.save_json(tmp_path / "two.json", dict(reversed(obj.items())))
+    files.save_json(tmp_path / "one.json", obj)
+    files.save_json(tmp_path / "two.json", dict(reversed(obj.items())))
     assert (tmp_path / "one.json").read_bytes() == (tmp_path / "two.json").read_bytes()
-    assert io.load_json(tmp_path / "one.json") == {"a": [0.5, True], "b": 2, "path": str(tmp_path / "x")}
+    assert files.load_json(tmp_path / "one.json") == {"a": [0.5, True], "b": 2, "path": str(tmp_path / "x")}
     with pytest.raises(ValueError):
-        io.save_json(tmp_path / "nan.json", {"x": float("nan")})
+        files.save_json(tmp_path / "nan.json", {"x": float("nan")})
     assert not (tmp_path / "nan.json").exists() and _leftovers(tmp_path) == ["one.json", "two.json"]
 
 
 def test_save_npz_round_trips_and_is_byte_identical_on_reruns(tmp_path: Path, monkeypatch) -> None:
     arrays = {"theta": np.linspace(0, 1, 7), "cells": np.arange(5, dtype=np.int64)}
-    io.save_npz(tmp_path / "one.npz", **arrays)
+    files.save_npz(tmp_path / "one.npz", **arrays)
     monkeypatch.setattr(time, "time", lambda: 1e9)  # another clock (2001): zip timestamps must not depend on it
-    io.save_npz(tmp_path / "two.npz", **arrays)
+    files.save_npz(tmp_path / "two.npz", **arrays)
     assert (tmp_path / "one.npz").read_bytes() == (tmp_path / "two.npz").read_bytes()
-    loaded = io.load_npz(tmp_path / "one.npz")
+    loaded = files.load_npz(tmp_path / "one.npz")
     assert sorted(loaded) == ["cells", "theta"] and loaded["cells"].dtype == np.int64
     np.testing.assert_array_equal(loaded["theta"], arrays["theta"])
 
 
 def test_save_table_writes_fixed_floats_without_index(tmp_path: Path) -> None:
     df = pd.DataFrame({"method": ["ibu", "inv"], "n": [10, 100], "emd": [1 / 3, 2.0]})
-    io.save_table(df, tmp_path / "t.csv")
+    files.save_table(df, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_text() == "method,n,emd\nibu,10,0.333333333333\ninv,100,2\n"
-    pd.testing.assert_frame_equal(io.load_table(tmp_path / "t.csv"), df.assign(emd=[0.333333333333, 2.0]))
+    pd.testing.assert_frame_equal(files.load_table(tmp_path / "t.csv"), df.assign(emd=[0.333333333333, 2.0]))

@@ -1,14 +1,14 @@
-"""The free-will study's library (privest.free_will) against closed forms and independent computations."""
+"""The free-will study's library (privest_studies.free_will) against closed forms and independent computations."""
 
 import numpy as np
 import pytest
 
 from privest import estimators as est
-from privest import free_will as fw
 from privest import mechanisms as mech
-from privest.perturb import Rappor, population, rng_for, split_users
+from privest.alphabets import Alphabet
 from privest.rappor import flip_probability
-from privest.registry import Alphabet
+from privest.sampling import Rappor, population, rng_for, split_users
+from privest_studies import free_will as fw
 
 STOPPING = {"delta": 1e-12, "max_iter": 20_000}
 

@@ -9,8 +9,8 @@ import pytest
 from scipy import integrate, special, stats
 
 from privest import mechanisms as mech
-from privest.grids import Grid, linear_distances
-from privest.perturb import rng_for, sample
+from privest.alphabets import Grid, linear_distances
+from privest.sampling import rng_for, sample
 
 SAN_FRANCISCO = Grid(24, 16, 0.5)  # free-will 8.1: 384 cells of 0.5 km
 SQUARE_5KM = Grid(5, 5, 1.0)  # IBU 6.4: 5 x 5 cells of 1 km

@@ -4,9 +4,9 @@ import numpy as np
 import ot
 import pytest
 
-from privest.grids import Grid, linear_distances
+from privest.alphabets import Grid, linear_distances
 from privest.metrics import emd, emd_1d
-from privest.perturb import rng_for
+from privest.sampling import rng_for
 
 
 @pytest.mark.parametrize(("k", "spacing"), [(2, 1.0), (20, 1.0), (100, 1.0), (37, 0.5)])

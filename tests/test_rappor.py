@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from privest.perturb import rng_for
 from privest.rappor import RapporReports
+from privest.sampling import rng_for
 
 
 @pytest.mark.parametrize("k", [1, 8, 10, 17])

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from privest import reproduction
+from privest_studies import reproduction
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPERS = ROOT.parent / "shared" / "papers"

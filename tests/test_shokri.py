@@ -5,7 +5,7 @@ import functools
 import numpy as np
 import pytest
 
-from privest.grids import Grid, linear_distances
+from privest.alphabets import Grid, linear_distances
 from privest.shokri import adversary_loss, blind_guess_loss, shokri, solve_shokri
 
 GRID = Grid(5, 5, 1.0).distances()  # L* = 1.874

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from privest.perturb import rng_for
+from privest.sampling import rng_for
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile")]
@@ -313,7 +313,7 @@ def test_free_will_findings_hold_on_the_aggregated_table(tiny_run):
     """Acceptance 2 of the free-will study, on the scores of a real (tiny) run: GIBU is never worse than another
     method by more than noise at the largest n, [e]_R is worse than GIBU, [INV]_M projection beats normalisation
     under k-RR; recomputed here from scores.csv with the config's checks, and the same as the pipeline's table."""
-    from privest import free_will
+    from privest_studies import free_will
 
     results = tiny_run / "results" / "free_will" / "tables"
     config = yaml.safe_load((tiny_run / "config.yaml").read_text())["free_will"]["findings"]
@@ -329,7 +329,7 @@ def test_free_will_findings_hold_on_the_aggregated_table(tiny_run):
 def test_reproduction_lists_every_paper_item_and_every_figure_built(tiny_run):
     """Issue 7, acceptance 1 on the tiny run: results/REPRODUCTION.md (and its CSV) has one row per item of the
     catalogue, every PNG built belongs to one, and section 7.6's printed bounds are flagged beside their formulas."""
-    from privest import reproduction
+    from privest_studies import reproduction
 
     results = tiny_run / "results"
     items = pd.read_csv(results / "reproduction.csv", keep_default_na=False)

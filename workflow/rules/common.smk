@@ -9,9 +9,12 @@ import numpy as np
 import yaml
 from snakemake.utils import validate
 
-import privest.grids
-import privest.io
-import privest.registry
+import privest.alphabets
+import privest.mechanisms
+import privest_studies.experiment
+import privest_studies.files
+import privest_studies.regions
+import privest_studies.tables
 
 
 def _check_config(config: dict, schema_path: str) -> None:
@@ -33,20 +36,20 @@ SEED = config["seed"]
 
 def run_in_process(log, fn, *args) -> None:
     """Run a light step inside Snakemake's own process (no interpreter start-up, nothing to import), logging its
-    seconds like privest.cli does for scripts: start-up 0."""
+    seconds like privest_studies.jobs does for scripts: start-up 0."""
     started = time.perf_counter()
     fn(*args)
-    privest.io.write_text(log[0], f"startup_seconds 0.000\nwork_seconds {time.perf_counter() - started:.3f}\n")
+    privest_studies.files.write_text(log[0], f"startup_seconds 0.000\nwork_seconds {time.perf_counter() - started:.3f}\n")
 
 
 def build_mechanisms(alphabet_path: str, kind: str, eps: list[float], target: str) -> None:
     """The matrices of one mechanism on an alphabet, one per eps, into an npz with arrays A (eps, k, m), eps and k.
     RAPPOR has no matrix (NOTES 2: never build its 2^k columns): its npz holds eps and k only."""
-    alphabet = privest.registry.Alphabet.from_dict(privest.io.load_json(alphabet_path))
+    alphabet = privest.alphabets.Alphabet.from_dict(privest_studies.files.load_json(alphabet_path))
     arrays = {"eps": np.array(eps, dtype=np.float64), "k": np.int64(alphabet.k)}
     if kind != "rappor":
-        arrays["A"] = np.stack([privest.registry.mechanism(kind, alphabet, e) for e in eps])
-    privest.io.save_npz(target, **arrays)
+        arrays["A"] = np.stack([privest.mechanisms.by_name(kind, alphabet, e) for e in eps])
+    privest_studies.files.save_npz(target, **arrays)
 
 
 # The IBU consistency study (workflow/rules/ibu_consistency.smk).
@@ -126,19 +129,19 @@ def ibu_published_region() -> dict:
 
 def build_synthetic(spec: dict, target_data: str, target_alphabet: str) -> None:
     """A synthetic dataset: theta on {0..k-1} (no users: every run draws its own) and its linear alphabet."""
-    privest.io.save_npz(target_data, theta=privest.registry.synthetic_theta(spec))
-    label = privest.registry.synthetic_label(spec)
-    privest.io.save_json(target_alphabet, {"kind": "linear", "k": spec["k"], "label": label})
+    privest_studies.files.save_npz(target_data, theta=privest_studies.experiment.synthetic_theta(spec))
+    label = privest_studies.experiment.synthetic_label(spec)
+    privest_studies.files.save_json(target_alphabet, {"kind": "linear", "k": spec["k"], "label": label})
 
 
 def estimate_in_process(mechanisms_path: str, reports_path: str, family: str, stopping: dict, runs: int,
                         target: str) -> None:
     """A light estimator family (inv: one factorisation per eps; rap: bit sums) on every eps and run, in-process:
     a fraction of a second at the quick scale, seconds at the paper scale (scripts/estimate.py does IBU)."""
-    estimates = privest.registry.estimate_experiment(
-        family, privest.io.load_npz(mechanisms_path), privest.io.load_npz(reports_path), stopping, runs
+    estimates = privest_studies.experiment.estimate_experiment(
+        family, privest_studies.files.load_npz(mechanisms_path), privest_studies.files.load_npz(reports_path), stopping, runs
     )
-    privest.io.save_npz(target, **estimates)
+    privest_studies.files.save_npz(target, **estimates)
 
 
 _check_ibu_consistency()
@@ -201,7 +204,7 @@ def constrained_counts_targets() -> list[str]:
 
 # The free-will study (workflow/rules/free_will.smk).
 
-import privest.free_will
+import privest_studies.free_will
 
 FW = config["free_will"]
 FW_SCALE = SCALE["free_will"]
@@ -212,7 +215,7 @@ FW_EXTRA_FIGURES = ["eq11_noninformative", "propositions"]
 
 def fw_members(mechanism_set: str) -> list:
     """The mechanisms of a set at the active scale (Table 4-8 entries; a scale may keep a subset of Shokri Q)."""
-    return privest.free_will.members(FW_SETS[mechanism_set], FW_SCALE.get("shokri_Q", {}).get(mechanism_set))
+    return privest_studies.free_will.members(FW_SETS[mechanism_set], FW_SCALE.get("shokri_Q", {}).get(mechanism_set))
 
 
 def fw_panels() -> dict[str, str]:
@@ -248,7 +251,7 @@ def _check_free_will() -> None:
         if where.startswith("tables"):
             continue  # a table cell takes the sets where its method ran
         for name in sets:
-            missing = {privest.free_will.method_family(m) for m in methods} - set(FW_SETS[name]["families"])
+            missing = {privest_studies.free_will.method_family(m) for m in methods} - set(FW_SETS[name]["families"])
             if missing:
                 raise ValueError(f"{key}.{where}: {name} needs families {sorted(missing)} in its families")
     for table, spec in FW["tables"].items():
@@ -275,15 +278,15 @@ def build_fw_alphabet(name: str, inputs, target_alphabet: str, target_theta: str
     """An alphabet of the study and its theta: Binomial(k-1, p) on {0..k-1}, or a region's check-in distribution."""
     spec = FW["alphabets"][name]
     if spec["kind"] == "linear":
-        theta = privest.free_will.binomial_theta(spec["k"], spec["binomial_p"])
+        theta = privest_studies.free_will.binomial_theta(spec["k"], spec["binomial_p"])
         alphabet = {"kind": "linear", "k": spec["k"], "label": f"X = {{0..{spec['k'] - 1}}}, Binomial theta"}
     else:
-        theta = privest.io.load_npz(inputs["data"])["theta"]
-        alphabet = privest.io.load_json(inputs["alphabet"])
-        alphabet["label"] = (f"{privest.grids.region_title(alphabet['region'])}, {alphabet['columns']} x "
+        theta = privest_studies.files.load_npz(inputs["data"])["theta"]
+        alphabet = privest_studies.files.load_json(inputs["alphabet"])
+        alphabet["label"] = (f"{privest_studies.regions.region_title(alphabet['region'])}, {alphabet['columns']} x "
                              f"{alphabet['rows']} cells of {alphabet['cell_km']:g} km, Gowalla theta")
-    privest.io.save_json(target_alphabet, alphabet)
-    privest.io.save_npz(target_theta, theta=theta)
+    privest_studies.files.save_json(target_alphabet, alphabet)
+    privest_studies.files.save_npz(target_theta, theta=theta)
 
 
 def fw_shokri_files(wildcards) -> list[str]:
@@ -295,11 +298,11 @@ def fw_shokri_files(wildcards) -> list[str]:
 
 def build_fw_mechanisms(name: str, alphabet_path: str, shokri_paths: list[str], target: str) -> None:
     """The mechanisms of a set into an npz (kinds, parameters, k, and the matrices A unless RAPPOR)."""
-    alphabet = privest.registry.Alphabet.from_dict(privest.io.load_json(alphabet_path))
-    shokri = {float(a["Q"]): a["A"] for a in map(privest.io.load_npz, shokri_paths)}
+    alphabet = privest.alphabets.Alphabet.from_dict(privest_studies.files.load_json(alphabet_path))
+    shokri = {float(a["Q"]): a["A"] for a in map(privest_studies.files.load_npz, shokri_paths)}
     members = fw_members(name)
-    privest.io.save_npz(target, **privest.free_will.to_arrays(members,
-                                                              privest.free_will.build(members, alphabet, shokri)))
+    privest_studies.files.save_npz(target, **privest_studies.free_will.to_arrays(members,
+                                                              privest_studies.free_will.build(members, alphabet, shokri)))
 
 
 def build_fw_mechanism_tables(targets: list[str]) -> None:
@@ -310,9 +313,9 @@ def build_fw_mechanism_tables(targets: list[str]) -> None:
     columns = ["table", "mechanism_set", "label", "alphabet", "index", "kind", "parameter", "value",
                "used_at_this_scale"]
     for table, title in sorted(FW["mechanism_tables"].items()):
-        rows = privest.free_will.mechanism_table_rows(int(table[5:]), FW_SETS, subsets)
-        privest.io.save_rows(rows, columns, next(paths))
-        privest.io.write_text(next(paths), privest.free_will.mechanism_table_markdown(int(table[5:]), title, rows))
+        rows = privest_studies.free_will.mechanism_table_rows(int(table[5:]), FW_SETS, subsets)
+        privest_studies.files.save_rows(rows, columns, next(paths))
+        privest_studies.files.write_text(next(paths), privest_studies.free_will.mechanism_table_markdown(int(table[5:]), title, rows))
 
 
 def fw_mechanism_table_files() -> list[str]:
@@ -333,7 +336,6 @@ def free_will_targets() -> list[str]:
 
 # The theoretical parts of the IBU consistency study (workflow/rules/ibu_theory.smk).
 
-import privest.bounds
 
 THEORY = IBU["theory"]
 THEORY_SCALE = IBU_SCALE["theory"]
@@ -381,8 +383,8 @@ def theory_likely_inputs(wildcards) -> dict[str, str]:
 
 def build_likely_table(paths: list[str], target_csv: str, target_md: str) -> None:
     """Section 8's table: the cases' rows in one CSV, and the same as markdown with the columns a reader needs."""
-    privest.io.concat_tables(paths, target_csv)
-    rows = privest.io.load_table(target_csv).to_dict("records")
+    privest_studies.files.concat_tables(paths, target_csv)
+    rows = privest_studies.files.load_table(target_csv).to_dict("records")
     columns = ["case", "mechanism", "eps", "users", "alphabet_size", "observed_values", "likely_size",
                "strictly_concave_on_subset", "algorithm", "full_cpu_seconds", "likely_cpu_seconds",
                "subset_cpu_seconds", "speedup", "full_iterations", "likely_iterations", "full_capped", "likely_capped",
@@ -397,8 +399,8 @@ def build_likely_table(paths: list[str], target_csv: str, target_md: str) -> Non
             "log-likelihood is not "
             "strictly concave on the subset (fewer observed values than subset elements), the MLE is not unique: "
             "both estimates are MLEs (gaps), and their agreement shows IBU takes the same path on both alphabets.\n\n"
-            + privest.bounds.markdown_table(rows, columns))
-    privest.io.write_text(target_md, text)
+            + privest_studies.tables.markdown_table(rows, columns))
+    privest_studies.files.write_text(target_md, text)
 
 
 def ibu_theory_targets() -> list[str]:
@@ -414,7 +416,7 @@ def ibu_theory_targets() -> list[str]:
 import fnmatch
 from pathlib import Path
 
-import privest.reproduction
+import privest_studies.reproduction
 
 CATALOGUE_PATH = os.path.join(workflow.basedir, "workflow", "report", "papers.yaml")
 REPORT_DIR = "results/report"
@@ -427,7 +429,7 @@ def _load_catalogue() -> dict:
     for study, paper in catalogue.items():
         for entry in paper["items"]:
             try:
-                entry.update(privest.reproduction.fill(entry, config))
+                entry.update(privest_studies.reproduction.fill(entry, config))
             except KeyError as error:
                 raise ValueError(f"workflow/report/papers.yaml: {study} {entry['item']}: no config key "
                                  f"{error.args[0]}") from None
@@ -520,7 +522,7 @@ def reproduction_targets() -> list[str]:
 
 
 def build_gallery(sources: list[str], targets: list[str], width: int) -> None:
-    import privest.plotting  # matplotlib: imported by this job only, not at every parse
+    import privest_studies.plotting  # matplotlib: imported by this job only, not at every parse
 
     for source, target in zip(sources, targets, strict=True):
-        privest.plotting.thumbnail(source, target, width)
+        privest_studies.plotting.thumbnail(source, target, width)

@@ -9,7 +9,7 @@ and the two checks of section 5 (the non-informative example of eq. 11, the boun
 
 wildcard_constraints:
     mechanism_set="|".join(FW_SETS),
-    estimator="|".join(privest.free_will.FAMILIES),
+    estimator="|".join(privest_studies.free_will.FAMILIES),
     alphabet="|".join(FW["alphabets"]),
     Q="[0-9]+(\\.[0-9]+)?",
 
@@ -139,7 +139,7 @@ rule fw_aggregate:
         "logs/free_will/aggregate.log",
     localrule: True
     run:
-        run_in_process(log, privest.io.concat_tables, list(input), output[0])
+        run_in_process(log, privest_studies.files.concat_tables, list(input), output[0])
 
 
 rule fw_tables:

@@ -151,7 +151,7 @@ rule ibu_aggregate:
         "logs/ibu_consistency/aggregate.log",
     localrule: True
     run:
-        run_in_process(log, privest.io.concat_tables, list(input), output[0])
+        run_in_process(log, privest_studies.files.concat_tables, list(input), output[0])
 
 
 rule ibu_fig01:

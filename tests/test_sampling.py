@@ -3,30 +3,30 @@
 import numpy as np
 import pytest
 
-from privest import perturb
+from privest import sampling
 from privest.rappor import RapporReports, flip_probability
 
 
 def test_rng_for_depends_only_on_seed_and_keys():
-    a = perturb.rng_for(7, "study", "exp", 1000, 3).random(5)
-    b = perturb.rng_for(7, "study", "exp", 1000, 3).random(5)
-    c = perturb.rng_for(7, "study", "exp", 1000, 4).random(5)
-    d = perturb.rng_for(8, "study", "exp", 1000, 3).random(5)
+    a = sampling.rng_for(7, "study", "exp", 1000, 3).random(5)
+    b = sampling.rng_for(7, "study", "exp", 1000, 3).random(5)
+    c = sampling.rng_for(7, "study", "exp", 1000, 4).random(5)
+    d = sampling.rng_for(8, "study", "exp", 1000, 3).random(5)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c) and not np.array_equal(a, d)
 
 
 def test_rng_for_is_pinned_across_machines():
     # SHA-256 of the keys, not Python's salted hash: these values must never change, or every result changes.
-    assert perturb.rng_for(0, "pinned").integers(0, 2**31) == 1732401196
-    assert perturb.rng_for(2026, "ibu_consistency", "fig01", 48842, 0).integers(0, 2**31) == 1623349266
+    assert sampling.rng_for(0, "pinned").integers(0, 2**31) == 1732401196
+    assert sampling.rng_for(2026, "ibu_consistency", "fig01", 48842, 0).integers(0, 2**31) == 1623349266
 
 
 def test_sample_counts_has_the_mean_of_the_mechanism():
-    rng = perturb.rng_for(0, "counts")
+    rng = sampling.rng_for(0, "counts")
     A = rng.dirichlet(np.ones(5), size=4)
     secret_counts = np.array([1000, 0, 3000, 500])
-    draws = np.array([perturb.sample_counts(A, secret_counts, rng) for _ in range(2000)])
+    draws = np.array([sampling.sample_counts(A, secret_counts, rng) for _ in range(2000)])
     mean = secret_counts @ A
     se = np.sqrt((secret_counts[:, None] * A * (1 - A)).sum(axis=0) / 2000)
     assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * se)
@@ -35,15 +35,15 @@ def test_sample_counts_has_the_mean_of_the_mechanism():
 
 def test_sample_never_reports_an_impossible_column():
     A = np.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5]])
-    z = perturb.sample(A, np.array([0] * 1000 + [1] * 1000), perturb.rng_for(0, "zeros"))
+    z = sampling.sample(A, np.array([0] * 1000 + [1] * 1000), sampling.rng_for(0, "zeros"))
     assert np.all(z[:1000] == 1) and set(z[1000:]) <= {0, 2}
 
 
 def test_rappor_flips_each_bit_with_the_right_probability():
-    rng = perturb.rng_for(0, "rappor")
+    rng = sampling.rng_for(0, "rappor")
     n, k, eps = 200_000, 5, 1.2
     secrets = rng.integers(0, k, size=n)
-    bits = perturb.rappor(secrets, k, eps, rng)
+    bits = sampling.rappor(secrets, k, eps, rng)
     one_hot = np.eye(k, dtype=np.uint8)[secrets]
     flipped = (bits != one_hot).mean()
     f = flip_probability(eps)
@@ -51,29 +51,29 @@ def test_rappor_flips_each_bit_with_the_right_probability():
 
 
 def test_population_mixes_matrix_and_rappor_mechanisms():
-    rng = perturb.rng_for(0, "population")
+    rng = sampling.rng_for(0, "population")
     k = 4
-    mechanisms = [np.full((k, k), 1 / k), perturb.Rappor(k, 1.0)]
-    counts = perturb.split_users(1001, 2, np.ones(k) / k, rng)
+    mechanisms = [np.full((k, k), 1 / k), sampling.Rappor(k, 1.0)]
+    counts = sampling.split_users(1001, 2, np.ones(k) / k, rng)
     assert counts.sum() == 1001 and counts.sum(axis=1).tolist() == [501, 500]
-    reports = perturb.population(mechanisms, counts, rng)
+    reports = sampling.population(mechanisms, counts, rng)
     assert reports[0].sum() == 501
     assert isinstance(reports[1], RapporReports) and reports[1].n == 500
 
 
 def test_split_secrets_keeps_every_user():
-    rng = perturb.rng_for(0, "split")
+    rng = sampling.rng_for(0, "split")
     secrets = rng.integers(0, 10, size=1003)
-    counts = perturb.split_secrets(secrets, 10, 3, rng)
+    counts = sampling.split_secrets(secrets, 10, 3, rng)
     np.testing.assert_array_equal(counts.sum(axis=0), np.bincount(secrets, minlength=10))
     assert sorted(counts.sum(axis=1).tolist()) == [334, 334, 335]
 
 
 def test_bad_inputs_name_the_argument():
-    rng = perturb.rng_for(0, "bad")
+    rng = sampling.rng_for(0, "bad")
     with pytest.raises(ValueError, match="secrets"):
-        perturb.sample(np.eye(2), np.array([0, 2]), rng)
+        sampling.sample(np.eye(2), np.array([0, 2]), rng)
     with pytest.raises(ValueError, match="row-stochastic"):
-        perturb.sample(np.ones((2, 2)), np.array([0, 1]), rng)
+        sampling.sample(np.ones((2, 2)), np.array([0, 1]), rng)
     with pytest.raises(ValueError, match="eps"):
-        perturb.rappor(np.array([0]), 2, -1.0, rng)
+        sampling.rappor(np.array([0]), 2, -1.0, rng)

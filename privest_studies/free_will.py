@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privest import estimators, registry
+from privest import estimators, mechanisms
+from privest.alphabets import Alphabet
 from privest.mechanisms import average
-from privest.perturb import Mechanism, Rappor, Reports
 from privest.rappor import RapporReports, flip_probability
-from privest.registry import Alphabet, Estimate
+from privest.sampling import Mechanism, Rappor, Reports
+from privest_studies.experiment import Estimate
 
 # --- mechanism sets (Tables 4-8) --------------------------------------------------------------------------------------
 
@@ -67,7 +68,7 @@ def build(set_members: Sequence[Member], alphabet: Alphabet, shokri: Mapping[flo
                 raise ValueError(f"shokri: no solved matrix for Q = {m.parameter:g}")
             result.append(np.asarray(shokri[m.parameter], dtype=np.float64))
         else:
-            result.append(registry.mechanism(m.kind, alphabet, m.parameter))
+            result.append(mechanisms.by_name(m.kind, alphabet, m.parameter))
     return result
 
 

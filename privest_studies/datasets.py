@@ -18,8 +18,9 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
-from privest.grids import KM_PER_DEGREE_LATITUDE, KM_PER_DEGREE_LONGITUDE_AT_EQUATOR, Box, Grid
-from privest.io import file_digests
+from privest.alphabets import Grid
+from privest_studies.files import file_digests
+from privest_studies.regions import KM_PER_DEGREE_LATITUDE, KM_PER_DEGREE_LONGITUDE_AT_EQUATOR, Box, cell_of
 
 ADULT_COLUMNS = (
     "age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation", "relationship",
@@ -323,7 +324,7 @@ def discretise_checkins(lat: np.ndarray, lon: np.ndarray, box: Box, grid: Grid) 
     if lat.shape != lon.shape or lat.ndim != 1:
         raise ValueError(f"lat and lon must be 1-D of one length, got shapes {lat.shape} and {lon.shape}")
     inside = box.contains(lat, lon)
-    cells = grid.cell_of(box, lat[inside], lon[inside])
+    cells = cell_of(grid, box, lat[inside], lon[inside])
     provenance = {"rows": int(lat.size), "kept": int(inside.sum()), "dropped": {"outside_box": int((~inside).sum())}}
     return cells, provenance
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privest import grids
+from privest_studies import regions
 
 REPRODUCED, DIFFERS, UNAVAILABLE, BUILT = "reproduced", "differs", "not reproducible here", "built, nothing to check"
 STATUSES = (REPRODUCED, DIFFERS, UNAVAILABLE, BUILT)
@@ -161,11 +161,11 @@ def planar_checkins(outputs: Outputs, config: Mapping, published: int, region: s
     """The check-ins in the planar box against the paper's count for its region; unavailable when the region used
     is another one (config data.planar_region: auto falls back when the full SNAP file is missing)."""
     provenance = outputs["data/checkins_planar_provenance.json"]
-    used = grids.region_name(outputs["data/checkins_planar_alphabet.json"])
+    used = regions.region_name(outputs["data/checkins_planar_alphabet.json"])
     ours = int(provenance["rows_kept"])
-    quantity = f"check-ins in the {grids.region_title(region)} box"
+    quantity = f"check-ins in the {regions.region_title(region)} box"
     if provenance["region"] != region:
-        why = (f"the paper's {grids.region_title(region)} box needs the full SNAP Gowalla file, which was not "
+        why = (f"the paper's {regions.region_title(region)} box needs the full SNAP Gowalla file, which was not "
                f"available (config data.planar_region: {provenance['requested']}); {used} stands in")
         return Outcome([Comparison(quantity, f"{published:,}", f"{ours:,} in {used}", "not comparable: other region",
                                    None)], why)

@@ -7,7 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from privest.io import atomic_path
+from privest_studies.files import atomic_path
 
 STYLE = {
     "figure.dpi": 110,

@@ -8,20 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-KM_PER_DEGREE_LATITUDE = 110.574
-KM_PER_DEGREE_LONGITUDE_AT_EQUATOR = 111.320
-
-
-def region_title(region: str) -> str:
-    """A region key of config `regions` as prose: 'san_francisco' -> 'San Francisco'."""
-    return region.replace("_", " ").title()
-
-
-def region_name(spec: dict) -> str:
-    """The planar region of an alphabet file as figures and the report print it: 'San Francisco (24 × 16 cells of
-    0.5 km)'."""
-    name = region_title(str(spec.get("region", "planar")))
-    return f"{name} ({spec['columns']} × {spec['rows']} cells of {spec['cell_km']:g} km)"
+from privest.metrics import emd, emd_1d
 
 
 def linear_distances(k: int, spacing: float = 1.0) -> np.ndarray:
@@ -32,32 +19,6 @@ def linear_distances(k: int, spacing: float = 1.0) -> np.ndarray:
         raise ValueError(f"spacing must be positive, got {spacing}")
     x = np.arange(k, dtype=np.float64) * spacing
     return np.abs(x[:, None] - x[None, :])
-
-
-@dataclass(frozen=True)
-class Box:
-    """A latitude/longitude box, bounds inclusive, projected to km about its centre (NOTES section 5)."""
-
-    lat_min: float
-    lat_max: float
-    lon_min: float
-    lon_max: float
-
-    def __post_init__(self) -> None:
-        if not (self.lat_min < self.lat_max and self.lon_min < self.lon_max):
-            raise ValueError(f"box bounds must satisfy min < max, got {self}")
-
-    def contains(self, lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
-        """Boolean mask of the points inside the box (bounds inclusive)."""
-        lat, lon = np.asarray(lat, dtype=np.float64), np.asarray(lon, dtype=np.float64)
-        return (lat >= self.lat_min) & (lat <= self.lat_max) & (lon >= self.lon_min) & (lon <= self.lon_max)
-
-    def to_km(self, lat: np.ndarray, lon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Equirectangular (east, north) km of points from the box's south-west corner."""
-        centre = np.radians((self.lat_min + self.lat_max) / 2)
-        east = (np.asarray(lon, dtype=np.float64) - self.lon_min) * KM_PER_DEGREE_LONGITUDE_AT_EQUATOR * np.cos(centre)
-        north = (np.asarray(lat, dtype=np.float64) - self.lat_min) * KM_PER_DEGREE_LATITUDE
-        return east, north
 
 
 @dataclass(frozen=True)
@@ -104,9 +65,27 @@ class Grid:
         row = np.clip(np.floor(np.asarray(north) / self.cell_km), 0, self.rows - 1).astype(np.int64)
         return self.index(column, row)
 
-    def cell_of(self, box: Box, lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
-        """The cell of (lat, lon) points inside ``box``, projected with ``box.to_km``; points outside raise."""
-        inside = box.contains(lat, lon)
-        if not inside.all():
-            raise ValueError(f"{int((~inside).sum())} points lie outside the box {box}: drop them first")
-        return self.cell_of_km(*box.to_km(lat, lon))
+
+@dataclass(frozen=True)
+class Alphabet:
+    """The secrets of a study: the linear range {0..k-1} (grid None) or the cells of a planar grid."""
+
+    k: int
+    grid: Grid | None = None
+
+    @classmethod
+    def from_dict(cls, spec: dict) -> "Alphabet":
+        """From {'kind': 'linear', 'k': k} or {'kind': 'planar', 'columns', 'rows', 'cell_km'}."""
+        if spec.get("kind") == "linear":
+            return cls(int(spec["k"]))
+        if spec.get("kind") == "planar":
+            grid = Grid(int(spec["columns"]), int(spec["rows"]), float(spec["cell_km"]))
+            return cls(grid.k, grid)
+        raise ValueError(f"alphabet kind must be 'linear' or 'planar', got {spec.get('kind')!r}")
+
+    def distances(self) -> np.ndarray:
+        return linear_distances(self.k) if self.grid is None else self.grid.distances()
+
+    def emd(self, p: np.ndarray, q: np.ndarray) -> float:
+        """EMD with this alphabet's ground distance: the 1-D closed form on the linear range, POT on a grid."""
+        return emd_1d(p, q) if self.grid is None else emd(p, q, self.distances())

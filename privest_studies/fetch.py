@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.error import URLError
 
-from privest.io import atomic_path, file_digests, save_json
+from privest_studies.files import atomic_path, file_digests, save_json
 
 
 class FetchError(RuntimeError):
