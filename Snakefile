@@ -16,12 +16,13 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/report.smk"
 include: "workflow/rules/data.smk"
+include: "workflow/rules/experiment.smk"
 include: "workflow/rules/ibu_consistency.smk"
 include: "workflow/rules/ibu_theory.smk"
 include: "workflow/rules/constrained_counts.smk"
 include: "workflow/rules/free_will.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

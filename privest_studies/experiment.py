@@ -1,13 +1,241 @@
-"""The names the config and the scripts use for alphabets, mechanisms and estimator families, mapped to the library."""
+"""The one experiment chain of every study: mechanisms -> perturb -> estimate (one job per estimator family) -> score.
 
-import math
-from collections.abc import Callable
+An ``Experiment`` is a dataset on an alphabet, the mechanisms it uses, the points of its x axis (eps, or the number of
+users n), the runs per point and the estimator families applied to the reports. At each point the users are split as
+equally as possible over that point's mechanisms (NOTES 6) and each reports once. The IBU paper's experiments are
+instances with one mechanism per eps point; the free-will paper's mechanism sets (Tables 4-8) are instances with the
+whole set at every n point; a researcher's own study from config is another instance.
+
+Every estimator family is named once, in ``FAMILIES``: the methods it computes from one pass over the reports of one
+point (INV-N and INV-P from one factorisation, [INV]_M raw, normalised and projected, ...). A family that cannot run
+on a point (INV on a singular matrix, RAP on matrix reports, ...) gives NaN estimates and the reason, the papers' "NA".
+
+Storage (npz, written by the scripts of rules mechanisms, perturb and estimate):
+- mechanisms: ``kinds`` and ``parameters`` (D,) of the experiment's distinct mechanisms, ``k``, and ``A`` (D, k, m)
+  when none is RAPPOR (RAPPOR has 2^k observables: never a matrix, NOTES 2).
+- reports: ``points`` (P,), ``runs``, ``secret_counts`` (P, R, M, k), and ``counts`` (P, R, M, m) when every mechanism
+  is a matrix, else each RAPPOR group's distinct bit vectors under the prefix ``p{point}_r{run}_m{mechanism}_``.
+- estimates: ``methods`` (F,), ``points`` (P,), ``theta`` (F, P, R, k), ``iterations`` and ``capped`` (F, P, R),
+  ``notes`` (P,): why the family could not run at a point ('' where it ran).
+"""
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from privest import estimators
+from privest import estimators, mechanisms
+from privest.alphabets import Alphabet
+from privest.mechanisms import average
 from privest.rappor import RapporReports
+from privest.sampling import Mechanism, Rappor, Reports, population, rng_for, split_secrets, split_users
+
+MECHANISM_KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", "shokri")
+KIND_NAMES = {"krr": "k-RR", "geometric": "geometric", "laplace": "Laplace", "exponential": "exponential",
+              "rappor": "RAPPOR", "shokri": "Shokri"}
+
+
+@dataclass(frozen=True)
+class Member:
+    """One mechanism of an experiment: its kind (``MECHANISM_KINDS``) and parameter (eps, or Q for Shokri's)."""
+
+    kind: str
+    parameter: float
+
+    @property
+    def symbol(self) -> str:
+        return "Q" if self.kind == "shokri" else "ε"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of an experiment's x axis.
+
+    value: eps or n (the axis of the experiment); mechanisms: indices into ``Experiment.members``, the mechanisms the
+    point's users are split over; users: users per run, drawn i.i.d. from theta, or None for every record of the
+    dataset once (the dataset's own users).
+    """
+
+    value: float
+    mechanisms: tuple[int, ...]
+    users: int | None = None
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """Everything the chain needs to know about one experiment; plain data, passed to every job as a dict.
+
+    data: the path prefix of the dataset, ``<data>.npz`` (theta; the users' secrets where points use the dataset's
+    own users) and ``<data>_alphabet.json``. labels: the first columns of every score row (study, experiment, ...).
+    score_against: 'theta' (the dataset's distribution) or 'users' (each run's drawn users, as the IBU paper scores
+    its synthetic data). score_noisy: also score the pooled noisy reports where the observables are the secrets.
+    shokri: the solved Shokri matrices the members need, one file per Shokri member, in member order.
+    """
+
+    study: str
+    name: str
+    axis: str
+    members: tuple[Member, ...]
+    points: tuple[Point, ...]
+    runs: int
+    families: tuple[str, ...]
+    data: str
+    labels: tuple[tuple[str, str], ...]
+    score_against: str = "theta"
+    score_noisy: bool = False
+    shokri: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        where = f"experiment {self.study}/{self.name}"
+        if self.axis not in ("eps", "n"):
+            raise ValueError(f"{where}: axis must be 'eps' or 'n', got {self.axis!r}")
+        if self.score_against not in ("theta", "users"):
+            raise ValueError(f"{where}: score_against must be 'theta' or 'users', got {self.score_against!r}")
+        unknown = sorted({m.kind for m in self.members} - set(MECHANISM_KINDS))
+        if unknown:
+            raise ValueError(f"{where}: unknown mechanism kinds {unknown}; known: {', '.join(MECHANISM_KINDS)}")
+        unknown = sorted(set(self.families) - set(FAMILIES))
+        if unknown:
+            raise ValueError(f"{where}: unknown estimator families {unknown}; known: {', '.join(FAMILIES)}")
+        if not self.points or len({len(p.mechanisms) for p in self.points}) != 1:
+            raise ValueError(f"{where}: needs points, each with the same number of mechanisms")
+        if any(j >= len(self.members) for p in self.points for j in p.mechanisms):
+            raise ValueError(f"{where}: a point names a mechanism it does not have")
+
+    def seed_keys(self, point: Point, run: int) -> tuple:
+        """The keys of the generator of one (point, run), after the config seed: study, experiment, the point (eps as
+        its repr, n as an integer) and the run. Adding a point or runs leaves every existing report unchanged."""
+        value = repr(float(point.value)) if self.axis == "eps" else int(point.value)
+        return (self.study, self.name, value, run)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, Any]) -> "Experiment":
+        fields = dict(spec)
+        fields["members"] = tuple(Member(str(m["kind"]), float(m["parameter"])) for m in spec["members"])
+        fields["points"] = tuple(Point(p["value"], tuple(p["mechanisms"]), p["users"]) for p in spec["points"])
+        fields["families"] = tuple(spec["families"])
+        fields["labels"] = tuple((str(k), str(v)) for k, v in spec["labels"])
+        fields["shokri"] = tuple(spec["shokri"])
+        return cls(**fields)
+
+
+# --- mechanisms -------------------------------------------------------------------------------------------------------
+
+
+def build_mechanisms(members: Sequence[Member], alphabet: Alphabet, shokri: Mapping[float, np.ndarray] | None = None
+                     ) -> list[Mechanism]:
+    """The mechanisms on an alphabet: matrices (``privest.mechanisms.by_name``; Shokri's from the solved matrices
+    ``shokri[Q]``) or ``Rappor`` for RAPPOR members."""
+    result: list[Mechanism] = []
+    for m in members:
+        if m.kind == "rappor":
+            result.append(Rappor(alphabet.k, m.parameter))
+        elif m.kind == "shokri":
+            if shokri is None or m.parameter not in shokri:
+                raise ValueError(f"shokri: no solved matrix for Q = {m.parameter:g}")
+            result.append(np.asarray(shokri[m.parameter], dtype=np.float64))
+        else:
+            result.append(mechanisms.by_name(m.kind, alphabet, m.parameter))
+    return result
+
+
+def mechanisms_to_arrays(members: Sequence[Member], built: Sequence[Mechanism]) -> dict[str, np.ndarray]:
+    """The arrays that store built mechanisms in an npz: kinds, parameters, k, and A (D, k, m) when every one is a
+    matrix."""
+    k = built[0].k if isinstance(built[0], Rappor) else built[0].shape[0]
+    arrays = {"kinds": np.array([m.kind for m in members]),
+              "parameters": np.array([m.parameter for m in members], dtype=np.float64), "k": np.int64(k)}
+    if not any(isinstance(m, Rappor) for m in built):
+        arrays["A"] = np.stack(built)
+    return arrays
+
+
+def mechanisms_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[list[Member], list[Mechanism]]:
+    """The members and mechanisms stored by ``mechanisms_to_arrays``."""
+    members = [Member(str(kind), float(p)) for kind, p in zip(arrays["kinds"], arrays["parameters"], strict=True)]
+    k = int(arrays["k"])
+    matrices = iter(arrays["A"]) if "A" in arrays else iter(())
+    return members, [Rappor(k, m.parameter) if m.kind == "rappor" else next(matrices) for m in members]
+
+
+def describe(members: Sequence[Member]) -> str:
+    """'10 k-RR, ε 3–8.08' or '5 geometric, ε 0.065–0.869 + 5 k-RR, ε 3–4.69': the mechanisms as the papers name
+    them."""
+    parts = []
+    for kind in dict.fromkeys(m.kind for m in members):
+        values = [m.parameter for m in members if m.kind == kind]
+        symbol = "Q" if kind == "shokri" else "ε"
+        span = f"{values[0]:g}" if len(values) == 1 else f"{min(values):g}–{max(values):g}"
+        parts.append(f"{len(values)} {KIND_NAMES.get(kind, kind)}, {symbol} {span}")
+    return " + ".join(parts)
+
+
+# --- perturb ----------------------------------------------------------------------------------------------------------
+
+
+def perturb(experiment: Experiment, built: Sequence[Mechanism], data: Mapping[str, np.ndarray], seed: int
+            ) -> dict[str, np.ndarray]:
+    """Every (point, run)'s reports, as the arrays of a reports archive.
+
+    The users of a run are the dataset's own (every record once, assigned at random to the point's mechanisms when
+    there are several) or ``point.users`` drawn i.i.d. from the dataset's theta and split equally. Each run's
+    generator is ``rng_for(seed, *experiment.seed_keys(point, run))``.
+    """
+    k = int(np.asarray(data["theta"]).size)
+    own = np.bincount(data["secrets"], minlength=k) if "secrets" in data else None
+    reports, secret_counts = [], []
+    for point in experiment.points:
+        point_mechanisms = [built[j] for j in point.mechanisms]
+        by_run, counts_by_run = [], []
+        for run in range(experiment.runs):
+            rng = rng_for(seed, *experiment.seed_keys(point, run))
+            if point.users is not None:
+                counts = split_users(int(point.users), len(point_mechanisms), data["theta"], rng)
+            elif own is None:
+                raise ValueError(f"experiment {experiment.name}: the dataset has no users' secrets; give users")
+            elif len(point_mechanisms) == 1:
+                counts = own[None]
+            else:
+                counts = split_secrets(data["secrets"], k, len(point_mechanisms), rng)
+            by_run.append(population(point_mechanisms, counts, rng))
+            counts_by_run.append(counts)
+        reports.append(by_run)
+        secret_counts.append(counts_by_run)
+    return {"points": np.array([p.value for p in experiment.points], dtype=np.float64),
+            "runs": np.int64(experiment.runs), "secret_counts": np.array(secret_counts, dtype=np.int64),
+            **reports_to_arrays(reports)}
+
+
+def reports_to_arrays(reports: Sequence[Sequence[Sequence[Reports]]]) -> dict[str, np.ndarray]:
+    """Arrays for an npz of the reports indexed [point][run][mechanism]: ``counts`` (P, R, M, m) when every mechanism
+    is a matrix, else each RAPPOR group under the prefix ``p{point}_r{run}_m{mechanism}_``."""
+    if all(not isinstance(r, RapporReports) for r in reports[0][0]):
+        return {"counts": np.array(reports, dtype=np.int64)}
+    arrays: dict[str, np.ndarray] = {}
+    for p, by_run in enumerate(reports):
+        for r, by_mechanism in enumerate(by_run):
+            for j, group in enumerate(by_mechanism):
+                if not isinstance(group, RapporReports):
+                    raise ValueError("a point mixing RAPPOR and matrix mechanisms is not supported in storage")
+                arrays |= group.to_arrays(f"p{p}_r{r}_m{j}_")
+    return arrays
+
+
+def reports_from_arrays(arrays: Mapping[str, np.ndarray]) -> list[list[list[Reports]]]:
+    """The reports stored by ``perturb``, indexed [point][run][mechanism]."""
+    points, runs, members = arrays["secret_counts"].shape[:3]
+    if "counts" in arrays:
+        return [[list(arrays["counts"][p, r]) for r in range(runs)] for p in range(points)]
+    return [[[RapporReports.from_arrays(arrays, f"p{p}_r{r}_m{j}_") for j in range(members)] for r in range(runs)]
+            for p in range(points)]
+
+
+# --- estimator families -----------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -19,118 +247,285 @@ class Estimate:
     capped: bool = False
 
 
-def _inv_family(A: np.ndarray, counts: np.ndarray, _stopping: dict) -> dict[str, list[Estimate]]:
-    raw = estimators.inv_runs(A, counts)
+def _one(mechanisms: Sequence[Mechanism], family: str) -> Mechanism:
+    if len(mechanisms) != 1:
+        raise ValueError(f"family {family} needs one mechanism per point, got {len(mechanisms)}")
+    return mechanisms[0]
+
+
+def _matrices(mechanisms: Sequence[Mechanism], method: str) -> list[np.ndarray]:
+    if any(isinstance(m, Rappor) for m in mechanisms):
+        raise ValueError(f"{method} needs matrix mechanisms; RAPPOR has 2^k observables")
+    return [np.asarray(m) for m in mechanisms]
+
+
+def _counts(reports: Sequence[Sequence[Reports]]) -> np.ndarray:
+    """(runs, M, m) report counts of matrix mechanisms."""
+    return np.array([[np.asarray(r) for r in by_mechanism] for by_mechanism in reports], dtype=np.float64)
+
+
+def _rappor(mechanisms: Sequence[Mechanism], reports: Sequence[Sequence[Reports]], method: str
+            ) -> list[list[RapporReports]]:
+    if not all(isinstance(m, Rappor) for m in mechanisms):
+        raise ValueError(f"{method} needs RAPPOR mechanisms (its estimator works on bit sums)")
+    return [list(by_mechanism) for by_mechanism in reports]  # type: ignore[arg-type]
+
+
+def _users(reports: Sequence[Reports]) -> np.ndarray:
+    return np.array([r.n if isinstance(r, RapporReports) else np.sum(r) for r in reports], dtype=np.float64)
+
+
+def _ibu_estimates(results: Sequence[estimators.IbuResult]) -> list[Estimate]:
+    return [Estimate(r.theta, r.iterations, r.capped) for r in results]
+
+
+def _inv(mechanisms, reports, _stopping):
+    """INV (IBU paper section 3) on the one matrix mechanism of a point: one factorisation for every run, then
+    normalised (INV-N) or projected (INV-P)."""
+    A = _matrices([_one(mechanisms, "inv")], "INV")[0]
+    raw = estimators.inv_runs(A, np.array([by_mechanism[0] for by_mechanism in reports]))
     return {"INV-N": [Estimate(estimators.normalise(v)) for v in raw],
             "INV-P": [Estimate(estimators.project_simplex(v)) for v in raw]}
 
 
-def _ibu_family(A: np.ndarray, counts: np.ndarray, stopping: dict) -> dict[str, list[Estimate]]:
-    results = estimators.ibu_runs(A, counts, **stopping)
-    return {"IBU": [Estimate(r.theta, r.iterations, r.capped) for r in results]}
+def _rap(mechanisms, reports, _stopping):
+    """RAPPOR's own estimator RAP (free-will eqs. 13-14, one eps) from the bit sums, normalised or projected: the
+    names INV-N and INV-P the IBU paper's Figure 12 gives them."""
+    _one(mechanisms, "rap")
+    groups = _rappor(mechanisms, reports, "RAP")
+    return {"INV-N": [Estimate(estimators.rap_grouped(g, "normalization")) for g in groups],
+            "INV-P": [Estimate(estimators.rap_grouped(g, "projection")) for g in groups]}
 
 
-FAMILIES: dict[str, Callable[[np.ndarray, np.ndarray, dict], dict[str, list[Estimate]]]] = {
-    "inv": _inv_family,
-    "ibu": _ibu_family,
+def _ibu(mechanisms, reports, stopping):
+    """IBU (free-will eq. 10) on the one mechanism of a point: batched over runs for a matrix, GIBU on the one group
+    of distinct bit vectors for RAPPOR."""
+    mechanism = _one(mechanisms, "ibu")
+    if isinstance(mechanism, Rappor):
+        return {"IBU": _ibu_estimates([estimators.gibu([estimators.rappor_group(by_mechanism[0])], **stopping)
+                                       for by_mechanism in reports])}
+    counts = np.array([by_mechanism[0] for by_mechanism in reports])
+    return {"IBU": _ibu_estimates(estimators.ibu_runs(mechanism, counts, **stopping))}
+
+
+def _inv_r(mechanisms, reports, _stopping):
+    """[INV]_R (eqs. 4-5 with e = INV): INV on each mechanism's own reports, post-processed, weighted by n^A/n."""
+    matrices = _matrices(mechanisms, "[INV]_R")
+    out = {"[INV]_R-N": [], "[INV]_R-P": []}
+    for counts in _counts(reports):
+        raw = [estimators.inv(A, c) for A, c in zip(matrices, counts, strict=True)]
+        n = counts.sum(axis=1)
+        out["[INV]_R-N"].append(Estimate(estimators.combine_results([estimators.normalise(v) for v in raw], n)))
+        out["[INV]_R-P"].append(Estimate(estimators.combine_results([estimators.project_simplex(v) for v in raw], n)))
+    return out
+
+
+def _ibu_r(mechanisms, reports, stopping):
+    """[IBU]_R (eqs. 4-5 with e = IBU): IBU on each mechanism's own reports (batched over runs), weighted by n^A/n.
+    Records the most iterations any mechanism's IBU used, and whether any hit the cap."""
+    matrices = _matrices(mechanisms, "[IBU]_R")
+    counts = _counts(reports)
+    per_mechanism = [estimators.ibu_runs(A, counts[:, j], **stopping) for j, A in enumerate(matrices)]
+    out = []
+    for run, run_counts in enumerate(counts):
+        results = [by_run[run] for by_run in per_mechanism]
+        out.append(Estimate(estimators.combine_results([r.theta for r in results], run_counts.sum(axis=1)),
+                            max(r.iterations for r in results), any(r.capped for r in results)))
+    return {"[IBU]_R": out}
+
+
+def _rap_r(mechanisms, reports, _stopping):
+    """[RAP]_R (eqs. 4-5 with e = RAP): RAPPOR's estimator on each mechanism's own reports, weighted by n^A/n."""
+    groups = _rappor(mechanisms, reports, "[RAP]_R")
+    out = {"[RAP]_R-N": [], "[RAP]_R-P": []}
+    for by_mechanism in groups:
+        n = _users(by_mechanism)
+        for method, post in (("[RAP]_R-N", "normalization"), ("[RAP]_R-P", "projection")):
+            thetas = [estimators.rap_grouped([g], post=post) for g in by_mechanism]
+            out[method].append(Estimate(estimators.combine_results(thetas, n)))
+    return out
+
+
+def _inv_m(mechanisms, reports, _stopping):
+    """[INV]_M (eq. 7): INV on the average mechanism A[n] and the pooled reports; raw, normalised and projected."""
+    matrices = _matrices(mechanisms, "[INV]_M")
+    out = {"[INV]_M-N": [], "[INV]_M-P": [], "[INV]_M-raw": []}
+    for counts in _counts(reports):
+        raw = estimators.inv_m(matrices, list(counts))
+        out["[INV]_M-raw"].append(Estimate(raw))
+        out["[INV]_M-N"].append(Estimate(estimators.normalise(raw)))
+        out["[INV]_M-P"].append(Estimate(estimators.project_simplex(raw)))
+    return out
+
+
+def _ibu_m(mechanisms, reports, stopping):
+    """[IBU]_M (section 5.3): IBU on the average mechanism A[n] and the pooled reports (batched over runs when every
+    run has the same n^A, as with the equal split)."""
+    matrices = _matrices(mechanisms, "[IBU]_M")
+    counts = _counts(reports)
+    users = counts.sum(axis=2)
+    if np.all(users == users[0]):
+        results = estimators.ibu_runs(average(matrices, users[0]), counts.sum(axis=1), **stopping)
+    else:
+        results = [estimators.ibu_m(matrices, list(c), **stopping) for c in counts]
+    return {"[IBU]_M": _ibu_estimates(results)}
+
+
+def _rap_m(mechanisms, reports, _stopping):
+    """[RAP]_M (eqs. 13-14): one estimate from the pooled bit sums with eps[n] of eq. (13); raw, normalised and
+    projected."""
+    groups = _rappor(mechanisms, reports, "[RAP]_M")
+    out = {"[RAP]_M-N": [], "[RAP]_M-P": [], "[RAP]_M-raw": []}
+    for by_mechanism in groups:
+        raw = estimators.rap_grouped(by_mechanism)
+        out["[RAP]_M-raw"].append(Estimate(raw))
+        out["[RAP]_M-N"].append(Estimate(estimators.normalise(raw)))
+        out["[RAP]_M-P"].append(Estimate(estimators.project_simplex(raw)))
+    return out
+
+
+def gibu_matrix_runs(matrices: Sequence[np.ndarray], counts: np.ndarray, delta: float = 1e-10,
+                     max_iter: int = 10_000) -> list[estimators.IbuResult]:
+    """GIBU (Algorithm 1) on matrix mechanisms for many runs at once: counts (runs, M, m).
+
+    Algorithm 1's update is IBU's update on the columns of all mechanisms side by side, weighted by count / n; IBU's
+    update does not change when every column is scaled by one constant, so GIBU is IBU on the row-stochastic
+    [A^1 | ... | A^M] / M with the concatenated counts, which ``estimators.ibu_runs`` batches over runs. The
+    log-likelihood differs from Algorithm 1's by the constant log M, so the stopping rule is the same.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.ndim != 3 or counts.shape[1] != len(matrices):
+        raise ValueError(f"counts must have shape (runs, {len(matrices)}, m), got {counts.shape}")
+    stacked = np.concatenate(matrices, axis=1) / len(matrices)
+    return estimators.ibu_runs(stacked, counts.reshape(counts.shape[0], -1), delta=delta, max_iter=max_iter)
+
+
+def _gibu(mechanisms, reports, stopping):
+    """GIBU (Algorithm 1) on all reports, each mechanism with its own marginal: batched over runs for matrix
+    mechanisms, one run at a time over RAPPOR groups of distinct bit vectors."""
+    if not any(isinstance(m, Rappor) for m in mechanisms):
+        return {"GIBU": _ibu_estimates(gibu_matrix_runs([np.asarray(m) for m in mechanisms], _counts(reports),
+                                                        **stopping))}
+    results = []
+    for by_mechanism in reports:
+        groups = [estimators.rappor_group(r) if isinstance(r, RapporReports) else estimators.matrix_group(m, r)
+                  for m, r in zip(mechanisms, by_mechanism, strict=True)]
+        results.append(estimators.gibu(groups, **stopping))
+    return {"GIBU": _ibu_estimates(results)}
+
+
+@dataclass(frozen=True)
+class Family:
+    """An estimator family: the methods it computes in one pass, and the function that computes them from the
+    mechanisms of a point, its reports [run][mechanism] and the stopping rule {'delta', 'max_iter'}."""
+
+    methods: tuple[str, ...]
+    compute: Callable[[Sequence[Mechanism], Sequence[Sequence[Reports]], dict], dict[str, list[Estimate]]]
+
+
+FAMILIES: dict[str, Family] = {
+    "inv": Family(("INV-N", "INV-P"), _inv),
+    "rap": Family(("INV-N", "INV-P"), _rap),
+    "ibu": Family(("IBU",), _ibu),
+    "inv_r": Family(("[INV]_R-N", "[INV]_R-P"), _inv_r),
+    "ibu_r": Family(("[IBU]_R",), _ibu_r),
+    "rap_r": Family(("[RAP]_R-N", "[RAP]_R-P"), _rap_r),
+    "inv_m": Family(("[INV]_M-N", "[INV]_M-P", "[INV]_M-raw"), _inv_m),
+    "ibu_m": Family(("[IBU]_M",), _ibu_m),
+    "rap_m": Family(("[RAP]_M-N", "[RAP]_M-P", "[RAP]_M-raw"), _rap_m),
+    "gibu": Family(("GIBU",), _gibu),
 }
+"""Every estimator family. inv, rap, ibu: one mechanism per point (the IBU paper's INV-N, INV-P and IBU; rap is
+RAPPOR's estimator, which the IBU paper names INV-N and INV-P); [e]_R (inv_r, ibu_r, rap_r) and [e]_M (inv_m, ibu_m,
+rap_m) and GIBU: any mixture (free-will sections 4-6). -N: normalisation, -P: projection, -raw: before
+post-processing (not a distribution: scored by l2^2 only, for Propositions 2 and 3)."""
+
+RAW_SUFFIX = "-raw"
 
 
-def estimate_family(family: str, A: np.ndarray, counts: np.ndarray, stopping: dict) -> dict[str, list[Estimate]]:
-    """Every method of one estimator family on the report counts (runs, m) of one mechanism, per run: 'inv' gives
-    INV-N and INV-P from one solve, 'ibu' gives IBU (batched over runs) with the stopping rule {'delta', 'max_iter'}."""
+@dataclass(frozen=True)
+class FamilyResult:
+    """One family's estimates of one point for every run: method -> estimates (one per run), and the reason the
+    family cannot run on this point ('' when it ran; the estimates are then NaN, the paper's "NA")."""
+
+    estimates: dict[str, list[Estimate]]
+    note: str = ""
+
+
+def estimate_family(family: str, point_mechanisms: Sequence[Mechanism], reports: Sequence[Sequence[Reports]],
+                    stopping: Mapping) -> FamilyResult:
+    """Every method of an estimator family on the reports [run][mechanism] of one point. A method that cannot run
+    (INV on a singular matrix, RAP on matrix reports, ...) gives NaN estimates and the error as the note."""
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
-    return FAMILIES[family](A, np.atleast_2d(counts), stopping)
+    try:
+        estimates = FAMILIES[family].compute(point_mechanisms, reports, dict(stopping))
+    except ValueError as error:
+        first = point_mechanisms[0]
+        nan = Estimate(np.full(first.k if isinstance(first, Rappor) else np.asarray(first).shape[0], np.nan))
+        return FamilyResult({m: [nan] * len(reports) for m in FAMILIES[family].methods}, " ".join(str(error).split()))
+    for method, by_run in estimates.items():
+        if not all(np.all(np.isfinite(e.theta)) for e in by_run):
+            raise RuntimeError(f"{method}: a run gave a non-finite estimate (a numerical failure, not an NA)")
+    return FamilyResult(estimates)
 
 
-def _rap_family(reports: list[RapporReports], _stopping: dict) -> dict[str, list[Estimate]]:
-    """RAPPOR's own estimator RAP (free-will eqs. 13-14, one eps) from the bit sums, then normalised (INV-N) or
-    projected (INV-P): the names the IBU paper's Figure 12 gives them."""
-    return {"INV-N": [Estimate(estimators.rap_grouped([r], "normalization")) for r in reports],
-            "INV-P": [Estimate(estimators.rap_grouped([r], "projection")) for r in reports]}
-
-
-def _rappor_ibu_family(reports: list[RapporReports], stopping: dict) -> dict[str, list[Estimate]]:
-    """IBU on RAPPOR reports: GIBU (free-will Algorithm 1) on the one group of each run's distinct bit vectors."""
-    results = [estimators.gibu([estimators.rappor_group(r)], **stopping) for r in reports]
-    return {"IBU": [Estimate(r.theta, r.iterations, r.capped) for r in results]}
-
-
-RAPPOR_FAMILIES: dict[str, Callable[[list[RapporReports], dict], dict[str, list[Estimate]]]] = {
-    "rap": _rap_family,
-    "ibu": _rappor_ibu_family,
-}
-
-
-def estimate_rappor_family(family: str, reports: list[RapporReports], stopping: dict) -> dict[str, list[Estimate]]:
-    """Every method of one estimator family on the RAPPOR reports of each run: 'rap' gives INV-N and INV-P (RAP
-    normalised or projected), 'ibu' gives IBU (GIBU on the grouped reports) with the stopping rule."""
-    if family not in RAPPOR_FAMILIES:
-        raise ValueError(f"family must be one of {', '.join(RAPPOR_FAMILIES)} for RAPPOR reports, got {family!r}")
-    return RAPPOR_FAMILIES[family](reports, stopping)
-
-
-def stack_estimates(points: list[dict[str, list[Estimate]]]) -> dict[str, np.ndarray]:
-    """The estimates of one family at every eps point (each a dict method -> one Estimate per run) as the arrays of
-    an estimates archive: methods (M,), theta (M, points, runs, k), iterations and capped (M, points, runs)."""
-    methods = list(points[0])
+def estimate(experiment: Experiment, family: str, built: Sequence[Mechanism], reports: Mapping[str, np.ndarray],
+             stopping: Mapping) -> dict[str, np.ndarray]:
+    """One estimator family on every point and run of an experiment, as the arrays of an estimates archive."""
+    by_point = reports_from_arrays(reports)
+    results = [estimate_family(family, [built[j] for j in point.mechanisms], point_reports, stopping)
+               for point, point_reports in zip(experiment.points, by_point, strict=True)]
+    methods = FAMILIES[family].methods
 
     def stack(field: str) -> np.ndarray:
-        return np.array([[[getattr(e, field) for e in point[m]] for point in points] for m in methods])
+        """(methods, points, runs, ...) array of one field of the estimates."""
+        return np.array([[[getattr(e, field) for e in r.estimates[m]] for r in results] for m in methods])
 
-    return {"methods": np.array(methods), "theta": stack("theta"), "iterations": stack("iterations"),
-            "capped": stack("capped")}
-
-
-def _rappor_prefix(point: int, run: int) -> str:
-    return f"eps{point}_run{run}_"
+    return {"methods": np.array(methods), "points": reports["points"], "theta": stack("theta"),
+            "iterations": stack("iterations"), "capped": stack("capped"),
+            "notes": np.array([r.note for r in results])}
 
 
-def rappor_arrays(reports: list[list[RapporReports]]) -> dict[str, np.ndarray]:
-    """The RAPPOR reports of every (eps point, run) as arrays for a reports archive (RapporReports.to_arrays)."""
-    return {name: array for point, by_run in enumerate(reports) for run, r in enumerate(by_run)
-            for name, array in r.to_arrays(_rappor_prefix(point, run)).items()}
+# --- score ------------------------------------------------------------------------------------------------------------
+
+SCORE_COLUMNS = ["run", "method", "emd", "l2sq", "iterations", "capped", "note"]
 
 
-def rappor_runs(arrays: dict[str, np.ndarray], point: int, runs: int) -> list[RapporReports]:
-    """The RAPPOR reports of every run at one eps point, from the arrays of a reports archive."""
-    return [RapporReports.from_arrays(arrays, _rappor_prefix(point, run)) for run in range(runs)]
-
-
-def synthetic_theta(spec: dict) -> np.ndarray:
-    """A synthetic theta on {0..k-1} from its config spec: {'k', 'binomial_p'} is Binomial(k-1, p); {'k',
-    'uniform': [a, b]} is uniform on {a..b} and 0 elsewhere (IBU paper section 7.5)."""
-    k = int(spec["k"])
-    if "binomial_p" in spec:
-        p = float(spec["binomial_p"])
-        theta = np.array([math.comb(k - 1, x) * p**x * (1 - p) ** (k - 1 - x) for x in range(k)])
-    elif "uniform" in spec:
-        low, high = map(int, spec["uniform"])
-        if not 0 <= low <= high < k:
-            raise ValueError(f"uniform must be [a, b] with 0 <= a <= b < k = {k}, got {spec['uniform']}")
-        theta = ((np.arange(k) >= low) & (np.arange(k) <= high)).astype(np.float64)
+def score(experiment: Experiment, alphabet: Alphabet, theta: np.ndarray, reports: Mapping[str, np.ndarray],
+          estimates: Sequence[Mapping[str, np.ndarray]]) -> tuple[list[dict], list[str]]:
+    """One tidy row per (point, run, method): EMD (the alphabet's ground distance) and l2^2 to the original
+    distribution, IBU's iterations and cap, and why a method could not run (NaN scores). Raw estimates get l2^2 only.
+    The original is theta, or each run's drawn users (``experiment.score_against``). Returns rows and columns."""
+    secret_counts = reports["secret_counts"].sum(axis=2)
+    if experiment.score_against == "users":
+        original = secret_counts / secret_counts.sum(axis=-1, keepdims=True)
     else:
-        raise ValueError(f"a synthetic theta needs binomial_p or uniform, got keys {sorted(spec)}")
-    return theta / theta.sum()
+        original = np.broadcast_to(np.asarray(theta, dtype=np.float64), secret_counts.shape)
+    points = reports["points"]
+    rows = []
+    if experiment.score_noisy and "counts" in reports and reports["counts"].shape[-1] == alphabet.k:
+        for i, by_run in enumerate(reports["counts"].sum(axis=2)):
+            for run, c in enumerate(by_run):
+                rows.append(_score_row(points[i], run, "noisy", c / c.sum(), original[i, run], alphabet, 0, False, ""))
+    for archive in estimates:
+        for m, method in enumerate(map(str, archive["methods"])):
+            for i in range(points.size):
+                for run, theta_hat in enumerate(archive["theta"][m, i]):
+                    rows.append(_score_row(points[i], run, method, theta_hat, original[i, run], alphabet,
+                                           int(archive["iterations"][m, i, run]),
+                                           bool(archive["capped"][m, i, run]), str(archive["notes"][i])))
+    axis = experiment.axis
+    rows = [dict(experiment.labels) | {axis: row.pop("point")} | row
+            for row in sorted(rows, key=lambda r: (r["point"], r["method"], r["run"]))]
+    return rows, [label for label, _ in experiment.labels] + [axis, *SCORE_COLUMNS]
 
 
-def synthetic_label(spec: dict) -> str:
-    """How figures name a synthetic theta: 'Binomial(9, 0.5)' or 'uniform on {3..6}'."""
-    if "binomial_p" in spec:
-        return f"Binomial({int(spec['k']) - 1}, {float(spec['binomial_p']):g})"
-    low, high = map(int, spec["uniform"])
-    return f"uniform on {{{low}..{high}}}"
-
-
-def estimate_experiment(family: str, mechanisms: dict[str, np.ndarray], reports: dict[str, np.ndarray],
-                        stopping: dict, runs: int) -> dict[str, np.ndarray]:
-    """One estimator family on every eps and run of an experiment, stacked for an npz: ``reports`` holds the report
-    counts of a matrix mechanism per (eps, run) or the grouped RAPPOR reports (then ``mechanisms`` is unused)."""
-    if "counts" in reports:
-        points = [estimate_family(family, A, c, stopping)
-                  for A, c in zip(mechanisms["A"], reports["counts"], strict=True)]
-    else:
-        points = [estimate_rappor_family(family, rappor_runs(reports, i, runs), stopping)
-                  for i in range(reports["eps"].size)]
-    return stack_estimates(points)
+def _score_row(point: float, run: int, method: str, estimate: np.ndarray, original: np.ndarray, alphabet: Alphabet,
+               iterations: int, capped: bool, note: str) -> dict:
+    ran = bool(np.all(np.isfinite(estimate)))
+    distribution = ran and not method.endswith(RAW_SUFFIX)
+    return {"point": point, "run": run, "method": method,
+            "emd": alphabet.emd(original, estimate) if distribution else float("nan"),
+            "l2sq": float(np.sum((estimate - original) ** 2)) if ran else float("nan"),
+            "iterations": iterations, "capped": capped, "note": "" if ran else f"NA: {note}"}

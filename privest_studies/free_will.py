@@ -1,40 +1,181 @@
-"""The free-will privacy study: mechanism sets (Tables 4-8), the estimator families of sections 4-6 applied to the
-same reports, the closed-form bounds of Propositions 2 and 3, the non-informative example of eq. (11), and the
-verdicts of Tables 1 and 2 computed from measured EMDs.
+"""The free-will privacy study: the mechanism sets of Tables 4-8 as experiments of the one chain
+(``privest_studies.experiment``: the whole set at every n point, users split equally over it, NOTES 6), the
+closed-form bounds of Propositions 2 and 3, the non-informative example of eq. (11), and the verdicts of Tables 1
+and 2 computed from measured EMDs.
 
-A mechanism set is a list of mechanisms, each a matrix A[x, z] (k-RR, geometric, Shokri) or a ``perturb.Rappor``;
-users are split equally over them (NOTES 6). Reports of one (n, run) are one entry per mechanism: report counts over
-the columns of a matrix mechanism, or a ``RapporReports``.
+Config: ``free_will`` (alphabets, mechanism sets, figures, tables, findings) and ``scales.<scale>.free_will`` (n,
+runs, the Shokri Q kept). Every function of the config fails with one line naming the key.
 """
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
 
 import numpy as np
 
-from privest import estimators, mechanisms
-from privest.alphabets import Alphabet
+from privest import estimators
 from privest.mechanisms import average
-from privest.rappor import RapporReports, flip_probability
-from privest.sampling import Mechanism, Rappor, Reports
-from privest_studies.experiment import Estimate
+from privest.rappor import flip_probability
+from privest_studies.experiment import (
+    FAMILIES,
+    KIND_NAMES,
+    RAW_SUFFIX,
+    Experiment,
+    Member,
+    Point,
+    gibu_matrix_runs,
+)
+from privest_studies.regions import region_title
 
-# --- mechanism sets (Tables 4-8) --------------------------------------------------------------------------------------
+STUDY = "free_will"
+RESULTS = f"results/{STUDY}"
 
-KIND_NAMES = {"krr": "k-RR", "geometric": "geometric", "rappor": "RAPPOR", "shokri": "Shokri"}
+# --- the study's experiments (the mechanism sets of Tables 4-8) -------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Member:
-    """One mechanism of a set: its kind (krr, geometric, rappor, shokri) and parameter (eps, or Q for shokri)."""
+def _study(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    return config[STUDY]
 
-    kind: str
-    parameter: float
 
-    @property
-    def symbol(self) -> str:
-        return "Q" if self.kind == "shokri" else "ε"
+def _scale(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    return config["scales"][config["scale"]][STUDY]
+
+
+def set_members(config: Mapping[str, Any], mechanism_set: str) -> list[Member]:
+    """The mechanisms of a set at the active scale (Table 4-8 entries; a scale may keep a subset of Shokri Q)."""
+    spec = _study(config)["mechanism_sets"][mechanism_set]
+    return members(spec, _scale(config).get("shokri_Q", {}).get(mechanism_set))
+
+
+def alphabet_data(config: Mapping[str, Any], alphabet: str) -> str:
+    """The path prefix of an alphabet's files: <prefix>.npz (theta) and <prefix>_alphabet.json."""
+    return f"{RESULTS}/alphabets/{alphabet}"
+
+
+def shokri_file(alphabet: str, Q: float) -> str:
+    """The cached solution of Shokri et al.'s LP for one (alphabet, Q)."""
+    return f"{RESULTS}/shokri/{alphabet}_Q{Q:g}.npz"
+
+
+def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
+    """Every mechanism set as an experiment at the active scale: one point per n, every member at every point."""
+    study, scale, found = _study(config), _scale(config), {}
+    for name, spec in study["mechanism_sets"].items():
+        chosen = set_members(config, name)
+        found[name] = Experiment(
+            study=STUDY, name=name, axis="n", members=tuple(chosen),
+            points=tuple(Point(int(n), tuple(range(len(chosen))), int(n)) for n in scale["n"]),
+            runs=int(scale["runs"]), families=tuple(spec["families"]), data=alphabet_data(config, spec["alphabet"]),
+            labels=(("study", STUDY), ("mechanism_set", name), ("alphabet", spec["alphabet"])),
+            shokri=tuple(shokri_file(spec["alphabet"], m.parameter) for m in chosen if m.kind == "shokri"))
+    return found
+
+
+def panels(config: Mapping[str, Any]) -> dict[str, str]:
+    """Every panel of Figures 2-14 (figNN, or figNNa, figNNb, ... for several panels) -> its mechanism set."""
+    found = {}
+    for figure, spec in _study(config)["figures"].items():
+        letters = [""] if len(spec["panels"]) == 1 else [chr(ord("a") + i) for i in range(len(spec["panels"]))]
+        found |= {f"{figure}{letter}": name for letter, name in zip(letters, spec["panels"], strict=True)}
+    return found
+
+
+def check(config: Mapping[str, Any]) -> None:
+    """What the schema cannot say: names that refer to other keys, the families every shown method needs, the
+    scale's Shokri subsets and n. One line naming the key."""
+    study, scale, key = _study(config), _scale(config), f"config key {STUDY}"
+    sets = study["mechanism_sets"]
+    for name, spec in sets.items():
+        if spec["alphabet"] not in study["alphabets"]:
+            raise ValueError(f"{key}.mechanism_sets.{name}.alphabet: no alphabet {spec['alphabet']!r}")
+        if min(scale["n"]) < len(set_members(config, name)):
+            raise ValueError(f"config key scales.{config['scale']}.{STUDY}.n: every n must be at least the "
+                             f"{len(set_members(config, name))} mechanisms of {name}")
+    for name in scale.get("shokri_Q", {}):
+        if name not in sets:
+            raise ValueError(f"config key scales.{config['scale']}.{STUDY}.shokri_Q: no mechanism set {name!r}")
+    uses = [(f"figures.{f}", spec["panels"], spec["methods"]) for f, spec in study["figures"].items()]
+    uses += [(f"tables.{t}", row["mechanism_sets"], [m for column in spec["columns"] for m in column["methods"]])
+             for t, spec in study["tables"].items() for row in spec["rows"]]
+    uses += [("propositions", [p["mechanism_set"]], [p["method"]]) for p in study["propositions"]]
+    for where, names, methods in uses:
+        for name in names:
+            if name not in sets:
+                raise ValueError(f"{key}.{where}: no mechanism set {name!r}")
+        if where.startswith("tables"):
+            continue  # a table cell takes the sets where its method ran
+        for name in names:
+            missing = {method_family(m) for m in methods} - set(sets[name]["families"])
+            if missing:
+                raise ValueError(f"{key}.{where}: {name} needs families {sorted(missing)} in its families")
+    for table, spec in study["tables"].items():
+        for row in spec["rows"]:
+            if len(row["paper"]) != len(spec["columns"]):
+                raise ValueError(f"{key}.tables.{table}: row {row['label']!r} needs one paper verdict per column")
+    if {int(t[5:]) for t in study["mechanism_tables"]} != {int(s["table"]) for s in sets.values()}:
+        raise ValueError(f"{key}.mechanism_tables: needs one title per table of mechanism_sets")
+
+
+def method_family(method: str) -> str:
+    """The estimator family of the free-will study that computes ``method``."""
+    for family in ("inv_r", "ibu_r", "rap_r", "inv_m", "ibu_m", "rap_m", "gibu"):
+        if method in FAMILIES[family].methods:
+            return family
+    raise ValueError(f"unknown method {method!r}")
+
+
+def alphabet(spec: Mapping[str, Any], region_theta: np.ndarray | None = None,
+             region_alphabet: Mapping[str, Any] | None = None) -> tuple[dict, np.ndarray]:
+    """An alphabet of the study (its file's content) from its config entry (free_will.alphabets.<name>), and its
+    theta: Binomial(k-1, p) on {0..k-1}, or the check-in distribution of a region (``region_theta`` and
+    ``region_alphabet``: the region's data files)."""
+    if spec["kind"] == "linear":
+        return ({"kind": "linear", "k": spec["k"], "label": f"X = {{0..{spec['k'] - 1}}}, Binomial theta"},
+                binomial_theta(spec["k"], spec["binomial_p"]))
+    if region_theta is None or region_alphabet is None:
+        raise ValueError(f"a planar alphabet needs its region's theta and alphabet ({dict(spec)})")
+    grid = dict(region_alphabet)
+    grid["label"] = (f"{region_title(grid['region'])}, {grid['columns']} x {grid['rows']} cells of "
+                     f"{grid['cell_km']:g} km, Gowalla theta")
+    return grid, np.asarray(region_theta)
+
+
+def _by_output(config_key: str, names: Sequence[str], outputs: Sequence[str]) -> list[str]:
+    """The figure or table names of a rule's outputs (a pair of files each, in order), checked against the names the
+    config gives them; one line naming the key where they differ."""
+    stems = list(dict.fromkeys(PurePath(path).stem for path in outputs))
+    if sorted(stems) != sorted(names):
+        raise ValueError(f"config key {config_key}: gives {', '.join(sorted(names))}; the rule makes "
+                         f"{', '.join(stems)}")
+    return stems
+
+
+def figure_panels(config: Mapping[str, Any], outputs: Sequence[str]) -> list[dict]:
+    """Each panel of Figures 2-14 in the order of the rule's outputs: its name, figure, letter and mechanism set."""
+    found = panels(config)
+    return [{"panel": panel, "figure": panel[:5], "letter": panel[5:], "mechanism_set": found[panel]}
+            for panel in _by_output(f"{STUDY}.figures", list(found), outputs)]
+
+
+def mechanism_tables(config: Mapping[str, Any], outputs: Sequence[str]) -> list[dict]:
+    """Tables 4-8 regenerated from the config's mechanism sets, in the order of the rule's outputs (a CSV and a
+    markdown file each): {'table', 'rows', 'markdown'}."""
+    study = _study(config)
+    subsets = {name: [m.parameter for m in set_members(config, name) if m.kind == "shokri"]
+               for name in study["mechanism_sets"]}
+    subsets = {name: qs for name, qs in subsets.items() if qs}
+    tables = []
+    for table in _by_output(f"{STUDY}.mechanism_tables", list(study["mechanism_tables"]), outputs):
+        rows = mechanism_table_rows(int(table[5:]), study["mechanism_sets"], subsets)
+        markdown = mechanism_table_markdown(int(table[5:]), study["mechanism_tables"][table], rows)
+        tables.append({"table": table, "rows": rows, "markdown": markdown})
+    return tables
+
+
+MECHANISM_TABLE_COLUMNS = ["table", "mechanism_set", "label", "alphabet", "index", "kind", "parameter", "value",
+                           "used_at_this_scale"]
 
 
 def members(spec: Mapping, shokri_Q: Sequence[float] | None = None) -> list[Member]:
@@ -53,55 +194,6 @@ def members(spec: Mapping, shokri_Q: Sequence[float] | None = None) -> list[Memb
     if not result:
         raise ValueError("a mechanism set needs at least one mechanism")
     return result
-
-
-def build(set_members: Sequence[Member], alphabet: Alphabet, shokri: Mapping[float, np.ndarray] | None = None
-          ) -> list[Mechanism]:
-    """The mechanisms of a set on an alphabet: matrices (k-RR, geometric: linear or planar by the alphabet; Shokri from
-    the solved matrices ``shokri[Q]``) or ``Rappor`` for RAPPOR members."""
-    result: list[Mechanism] = []
-    for m in set_members:
-        if m.kind == "rappor":
-            result.append(Rappor(alphabet.k, m.parameter))
-        elif m.kind == "shokri":
-            if shokri is None or m.parameter not in shokri:
-                raise ValueError(f"shokri: no solved matrix for Q = {m.parameter:g}")
-            result.append(np.asarray(shokri[m.parameter], dtype=np.float64))
-        else:
-            result.append(mechanisms.by_name(m.kind, alphabet, m.parameter))
-    return result
-
-
-def to_arrays(set_members: Sequence[Member], mechanisms: Sequence[Mechanism]) -> dict[str, np.ndarray]:
-    """The arrays that store a built set in an npz: kinds, parameters, k, and A (M, k, m) when every member is a
-    matrix mechanism."""
-    arrays = {"kinds": np.array([m.kind for m in set_members]),
-              "parameters": np.array([m.parameter for m in set_members], dtype=np.float64),
-              "k": np.int64(mechanisms[0].k if isinstance(mechanisms[0], Rappor) else mechanisms[0].shape[0])}
-    if not any(isinstance(m, Rappor) for m in mechanisms):
-        arrays["A"] = np.stack(mechanisms)
-    return arrays
-
-
-def from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[list[Member], list[Mechanism]]:
-    """The set stored by ``to_arrays``."""
-    set_members = [Member(str(kind), float(p)) for kind, p in zip(arrays["kinds"], arrays["parameters"], strict=True)]
-    k = int(arrays["k"])
-    matrices = iter(arrays["A"]) if "A" in arrays else iter(())
-    mechanisms: list[Mechanism] = [Rappor(k, m.parameter) if m.kind == "rappor" else next(matrices)
-                                   for m in set_members]
-    return set_members, mechanisms
-
-
-def describe(set_members: Sequence[Member]) -> str:
-    """'10 k-RR, ε 3–8.08' or '5 geometric, ε 0.065–0.869 + 5 k-RR, ε 3–4.69': the set as the paper's text names it."""
-    parts = []
-    for kind in dict.fromkeys(m.kind for m in set_members):
-        values = [m.parameter for m in set_members if m.kind == kind]
-        symbol = "Q" if kind == "shokri" else "ε"
-        span = f"{values[0]:g}" if len(values) == 1 else f"{min(values):g}–{max(values):g}"
-        parts.append(f"{len(values)} {KIND_NAMES.get(kind, kind)}, {symbol} {span}")
-    return " + ".join(parts)
 
 
 def mechanism_table_rows(table: int, sets: Mapping[str, Mapping], subsets: Mapping[str, Sequence[float]]
@@ -156,217 +248,6 @@ def binomial_theta(k: int, p: float = 0.5) -> np.ndarray:
 def group_sizes(n: int, groups: int) -> np.ndarray:
     """Users per mechanism when n users are split as equally as possible (``perturb.split_users``)."""
     return np.full(groups, n // groups) + (np.arange(groups) < n % groups)
-
-
-def reports_to_arrays(reports: Sequence[Sequence[Sequence[Reports]]]) -> dict[str, np.ndarray]:
-    """Arrays for an npz of the reports indexed [point][run][mechanism]: ``counts`` (P, R, M, m) when every mechanism
-    is a matrix, else each RAPPOR group under the prefix ``p{point}_r{run}_m{mechanism}_``."""
-    first = reports[0][0]
-    if all(not isinstance(r, RapporReports) for r in first):
-        return {"counts": np.array(reports, dtype=np.int64)}
-    arrays: dict[str, np.ndarray] = {}
-    for p, by_run in enumerate(reports):
-        for r, by_mechanism in enumerate(by_run):
-            for j, group in enumerate(by_mechanism):
-                if not isinstance(group, RapporReports):
-                    raise ValueError("a set mixing RAPPOR and matrix mechanisms is not supported in storage")
-                arrays |= group.to_arrays(f"p{p}_r{r}_m{j}_")
-    return arrays
-
-
-def reports_from_arrays(arrays: Mapping[str, np.ndarray], points: int, runs: int, mechanisms: int
-                        ) -> list[list[list[Reports]]]:
-    """The reports stored by ``reports_to_arrays``, indexed [point][run][mechanism]."""
-    if "counts" in arrays:
-        counts = arrays["counts"]
-        return [[list(counts[p, r]) for r in range(runs)] for p in range(points)]
-    return [[[RapporReports.from_arrays(arrays, f"p{p}_r{r}_m{j}_") for j in range(mechanisms)]
-             for r in range(runs)] for p in range(points)]
-
-
-# --- estimator families (sections 4-6) --------------------------------------------------------------------------------
-
-FAMILY_METHODS: dict[str, tuple[str, ...]] = {
-    "inv_r": ("[INV]_R-N", "[INV]_R-P"),
-    "ibu_r": ("[IBU]_R",),
-    "rap_r": ("[RAP]_R-N", "[RAP]_R-P"),
-    "inv_m": ("[INV]_M-N", "[INV]_M-P", "[INV]_M-raw"),
-    "ibu_m": ("[IBU]_M",),
-    "rap_m": ("[RAP]_M-N", "[RAP]_M-P", "[RAP]_M-raw"),
-    "gibu": ("GIBU",),
-}
-"""The methods each estimator family gives from one computation. -N: normalisation, -P: projection, -raw: the
-estimate before post-processing (not a distribution: scored by l2^2 only, for Propositions 2 and 3)."""
-
-RAW_SUFFIX = "-raw"
-
-
-def method_family(method: str) -> str:
-    """The estimator family that computes ``method``."""
-    for family, methods in FAMILY_METHODS.items():
-        if method in methods:
-            return family
-    known = ", ".join(m for methods in FAMILY_METHODS.values() for m in methods)
-    raise ValueError(f"unknown method {method!r}; methods are {known}")
-
-
-def _matrices(mechanisms: Sequence[Mechanism], method: str) -> list[np.ndarray]:
-    if any(isinstance(m, Rappor) for m in mechanisms):
-        raise ValueError(f"{method} needs matrix mechanisms; RAPPOR has 2^k observables")
-    return [np.asarray(m) for m in mechanisms]
-
-
-def _counts(reports: Sequence[Sequence[Reports]]) -> np.ndarray:
-    """(runs, M, m) report counts of matrix mechanisms."""
-    return np.array([[np.asarray(r) for r in by_mechanism] for by_mechanism in reports], dtype=np.float64)
-
-
-def _rappor(mechanisms: Sequence[Mechanism], reports: Sequence[Sequence[Reports]], method: str
-            ) -> list[list[RapporReports]]:
-    if not all(isinstance(m, Rappor) for m in mechanisms):
-        raise ValueError(f"{method} needs RAPPOR mechanisms (its estimator works on bit sums)")
-    return [list(by_mechanism) for by_mechanism in reports]  # type: ignore[arg-type]
-
-
-def _users(reports: Sequence[Reports]) -> np.ndarray:
-    return np.array([r.n if isinstance(r, RapporReports) else np.sum(r) for r in reports], dtype=np.float64)
-
-
-def _inv_r(mechanisms, reports, _stopping):
-    """[INV]_R (eqs. 4-5 with e = INV): INV on each mechanism's own reports, post-processed, weighted by n^A/n."""
-    matrices = _matrices(mechanisms, "[INV]_R")
-    out = {"[INV]_R-N": [], "[INV]_R-P": []}
-    for counts in _counts(reports):
-        raw = [estimators.inv(A, c) for A, c in zip(matrices, counts, strict=True)]
-        n = counts.sum(axis=1)
-        out["[INV]_R-N"].append(Estimate(estimators.combine_results([estimators.normalise(v) for v in raw], n)))
-        out["[INV]_R-P"].append(Estimate(estimators.combine_results([estimators.project_simplex(v) for v in raw], n)))
-    return out
-
-
-def _ibu_r(mechanisms, reports, stopping):
-    """[IBU]_R (eqs. 4-5 with e = IBU): IBU on each mechanism's own reports (batched over runs), weighted by n^A/n.
-    Records the most iterations any mechanism's IBU used, and whether any hit the cap."""
-    matrices = _matrices(mechanisms, "[IBU]_R")
-    counts = _counts(reports)
-    per_mechanism = [estimators.ibu_runs(A, counts[:, j], **stopping) for j, A in enumerate(matrices)]
-    out = []
-    for run, run_counts in enumerate(counts):
-        results = [by_run[run] for by_run in per_mechanism]
-        out.append(Estimate(estimators.combine_results([r.theta for r in results], run_counts.sum(axis=1)),
-                            max(r.iterations for r in results), any(r.capped for r in results)))
-    return {"[IBU]_R": out}
-
-
-def _rap_r(mechanisms, reports, _stopping):
-    """[RAP]_R (eqs. 4-5 with e = RAP): RAPPOR's estimator on each mechanism's own reports, weighted by n^A/n."""
-    groups = _rappor(mechanisms, reports, "[RAP]_R")
-    out = {"[RAP]_R-N": [], "[RAP]_R-P": []}
-    for by_mechanism in groups:
-        n = _users(by_mechanism)
-        for method, post in (("[RAP]_R-N", "normalization"), ("[RAP]_R-P", "projection")):
-            thetas = [estimators.rap_grouped([g], post=post) for g in by_mechanism]
-            out[method].append(Estimate(estimators.combine_results(thetas, n)))
-    return out
-
-
-def _inv_m(mechanisms, reports, _stopping):
-    """[INV]_M (eq. 7): INV on the average mechanism A[n] and the pooled reports; raw, normalised and projected."""
-    matrices = _matrices(mechanisms, "[INV]_M")
-    out = {"[INV]_M-N": [], "[INV]_M-P": [], "[INV]_M-raw": []}
-    for counts in _counts(reports):
-        raw = estimators.inv_m(matrices, list(counts))
-        out["[INV]_M-raw"].append(Estimate(raw))
-        out["[INV]_M-N"].append(Estimate(estimators.normalise(raw)))
-        out["[INV]_M-P"].append(Estimate(estimators.project_simplex(raw)))
-    return out
-
-
-def _ibu_m(mechanisms, reports, stopping):
-    """[IBU]_M (section 5.3): IBU on the average mechanism A[n] and the pooled reports (batched over runs when every
-    run has the same n^A, as with the equal split)."""
-    matrices = _matrices(mechanisms, "[IBU]_M")
-    counts = _counts(reports)
-    users = counts.sum(axis=2)
-    if np.all(users == users[0]):
-        results = estimators.ibu_runs(average(matrices, users[0]), counts.sum(axis=1), **stopping)
-    else:
-        results = [estimators.ibu_m(matrices, list(c), **stopping) for c in counts]
-    return {"[IBU]_M": [Estimate(r.theta, r.iterations, r.capped) for r in results]}
-
-
-def _rap_m(mechanisms, reports, _stopping):
-    """[RAP]_M (eqs. 13-14): one estimate from the pooled bit sums with eps[n] of eq. (13); raw, normalised and
-    projected."""
-    groups = _rappor(mechanisms, reports, "[RAP]_M")
-    out = {"[RAP]_M-N": [], "[RAP]_M-P": [], "[RAP]_M-raw": []}
-    for by_mechanism in groups:
-        raw = estimators.rap_grouped(by_mechanism)
-        out["[RAP]_M-raw"].append(Estimate(raw))
-        out["[RAP]_M-N"].append(Estimate(estimators.normalise(raw)))
-        out["[RAP]_M-P"].append(Estimate(estimators.project_simplex(raw)))
-    return out
-
-
-def gibu_matrix_runs(matrices: Sequence[np.ndarray], counts: np.ndarray, delta: float = 1e-10,
-                     max_iter: int = 10_000) -> list[estimators.IbuResult]:
-    """GIBU (Algorithm 1) on matrix mechanisms for many runs at once: counts (runs, M, m).
-
-    Algorithm 1's update is IBU's update on the columns of all mechanisms side by side, weighted by count / n; IBU's
-    update does not change when every column is scaled by one constant, so GIBU is IBU on the row-stochastic
-    [A^1 | ... | A^M] / M with the concatenated counts, which ``estimators.ibu_runs`` batches over runs. The
-    log-likelihood differs from Algorithm 1's by the constant log M, so the stopping rule is the same.
-    """
-    counts = np.asarray(counts, dtype=np.float64)
-    if counts.ndim != 3 or counts.shape[1] != len(matrices):
-        raise ValueError(f"counts must have shape (runs, {len(matrices)}, m), got {counts.shape}")
-    stacked = np.concatenate(matrices, axis=1) / len(matrices)
-    return estimators.ibu_runs(stacked, counts.reshape(counts.shape[0], -1), delta=delta, max_iter=max_iter)
-
-
-def _gibu(mechanisms, reports, stopping):
-    """GIBU (Algorithm 1) on all reports, each mechanism with its own marginal: batched over runs for matrix
-    mechanisms, one run at a time over RAPPOR groups of distinct bit vectors."""
-    if not any(isinstance(m, Rappor) for m in mechanisms):
-        results = gibu_matrix_runs([np.asarray(m) for m in mechanisms], _counts(reports), **stopping)
-    else:
-        results = []
-        for by_mechanism in reports:
-            groups = [estimators.rappor_group(r) if isinstance(r, RapporReports) else estimators.matrix_group(m, r)
-                      for m, r in zip(mechanisms, by_mechanism, strict=True)]
-            results.append(estimators.gibu(groups, **stopping))
-    return {"GIBU": [Estimate(r.theta, r.iterations, r.capped) for r in results]}
-
-
-FAMILIES: dict[str, Callable] = {"inv_r": _inv_r, "ibu_r": _ibu_r, "rap_r": _rap_r, "inv_m": _inv_m,
-                                 "ibu_m": _ibu_m, "rap_m": _rap_m, "gibu": _gibu}
-
-
-@dataclass(frozen=True)
-class FamilyResult:
-    """One family's estimates of one point (n) for every run: method -> estimates (one per run), and the reason the
-    family cannot run on this set ('' when it ran; the estimates are then NaN, the paper's "NA")."""
-
-    estimates: dict[str, list[Estimate]]
-    note: str = ""
-
-
-def estimate_family(family: str, mechanisms: Sequence[Mechanism], reports: Sequence[Sequence[Reports]],
-                    stopping: Mapping) -> FamilyResult:
-    """Every method of an estimator family on the reports [run][mechanism] of one n. A method that cannot run on the
-    set (INV on a singular matrix, RAP on matrix reports, ...) gives NaN estimates and the error as the note."""
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
-    try:
-        estimates = FAMILIES[family](mechanisms, reports, dict(stopping))
-    except ValueError as error:
-        k = mechanisms[0].k if isinstance(mechanisms[0], Rappor) else np.asarray(mechanisms[0]).shape[0]
-        nan = Estimate(np.full(k, np.nan))
-        return FamilyResult({m: [nan] * len(reports) for m in FAMILY_METHODS[family]}, " ".join(str(error).split()))
-    for method, by_run in estimates.items():
-        if not all(np.all(np.isfinite(e.theta)) for e in by_run):
-            raise RuntimeError(f"{method}: a run gave a non-finite estimate (a numerical failure, not an NA)")
-    return FamilyResult(estimates)
 
 
 # --- Propositions 2 and 3 ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 
-from privest_studies import files, free_will, jobs, plotting
+from privest_studies import experiment, files, jobs, plotting
 
 POST = {"N": "normalisation", "P": "projection"}
 
@@ -46,13 +46,14 @@ def draw(ax, table, methods: list[str]) -> list[str]:
 
 def main() -> None:
     table = files.load_table(snakemake.input.scores, dtypes={"note": str})
-    alphabets = {path.split("/")[-1].removesuffix(".json"): files.load_json(path) for path in snakemake.input.alphabets}
-    members = {path.split("/")[-2]: free_will.from_arrays(files.load_npz(path))[0]
+    alphabets = {path.split("/")[-1].removesuffix("_alphabet.json"): files.load_json(path)
+                 for path in snakemake.input.alphabets}
+    members = {path.split("/")[-2]: experiment.mechanisms_from_arrays(files.load_npz(path))[0]
                for path in snakemake.input.mechanisms}
     params = snakemake.params
     outputs = iter(snakemake.output)
-    for panel, mechanism_set in params.panels.items():
-        figure, letter = panel[:5], panel[5:]
+    for panel in params.panels:
+        figure, letter, mechanism_set = panel["figure"], panel["letter"], panel["mechanism_set"]
         spec, set_spec = params.figures[figure], params.sets[mechanism_set]
         alphabet = alphabets[set_spec["alphabet"]]
         rows = table[table["mechanism_set"] == mechanism_set]
@@ -65,7 +66,7 @@ def main() -> None:
         unit = "km" if alphabet["kind"] == "planar" else "steps of 1"
         ax.set_ylabel(f"EMD to θ ({unit}, log scale)")
         number = f"Figure {int(figure[3:])}" + (f"({letter})" if letter else "")
-        ax.set_title(f"{number}: {methods_title(spec['methods'])}\n{free_will.describe(members[mechanism_set])} "
+        ax.set_title(f"{number}: {methods_title(spec['methods'])}\n{experiment.describe(members[mechanism_set])} "
                      f"— {set_spec['label']} (Table {set_spec['table']})", fontsize=9.5)
         ax.legend(loc="best")
         iterative = [m for m in spec["methods"] if "IBU" in m and (rows["method"] == m).any()]

@@ -4,7 +4,7 @@ error over runs, against n; one panel per configured mechanism set."""
 
 import numpy as np
 
-from privest_studies import files, free_will, jobs, plotting
+from privest_studies import experiment, files, free_will, jobs, plotting
 
 NAMES = {"[INV]_M-raw": r"$[\mathrm{INV}]_\mathrm{M}$ (eq. 9)", "[RAP]_M-raw": r"$[\mathrm{RAP}]_\mathrm{M}$ (eq. 14)"}
 
@@ -20,7 +20,7 @@ def main() -> None:
     lines = []
     for ax, panel, mechanisms_path, theta_path, letter in zip(axes.flat, panels, snakemake.input.mechanisms,
                                                                snakemake.input.thetas, "abcdefgh", strict=False):
-        members = free_will.from_arrays(files.load_npz(mechanisms_path))[0]
+        members = experiment.mechanisms_from_arrays(files.load_npz(mechanisms_path))[0]
         theta = files.load_npz(theta_path)["theta"]
         rows = table[(table["mechanism_set"] == panel["mechanism_set"]) & (table["method"] == panel["method"])]
         stats = rows.groupby("n")["l2sq"].agg(["mean", "std", "size"]).sort_index()
@@ -44,7 +44,7 @@ def main() -> None:
         ax.set_yscale("log")
         ax.set_xlabel("number of users n (log scale)")
         ax.set_ylabel(r"$E\,\|\hat\theta - \theta\|_2^2$ (log scale)")
-        ax.set_title(f"({letter}) {panel['mechanism_set']}: {free_will.describe(members)}\n"
+        ax.set_title(f"({letter}) {panel['mechanism_set']}: {experiment.describe(members)}\n"
                      f"ε[n] = {mine[0]['eps_n']:.3f}, k = {len(theta)}", fontsize=8.5)
         ax.legend(fontsize=7)
     fig.suptitle("Propositions 2 and 3: closed-form l2² bounds against the simulated mean squared error\n"

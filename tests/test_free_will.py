@@ -1,13 +1,14 @@
 """The free-will study's library (privest_studies.free_will) against closed forms and independent computations."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+import yaml
 
-from privest import estimators as est
 from privest import mechanisms as mech
-from privest.alphabets import Alphabet
 from privest.rappor import flip_probability
-from privest.sampling import Rappor, population, rng_for, split_users
+from privest.sampling import population, rng_for, split_users
 from privest_studies import free_will as fw
 
 STOPPING = {"delta": 1e-12, "max_iter": 20_000}
@@ -19,114 +20,11 @@ def test_binomial_theta_is_the_binomial_pmf():
     assert fw.binomial_theta(100).argmax() in (49, 50)
 
 
-def test_gibu_matrix_runs_equals_algorithm_1_on_each_run():
-    rng = rng_for(1, "gibu-batch")
-    k, m = 6, 6
-    matrices = [rng.dirichlet(np.ones(m), size=k) for _ in range(3)]
-    counts = np.array([[rng.multinomial(200, rng.dirichlet(np.ones(m))) for _ in matrices] for _ in range(4)])
-    batched = fw.gibu_matrix_runs(matrices, counts, **STOPPING)
-    for run, result in zip(counts, batched, strict=True):
-        single = est.gibu([est.matrix_group(A, c) for A, c in zip(matrices, run, strict=True)], **STOPPING)
-        np.testing.assert_allclose(result.theta, single.theta, atol=1e-9)
-        assert abs(result.iterations - single.iterations) <= 1
-
-
-def test_batched_ibu_ignores_columns_a_run_did_not_report_even_at_probability_zero():
-    # Column 2 is produced by secret 2 only. Run 0 never reports it, so its estimate of secret 2 falls to 0 at once
-    # and the column's probability under it is 0: the batch must not compute 0/0 there (regression: NaN estimates).
-    A = np.array([[0.5, 0.5, 0.0], [0.4, 0.6, 0.0], [0.0, 0.0, 1.0]])
-    counts = np.array([[10.0, 5.0, 0.0], [3.0, 4.0, 6.0]])
-    batched = est.ibu_runs(A, counts, **STOPPING)
-    for run, result in zip(counts, batched, strict=True):
-        single = est.ibu(A, run, **STOPPING)
-        assert np.all(np.isfinite(result.theta))
-        np.testing.assert_allclose(result.theta, single.theta, atol=1e-9)
-
-
 def test_members_keep_a_scales_shokri_subset_and_reject_unknown_q():
     spec = {"mechanisms": [{"kind": "shokri", "Q": [0.3, 0.6, 3.0]}]}
     assert [m.parameter for m in fw.members(spec, [3.0, 0.3])] == [0.3, 3.0]
     with pytest.raises(ValueError, match="not Q values"):
         fw.members(spec, [1.0])
-    mixed = {"mechanisms": [{"kind": "geometric", "eps": [0.5]}, {"kind": "krr", "eps": [3.0, 4.0]}]}
-    assert fw.describe(fw.members(mixed)) == "1 geometric, ε 0.5 + 2 k-RR, ε 3–4"
-
-
-def test_built_sets_round_trip_through_arrays():
-    alphabet = Alphabet(7)
-    members = fw.members({"mechanisms": [{"kind": "geometric", "eps": [0.5]}, {"kind": "krr", "eps": [2.0]},
-                                         {"kind": "shokri", "Q": [1.0]}]})
-    built = fw.build(members, alphabet, {1.0: np.eye(7)})
-    np.testing.assert_array_equal(built[1], mech.krr(7, 2.0))
-    back_members, back = fw.from_arrays(fw.to_arrays(members, built))
-    assert back_members == members
-    for a, b in zip(built, back, strict=True):
-        np.testing.assert_array_equal(a, b)
-    rappor = fw.members({"mechanisms": [{"kind": "rappor", "eps": [1.0, 2.0]}]})
-    assert fw.from_arrays(fw.to_arrays(rappor, fw.build(rappor, alphabet)))[1] == [Rappor(7, 1.0), Rappor(7, 2.0)]
-
-
-def test_reports_round_trip_for_matrix_and_rappor_sets():
-    rng = rng_for(1, "reports")
-    theta = fw.binomial_theta(5)
-    for mechanisms in ([mech.krr(5, 1.0), mech.geometric(5, 0.5)], [Rappor(5, 1.0), Rappor(5, 3.0)]):
-        reports = [[population(mechanisms, split_users(n, 2, theta, rng), rng) for _run in range(2)]
-                   for n in (10, 40)]
-        back = fw.reports_from_arrays(fw.reports_to_arrays(reports), 2, 2, 2)
-        for p in range(2):
-            for r in range(2):
-                for a, b in zip(reports[p][r], back[p][r], strict=True):
-                    if isinstance(a, np.ndarray):
-                        np.testing.assert_array_equal(a, b)
-                    else:
-                        np.testing.assert_array_equal(a.bits, b.bits)
-                        np.testing.assert_array_equal(a.counts, b.counts)
-                        assert a.eps == b.eps
-
-
-def reports_of(mechanisms, n, runs, seed="families"):
-    theta = fw.binomial_theta(mechanisms[0].k if isinstance(mechanisms[0], Rappor) else mechanisms[0].shape[0])
-    rngs = [rng_for(1, seed, run) for run in range(runs)]
-    return [population(mechanisms, split_users(n, len(mechanisms), theta, rng), rng) for rng in rngs]
-
-
-def test_combine_results_families_weight_each_mechanisms_own_estimate():
-    matrices = [mech.krr(6, 2.0), mech.krr(6, 4.0)]
-    reports = reports_of(matrices, 301, 2)
-    inv_r = fw.estimate_family("inv_r", matrices, reports, STOPPING).estimates
-    ibu_r = fw.estimate_family("ibu_r", matrices, reports, STOPPING).estimates
-    for run, by_mechanism in enumerate(reports):
-        n = [c.sum() for c in by_mechanism]
-        expected = sum(w * est.inv(A, c, "projection") for w, A, c in zip(n, matrices, by_mechanism, strict=True))
-        np.testing.assert_allclose(inv_r["[INV]_R-P"][run].theta, expected / sum(n), atol=1e-12)
-        expected = sum(w * est.ibu(A, c, **STOPPING).theta for w, A, c in zip(n, matrices, by_mechanism, strict=True))
-        np.testing.assert_allclose(ibu_r["[IBU]_R"][run].theta, expected / sum(n), atol=1e-8)
-
-
-def test_rappor_families_match_the_estimators_on_pooled_and_separate_groups():
-    mechanisms = [Rappor(6, 1.0), Rappor(6, 4.0)]
-    reports = reports_of(mechanisms, 400, 2)
-    rap_m = fw.estimate_family("rap_m", mechanisms, reports, STOPPING).estimates
-    rap_r = fw.estimate_family("rap_r", mechanisms, reports, STOPPING).estimates
-    gibu = fw.estimate_family("gibu", mechanisms, reports, STOPPING).estimates
-    for run, groups in enumerate(reports):
-        np.testing.assert_allclose(rap_m["[RAP]_M-raw"][run].theta, est.rap_grouped(groups), atol=1e-12)
-        n = np.array([g.n for g in groups])
-        separate = [est.rap_grouped([g], "normalization") for g in groups]
-        np.testing.assert_allclose(rap_r["[RAP]_R-N"][run].theta, n @ np.array(separate) / n.sum(), atol=1e-12)
-        direct = est.gibu([est.rappor_group(g) for g in groups], **STOPPING)
-        np.testing.assert_allclose(gibu["GIBU"][run].theta, direct.theta, atol=1e-12)
-
-
-def test_a_family_that_cannot_run_gives_na_with_its_reason():
-    singular = np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
-    reports = reports_of([singular, singular], 50, 2, seed="na")
-    result = fw.estimate_family("inv_m", [singular, singular], reports, STOPPING)
-    assert "singular" in result.note
-    assert all(np.isnan(e.theta).all() for e in result.estimates["[INV]_M-P"])
-    result = fw.estimate_family("rap_m", [singular, singular], reports, STOPPING)
-    assert "RAPPOR" in result.note
-    assert fw.estimate_family("ibu_m", [singular, singular], reports, STOPPING).note == ""
 
 
 def exact_inv_m_krr_mse(theta, eps, users):
@@ -243,3 +141,33 @@ def test_mechanism_tables_regenerate_the_config_values_and_mark_a_scales_subset(
     assert "3 Shokri | Q: 1, ~~4~~, 7" in text
     with pytest.raises(ValueError, match="table 6"):
         fw.mechanism_table_rows(6, sets, {})
+
+
+CONFIG = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text())
+
+
+def test_every_mechanism_set_is_an_experiment_with_the_whole_set_at_every_n():
+    experiments = fw.experiments(CONFIG)
+    assert list(experiments) == list(CONFIG["free_will"]["mechanism_sets"])
+    mixed = experiments["mixed_planar"]
+    assert [p.value for p in mixed.points] == CONFIG["scales"]["quick"]["free_will"]["n"]
+    assert all(p.mechanisms == tuple(range(10)) and p.users == p.value for p in mixed.points)
+    assert mixed.data == "results/free_will/alphabets/planar" and mixed.shokri == ()
+    shokri = experiments["shokri_linear"]
+    assert shokri.shokri[0] == "results/free_will/shokri/linear_Q1.npz" and len(shokri.shokri) == 10
+
+
+def test_figure_panels_follow_the_rules_outputs_and_name_the_key_when_they_disagree():
+    outputs = [f"results/free_will/figures/{panel}.{ext}" for panel in fw.panels(CONFIG) for ext in ("pdf", "png")]
+    panels = fw.figure_panels(CONFIG, outputs)
+    assert panels[0] == {"panel": "fig02a", "figure": "fig02", "letter": "a", "mechanism_set": "rappor_high"}
+    with pytest.raises(ValueError, match=r"config key free_will\.figures"):
+        fw.figure_panels(CONFIG, outputs[2:])
+
+
+def test_alphabets_are_the_binomial_range_or_a_regions_cells():
+    linear, theta = fw.alphabet({"kind": "linear", "k": 5, "binomial_p": 0.5})
+    assert linear["k"] == 5 and theta.sum() == pytest.approx(1)
+    region = {"kind": "planar", "region": "san_francisco", "columns": 2, "rows": 1, "cell_km": 0.5, "k": 2}
+    planar, theta = fw.alphabet({"kind": "planar", "region": "san_francisco"}, np.array([0.25, 0.75]), region)
+    assert planar["label"].startswith("San Francisco, 2 x 1 cells") and list(theta) == [0.25, 0.75]

@@ -42,119 +42,40 @@ def run_in_process(log, fn, *args) -> None:
     privest_studies.files.write_text(log[0], f"startup_seconds 0.000\nwork_seconds {time.perf_counter() - started:.3f}\n")
 
 
-def build_mechanisms(alphabet_path: str, kind: str, eps: list[float], target: str) -> None:
-    """The matrices of one mechanism on an alphabet, one per eps, into an npz with arrays A (eps, k, m), eps and k.
-    RAPPOR has no matrix (NOTES 2: never build its 2^k columns): its npz holds eps and k only."""
-    alphabet = privest.alphabets.Alphabet.from_dict(privest_studies.files.load_json(alphabet_path))
-    arrays = {"eps": np.array(eps, dtype=np.float64), "k": np.int64(alphabet.k)}
-    if kind != "rappor":
-        arrays["A"] = np.stack([privest.mechanisms.by_name(kind, alphabet, e) for e in eps])
-    privest_studies.files.save_npz(target, **arrays)
+# The experiments of every study (workflow/rules/experiment.smk): built from the config by the study's module, which
+# also checks what the schema cannot say.
 
-
-# The IBU consistency study (workflow/rules/ibu_consistency.smk).
+import privest_studies.free_will
+import privest_studies.ibu_consistency
 
 IBU = config["ibu_consistency"]
 IBU_SCALE = SCALE["ibu_consistency"]
-IBU_EXPERIMENTS = IBU["experiments"]
 IBU_DIR = "results/ibu_consistency"
-DATASET = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"} | {
-    name: f"{IBU_DIR}/data/{name}" for name in IBU["synthetic"]
-}
-IBU_FAMILIES = {"rappor": ["rap", "ibu"]}  # every other mechanism is a matrix: ["inv", "ibu"]
-IBU_FIGURE_EXPERIMENTS = {"fig01": [IBU["fig01"]], "fig08": [IBU["fig08"]]} | {
-    "fig11": [{"experiment": name, "eps": IBU["fig11"]["eps"]} for name in IBU["fig11"]["experiments"]]
-}
+STUDY_MODULES = {"ibu_consistency": privest_studies.ibu_consistency, "free_will": privest_studies.free_will}
+for _module in STUDY_MODULES.values():
+    _module.check(config)
+EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
 
 
-def _check_ibu_consistency() -> None:
-    """What the schema cannot say: names that refer to other keys, families that fit the mechanism, and the eps each
-    figure shows present in its experiment's grid at the active scale. One line naming the key."""
-    for name, spec in IBU_EXPERIMENTS.items():
-        key = f"config key ibu_consistency.experiments.{name}"
-        if spec["data"] not in DATASET:
-            raise ValueError(f"{key}.data: {spec['data']!r} is not ages, planar or a name in ibu_consistency.synthetic")
-        allowed = IBU_FAMILIES.get(spec["mechanism"], ["inv", "ibu"])
-        if not set(spec["families"]) <= set(allowed):
-            raise ValueError(f"{key}.families: {spec['mechanism']} takes {allowed}, got {spec['families']}")
-        if spec["eps_grid"] not in IBU_SCALE:
-            raise ValueError(f"{key}.eps_grid: no {spec['eps_grid']} in scales.{config['scale']}.ibu_consistency")
-    boxplots = [("boxplots", [{"experiment": name}]) for name in IBU["boxplots"].values()]
-    for figure, points in [*IBU_FIGURE_EXPERIMENTS.items(), *boxplots]:
-        for point in points:
-            if point["experiment"] not in IBU_EXPERIMENTS:
-                raise ValueError(f"config key ibu_consistency.{figure}: no experiment {point['experiment']!r}")
-            if "eps" in point and point["eps"] not in ibu_eps(point["experiment"]):
-                raise ValueError(f"config key ibu_consistency.{figure}.eps: {point['eps']} is not in the grid of "
-                                 f"{point['experiment']} at scale {config['scale']}")
+def experiment_spec(wildcards) -> dict:
+    """The experiment of a job of the chain, as the plain dict its script reads."""
+    return EXPERIMENTS[wildcards.study][wildcards.experiment].to_dict()
 
 
-def ibu_eps(experiment: str) -> list[float]:
-    """The eps grid of an experiment at the active scale."""
-    return [float(e) for e in IBU_SCALE[IBU_EXPERIMENTS[experiment]["eps_grid"]]]
+def mechanisms_inputs(wildcards) -> dict:
+    """The alphabet of an experiment and the cached Shokri LPs its mechanisms need."""
+    experiment = EXPERIMENTS[wildcards.study][wildcards.experiment]
+    return {"alphabet": experiment.data + "_alphabet.json", "shokri": list(experiment.shokri)}
 
 
-def ibu_data(experiment: str) -> str:
-    """The path prefix of an experiment's dataset (<prefix>.npz, <prefix>_alphabet.json)."""
-    return DATASET[IBU_EXPERIMENTS[experiment]["data"]]
-
-
-def ibu_users(experiment: str) -> int | None:
-    """Users per run: the dataset's own (None) for ages and planar, else drawn i.i.d. from the synthetic theta."""
-    return IBU_SCALE["synthetic_users"] if IBU_EXPERIMENTS[experiment]["data"] in IBU["synthetic"] else None
-
-
-def ibu_boxplot_panels() -> list[dict]:
-    """What the boxplot job needs of each panel of Figures 9, 10 and 12, in config order."""
-    return [{"figure": figure, "experiment": name, "data": IBU_EXPERIMENTS[name]["data"],
-             "mechanism": IBU_EXPERIMENTS[name]["mechanism"], "users": ibu_users(name)}
-            for figure, name in IBU["boxplots"].items()]
-
-
-def ibu_experiment_files(figure: str, *names: str) -> list[str]:
-    """Files (reports.npz, estimates_ibu.npz, ...) of each experiment a figure shows, in the figure's order."""
-    return [f"{IBU_DIR}/{point['experiment']}/{name}" for name in names for point in IBU_FIGURE_EXPERIMENTS[figure]]
-
-
-def ibu_data_files(figure: str, suffix: str) -> list[str]:
-    """A file (.npz or _alphabet.json) of the dataset of each experiment a figure shows, in the figure's order."""
-    return [ibu_data(point["experiment"]) + suffix for point in IBU_FIGURE_EXPERIMENTS[figure]]
-
-
-def ibu_published_region() -> dict:
-    """The grid of the paper's Figure 8 region as an alphabet file states it (region name, columns, rows, cell_km)."""
-    name = IBU["fig08"]["published_region"]
-    return {"region": name} | config["regions"][name]
-
-
-def build_synthetic(spec: dict, target_data: str, target_alphabet: str) -> None:
-    """A synthetic dataset: theta on {0..k-1} (no users: every run draws its own) and its linear alphabet."""
-    privest_studies.files.save_npz(target_data, theta=privest_studies.experiment.synthetic_theta(spec))
-    label = privest_studies.experiment.synthetic_label(spec)
-    privest_studies.files.save_json(target_alphabet, {"kind": "linear", "k": spec["k"], "label": label})
-
-
-def estimate_in_process(mechanisms_path: str, reports_path: str, family: str, stopping: dict, runs: int,
-                        target: str) -> None:
-    """A light estimator family (inv: one factorisation per eps; rap: bit sums) on every eps and run, in-process:
-    a fraction of a second at the quick scale, seconds at the paper scale (scripts/estimate.py does IBU)."""
-    estimates = privest_studies.experiment.estimate_experiment(
-        family, privest_studies.files.load_npz(mechanisms_path), privest_studies.files.load_npz(reports_path), stopping, runs
-    )
-    privest_studies.files.save_npz(target, **estimates)
-
-
-_check_ibu_consistency()
-
-
-def ibu_consistency_targets() -> list[str]:
-    """Every output of the study at the active scale."""
-    figures = [f"fig01{panel}" for panel in "abc"] + list(IBU["boxplots"]) + ["fig07"]
-    figures += [f"fig08{panel}" for panel in "abcde"]
-    figures += [f"fig11{chr(ord('a') + i)}" for i in range(len(IBU["fig11"]["experiments"]))]
-    return [f"{IBU_DIR}/figures/{name}.{ext}" for name in figures for ext in ("pdf", "png")] + [
-        f"{IBU_DIR}/tables/{name}" for name in ("scores.csv", "fig08_emd.csv", "fig08_emd.md")
-    ]
+def figure_inputs(study: str, name: str, *extra: str) -> dict:
+    """What a figure of single runs reads of one experiment: its data, alphabet, reports and estimates (and `extra`
+    files of the experiment, e.g. scores.csv)."""
+    experiment = EXPERIMENTS[study][name]
+    return {"data": experiment.data + ".npz", "alphabet": experiment.data + "_alphabet.json",
+            "reports": f"results/{study}/{name}/reports.npz",
+            "estimates": [f"results/{study}/{name}/estimates_{family}.npz" for family in experiment.families]} | {
+        file.split(".")[0]: f"results/{study}/{name}/{file}" for file in extra}
 
 
 # The constrained counts study (workflow/rules/constrained_counts.smk).
@@ -202,136 +123,13 @@ def constrained_counts_targets() -> list[str]:
     ]
 
 
-# The free-will study (workflow/rules/free_will.smk).
-
-import privest_studies.free_will
-
-FW = config["free_will"]
-FW_SCALE = SCALE["free_will"]
-FW_SETS = FW["mechanism_sets"]
-FW_DIR = "results/free_will"
-FW_EXTRA_FIGURES = ["eq11_noninformative", "propositions"]
-
-
-def fw_members(mechanism_set: str) -> list:
-    """The mechanisms of a set at the active scale (Table 4-8 entries; a scale may keep a subset of Shokri Q)."""
-    return privest_studies.free_will.members(FW_SETS[mechanism_set], FW_SCALE.get("shokri_Q", {}).get(mechanism_set))
-
-
-def fw_panels() -> dict[str, str]:
-    """Every panel of Figures 2-14 (figNN, or figNNa, figNNb, ... for several panels) -> its mechanism set."""
-    panels = {}
-    for figure, spec in FW["figures"].items():
-        letters = [""] if len(spec["panels"]) == 1 else [chr(ord("a") + i) for i in range(len(spec["panels"]))]
-        panels |= {f"{figure}{letter}": name for letter, name in zip(letters, spec["panels"], strict=True)}
-    return panels
-
-
-def _check_free_will() -> None:
-    """What the schema cannot say: names that refer to other keys, the families every shown method needs, the
-    scale's Shokri subsets and n. One line naming the key."""
-    key = "config key free_will"
-    for name, spec in FW_SETS.items():
-        if spec["alphabet"] not in FW["alphabets"]:
-            raise ValueError(f"{key}.mechanism_sets.{name}.alphabet: no alphabet {spec['alphabet']!r}")
-        if min(FW_SCALE["n"]) < len(fw_members(name)):
-            raise ValueError(f"config key scales.{config['scale']}.free_will.n: every n must be at least the "
-                             f"{len(fw_members(name))} mechanisms of {name}")
-    for name in FW_SCALE.get("shokri_Q", {}):
-        if name not in FW_SETS:
-            raise ValueError(f"config key scales.{config['scale']}.free_will.shokri_Q: no mechanism set {name!r}")
-    uses = [(f"figures.{f}", spec["panels"], spec["methods"]) for f, spec in FW["figures"].items()]
-    uses += [(f"tables.{t}", row["mechanism_sets"], [m for column in spec["columns"] for m in column["methods"]])
-             for t, spec in FW["tables"].items() for row in spec["rows"]]
-    uses += [("propositions", [p["mechanism_set"]], [p["method"]]) for p in FW["propositions"]]
-    for where, sets, methods in uses:
-        for name in sets:
-            if name not in FW_SETS:
-                raise ValueError(f"{key}.{where}: no mechanism set {name!r}")
-        if where.startswith("tables"):
-            continue  # a table cell takes the sets where its method ran
-        for name in sets:
-            missing = {privest_studies.free_will.method_family(m) for m in methods} - set(FW_SETS[name]["families"])
-            if missing:
-                raise ValueError(f"{key}.{where}: {name} needs families {sorted(missing)} in its families")
-    for table, spec in FW["tables"].items():
-        for row in spec["rows"]:
-            if len(row["paper"]) != len(spec["columns"]):
-                raise ValueError(f"{key}.tables.{table}: row {row['label']!r} needs one paper verdict per column")
-    if {int(t[5:]) for t in FW["mechanism_tables"]} != {int(s["table"]) for s in FW_SETS.values()}:
-        raise ValueError(f"{key}.mechanism_tables: needs one title per table of mechanism_sets")
-
-
-_check_free_will()
-
-
 def fw_alphabet_inputs(wildcards) -> dict[str, str]:
-    """The check-ins of a planar alphabet's region (nothing for a linear alphabet)."""
-    spec = FW["alphabets"][wildcards.alphabet]
+    """The check-ins of a planar alphabet's region (nothing for a linear alphabet) of the free-will study."""
+    spec = config["free_will"]["alphabets"][wildcards.alphabet]
     if spec["kind"] == "linear":
         return {}
     prefix = f"results/data/checkins_{spec['region']}"
     return {"data": f"{prefix}.npz", "alphabet": f"{prefix}_alphabet.json"}
-
-
-def build_fw_alphabet(name: str, inputs, target_alphabet: str, target_theta: str) -> None:
-    """An alphabet of the study and its theta: Binomial(k-1, p) on {0..k-1}, or a region's check-in distribution."""
-    spec = FW["alphabets"][name]
-    if spec["kind"] == "linear":
-        theta = privest_studies.free_will.binomial_theta(spec["k"], spec["binomial_p"])
-        alphabet = {"kind": "linear", "k": spec["k"], "label": f"X = {{0..{spec['k'] - 1}}}, Binomial theta"}
-    else:
-        theta = privest_studies.files.load_npz(inputs["data"])["theta"]
-        alphabet = privest_studies.files.load_json(inputs["alphabet"])
-        alphabet["label"] = (f"{privest_studies.regions.region_title(alphabet['region'])}, {alphabet['columns']} x "
-                             f"{alphabet['rows']} cells of {alphabet['cell_km']:g} km, Gowalla theta")
-    privest_studies.files.save_json(target_alphabet, alphabet)
-    privest_studies.files.save_npz(target_theta, theta=theta)
-
-
-def fw_shokri_files(wildcards) -> list[str]:
-    """The cached Shokri matrices a set needs at the active scale."""
-    alphabet = FW_SETS[wildcards.mechanism_set]["alphabet"]
-    return [f"{FW_DIR}/shokri/{alphabet}_Q{m.parameter:g}.npz" for m in fw_members(wildcards.mechanism_set)
-            if m.kind == "shokri"]
-
-
-def build_fw_mechanisms(name: str, alphabet_path: str, shokri_paths: list[str], target: str) -> None:
-    """The mechanisms of a set into an npz (kinds, parameters, k, and the matrices A unless RAPPOR)."""
-    alphabet = privest.alphabets.Alphabet.from_dict(privest_studies.files.load_json(alphabet_path))
-    shokri = {float(a["Q"]): a["A"] for a in map(privest_studies.files.load_npz, shokri_paths)}
-    members = fw_members(name)
-    privest_studies.files.save_npz(target, **privest_studies.free_will.to_arrays(members,
-                                                              privest_studies.free_will.build(members, alphabet, shokri)))
-
-
-def build_fw_mechanism_tables(targets: list[str]) -> None:
-    """Tables 4-8 regenerated from the config's mechanism sets: CSV and markdown each."""
-    subsets = {name: [m.parameter for m in fw_members(name) if m.kind == "shokri"] for name in FW_SETS}
-    subsets = {name: qs for name, qs in subsets.items() if qs}
-    paths = iter(targets)
-    columns = ["table", "mechanism_set", "label", "alphabet", "index", "kind", "parameter", "value",
-               "used_at_this_scale"]
-    for table, title in sorted(FW["mechanism_tables"].items()):
-        rows = privest_studies.free_will.mechanism_table_rows(int(table[5:]), FW_SETS, subsets)
-        privest_studies.files.save_rows(rows, columns, next(paths))
-        privest_studies.files.write_text(next(paths), privest_studies.free_will.mechanism_table_markdown(int(table[5:]), title, rows))
-
-
-def fw_mechanism_table_files() -> list[str]:
-    return [f"{FW_DIR}/tables/{table}.{ext}" for table in sorted(FW["mechanism_tables"]) for ext in ("csv", "md")]
-
-
-def fw_figure_files() -> list[str]:
-    return [f"{FW_DIR}/figures/{panel}.{ext}" for panel in fw_panels() for ext in ("pdf", "png")]
-
-
-def free_will_targets() -> list[str]:
-    """Every output of the study at the active scale."""
-    tables = [f"{FW_DIR}/tables/{name}.{ext}" for name in ("table01", "table02", "findings") for ext in ("csv", "md")]
-    tables += [f"{FW_DIR}/tables/{name}.csv" for name in ("scores", "summary", "propositions", "eq11_noninformative")]
-    extra = [f"{FW_DIR}/figures/{name}.{ext}" for name in FW_EXTRA_FIGURES for ext in ("pdf", "png")]
-    return fw_figure_files() + extra + tables + fw_mechanism_table_files()
 
 
 # The theoretical parts of the IBU consistency study (workflow/rules/ibu_theory.smk).
@@ -484,7 +282,8 @@ def reported(path: str, source: str | None = None):
 
 def study_targets() -> list[str]:
     """Every output of the three studies at the active scale."""
-    return ibu_consistency_targets() + ibu_theory_targets() + constrained_counts_targets() + free_will_targets()
+    return (list(rules.ibu_consistency.input) + ibu_theory_targets() + constrained_counts_targets()
+            + list(rules.free_will.input))
 
 
 def catalogue_files() -> dict[str, list[str]]:

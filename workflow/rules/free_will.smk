@@ -1,41 +1,45 @@
 """The free-will privacy paper: [e]_R, [e]_M and GIBU on mixtures of k-RR, RAPPOR, geometric and Shokri mechanisms.
 
-Chain per mechanism set (Tables 4-8; every n and run in one job per stage): mechanisms (with the cached Shokri LPs)
--> perturb (the reports every estimator shares) -> estimate (one job per estimator family) -> score; then one tidy
-table of the study, Figures 2-14, Tables 1-2 and the findings computed from it, Tables 4-8 regenerated from the config,
-and the two checks of section 5 (the non-informative example of eq. 11, the bounds of Propositions 2-3).
+Each mechanism set of Tables 4-8 (config free_will.mechanism_sets) is an experiment of the one chain of
+workflow/rules/experiment.smk (the whole set at every n, users split equally, every n and run in one job per stage)
+into results/free_will/<mechanism set>/; the study's tidy table is results/free_will/tables/scores.csv. Below: the
+alphabets and their theta, the cached Shokri LPs, Figures 2-14, Tables 1-2 and the findings computed from the table,
+Tables 4-8 regenerated from the config, and the two checks of section 5 (eq. 11, Propositions 2-3).
 """
+
+FW = config["free_will"]
 
 
 wildcard_constraints:
-    mechanism_set="|".join(FW_SETS),
-    estimator="|".join(privest_studies.free_will.FAMILIES),
     alphabet="|".join(FW["alphabets"]),
     Q="[0-9]+(\\.[0-9]+)?",
 
 
 rule fw_alphabet:
-    """An alphabet of secrets and its theta: Binomial on {0..k-1}, or a region's Gowalla check-ins (in-process)."""
+    """An alphabet of secrets and its theta: Binomial on {0..k-1}, or a region's Gowalla check-ins."""
     input:
         unpack(fw_alphabet_inputs),
     output:
-        alphabet=f"{FW_DIR}/alphabets/{{alphabet}}.json",
-        theta=f"{FW_DIR}/alphabets/{{alphabet}}_theta.npz",
+        alphabet="results/free_will/alphabets/{alphabet}_alphabet.json",
+        theta="results/free_will/alphabets/{alphabet}.npz",
+    params:
+        spec=lambda w: FW["alphabets"][w.alphabet],
     log:
         "logs/free_will/alphabet_{alphabet}.log",
-    localrule: True
-    run:
-        run_in_process(log, build_fw_alphabet, wildcards.alphabet, input, output.alphabet, output.theta)
+    conda:
+        "../../envs/privest.yaml"
+    script:
+        "../../scripts/fw_alphabet.py"
 
 
 rule fw_shokri:
     """Shokri et al.'s optimal mechanism for one (alphabet, Q): an LP, the expensive step, solved once and cached.
     The LP is degenerate (the solver picks one of many optimal mechanisms), so the cache depends on the solver code."""
     input:
-        alphabet=f"{FW_DIR}/alphabets/{{alphabet}}.json",
+        alphabet="results/free_will/alphabets/{alphabet}_alphabet.json",
         solver_code=f"{workflow.basedir}/privest/shokri.py",
     output:
-        f"{FW_DIR}/shokri/{{alphabet}}_Q{{Q}}.npz",
+        "results/free_will/shokri/{alphabet}_Q{Q}.npz",
     params:
         options=FW["shokri"],
     log:
@@ -48,110 +52,16 @@ rule fw_shokri:
         "../../scripts/fw_shokri.py"
 
 
-rule fw_mechanisms:
-    """The mechanisms of one set (Tables 4-8) at the active scale (in-process: the LPs are cached by fw_shokri)."""
-    input:
-        alphabet=lambda w: f"{FW_DIR}/alphabets/{FW_SETS[w.mechanism_set]['alphabet']}.json",
-        shokri=fw_shokri_files,
-    output:
-        f"{FW_DIR}/{{mechanism_set}}/mechanisms.npz",
-    params:
-        members=lambda w: [[m.kind, m.parameter] for m in fw_members(w.mechanism_set)],
-    log:
-        "logs/free_will/{mechanism_set}/mechanisms.log",
-    localrule: True
-    run:
-        run_in_process(log, build_fw_mechanisms, wildcards.mechanism_set, input.alphabet, list(input.shokri), output[0])
-
-
-rule fw_perturb:
-    """Every (n, run): n users drawn from theta, split equally over the set's mechanisms, each reporting once."""
-    input:
-        mechanisms=rules.fw_mechanisms.output[0],
-        theta=lambda w: f"{FW_DIR}/alphabets/{FW_SETS[w.mechanism_set]['alphabet']}_theta.npz",
-    output:
-        f"{FW_DIR}/{{mechanism_set}}/reports.npz",
-    params:
-        n=FW_SCALE["n"],
-        runs=FW_SCALE["runs"],
-        seed=SEED,
-        seed_keys=lambda w: ["free_will", w.mechanism_set],
-    log:
-        "logs/free_will/{mechanism_set}/perturb.log",
-    benchmark:
-        "benchmarks/free_will/{mechanism_set}/perturb.tsv"
-    conda:
-        "../../envs/privest.yaml"
-    script:
-        "../../scripts/fw_perturb.py"
-
-
-rule fw_estimate:
-    """One estimator family (e.g. inv_m: [INV]_M normalised, projected and raw) on every n and run of a set."""
-    input:
-        mechanisms=rules.fw_mechanisms.output[0],
-        reports=rules.fw_perturb.output[0],
-    output:
-        f"{FW_DIR}/{{mechanism_set}}/estimates_{{estimator}}.npz",
-    params:
-        stopping=FW["ibu"],
-    log:
-        "logs/free_will/{mechanism_set}/estimate_{estimator}.log",
-    benchmark:
-        "benchmarks/free_will/{mechanism_set}/estimate_{estimator}.tsv"
-    conda:
-        "../../envs/privest.yaml"
-    script:
-        "../../scripts/fw_estimate.py"
-
-
-rule fw_score:
-    """EMD (and l2^2) of every estimate of a set to theta, one tidy row per (n, run, method)."""
-    input:
-        estimates=lambda w: expand(
-            f"{FW_DIR}/{w.mechanism_set}/estimates_{{estimator}}.npz", estimator=FW_SETS[w.mechanism_set]["families"]
-        ),
-        reports=rules.fw_perturb.output[0],
-        alphabet=lambda w: f"{FW_DIR}/alphabets/{FW_SETS[w.mechanism_set]['alphabet']}.json",
-        theta=lambda w: f"{FW_DIR}/alphabets/{FW_SETS[w.mechanism_set]['alphabet']}_theta.npz",
-    output:
-        f"{FW_DIR}/{{mechanism_set}}/scores.csv",
-    params:
-        labels=lambda w: {"study": "free_will", "mechanism_set": w.mechanism_set,
-                          "alphabet": FW_SETS[w.mechanism_set]["alphabet"]},
-    log:
-        "logs/free_will/{mechanism_set}/score.log",
-    benchmark:
-        "benchmarks/free_will/{mechanism_set}/score.tsv"
-    conda:
-        "../../envs/privest.yaml"
-    script:
-        "../../scripts/fw_score.py"
-
-
-rule fw_aggregate:
-    """One tidy table of every score of the study (a concatenation: in-process)."""
-    input:
-        expand(f"{FW_DIR}/{{mechanism_set}}/scores.csv", mechanism_set=FW_SETS),
-    output:
-        f"{FW_DIR}/tables/scores.csv",
-    log:
-        "logs/free_will/aggregate.log",
-    localrule: True
-    run:
-        run_in_process(log, privest_studies.files.concat_tables, list(input), output[0])
-
-
 rule fw_tables:
     """Tables 1 and 2 (measured ratios to GIBU, our verdict beside the paper's), the per-point summary and the
     paper's qualitative findings tested on the scores."""
     input:
-        rules.fw_aggregate.output[0],
+        "results/free_will/tables/scores.csv",
     output:
-        summary=f"{FW_DIR}/tables/summary.csv",
-        table01=[f"{FW_DIR}/tables/table01.csv", f"{FW_DIR}/tables/table01.md"],
-        table02=[f"{FW_DIR}/tables/table02.csv", f"{FW_DIR}/tables/table02.md"],
-        findings=[f"{FW_DIR}/tables/findings.csv", f"{FW_DIR}/tables/findings.md"],
+        summary="results/free_will/tables/summary.csv",
+        table01=["results/free_will/tables/table01.csv", "results/free_will/tables/table01.md"],
+        table02=["results/free_will/tables/table02.csv", "results/free_will/tables/table02.md"],
+        findings=["results/free_will/tables/findings.csv", "results/free_will/tables/findings.md"],
     params:
         tables=FW["tables"],
         verdict=FW["verdict"],
@@ -167,38 +77,48 @@ rule fw_tables:
 
 
 rule fw_mechanism_tables:
-    """Tables 4-8 regenerated from the config's mechanism sets, so config and tables cannot drift (in-process)."""
+    """Tables 4-8 regenerated from the config's mechanism sets, so config and tables cannot drift."""
     output:
-        fw_mechanism_table_files(),
+        expand(
+            "results/free_will/tables/{table}.{ext}",
+            table=["table04", "table05", "table06", "table07", "table08"],
+            ext=["csv", "md"],
+        ),
     params:
-        sets=FW_SETS,
-        titles=FW["mechanism_tables"],
-        shokri_Q=FW_SCALE.get("shokri_Q", {}),
+        tables=lambda w, output: privest_studies.free_will.mechanism_tables(config, list(output)),
     log:
         "logs/free_will/mechanism_tables.log",
-    localrule: True
-    run:
-        run_in_process(log, build_fw_mechanism_tables, list(output))
+    conda:
+        "../../envs/privest.yaml"
+    script:
+        "../../scripts/fw_mechanism_tables.py"
 
 
 rule fw_figures:
-    """Figures 2-14: EMD against the number of users n, mean +- 1 s.d. over runs, one line per method."""
+    """Figures 2-14: EMD against the number of users n, mean +- 1 s.d. over runs, one line per method; the mechanism
+    set of each panel: config free_will.figures."""
     input:
-        scores=rules.fw_aggregate.output[0],
-        mechanisms=expand(f"{FW_DIR}/{{mechanism_set}}/mechanisms.npz", mechanism_set=FW_SETS),
-        alphabets=expand(f"{FW_DIR}/alphabets/{{alphabet}}.json", alphabet=FW["alphabets"]),
+        scores="results/free_will/tables/scores.csv",
+        mechanisms=expand("results/free_will/{mechanism_set}/mechanisms.npz", mechanism_set=FW["mechanism_sets"]),
+        alphabets=expand("results/free_will/alphabets/{alphabet}_alphabet.json", alphabet=FW["alphabets"]),
     output:
         [
             reported(path)
-            for path in fw_figure_files()
+            for path in expand(
+                "results/free_will/figures/{panel}.{ext}",
+                panel=["fig02a", "fig02b", "fig03", "fig04", "fig05", "fig06", "fig07a", "fig07b", "fig08a", "fig08b",
+                       "fig09a", "fig09b", "fig10a", "fig10b", "fig11a", "fig11b", "fig12a", "fig12b", "fig13a",
+                       "fig13b", "fig14a", "fig14b"],
+                ext=["pdf", "png"],
+            )
         ],
     params:
         figures=FW["figures"],
-        panels=fw_panels(),
-        sets=FW_SETS,
+        panels=lambda w, output: privest_studies.free_will.figure_panels(config, list(output)),
+        sets=FW["mechanism_sets"],
         stopping=FW["ibu"],
-        runs=FW_SCALE["runs"],
-        shokri_Q=FW_SCALE.get("shokri_Q", {}),
+        runs=config["scales"][config["scale"]]["free_will"]["runs"],
+        shokri_Q=config["scales"][config["scale"]]["free_will"].get("shokri_Q", {}),
         scale=config["scale"],
     log:
         "logs/free_will/figures.log",
@@ -214,19 +134,18 @@ rule fw_propositions:
     """Propositions 2 and 3: the closed-form l2^2 bounds beside the simulated mean squared error of the raw [INV]_M
     (k-RR) and [RAP]_M estimates against n."""
     input:
-        scores=rules.fw_aggregate.output[0],
-        mechanisms=lambda w: [f"{FW_DIR}/{p['mechanism_set']}/mechanisms.npz" for p in FW["propositions"]],
-        thetas=lambda w: [f"{FW_DIR}/alphabets/{FW_SETS[p['mechanism_set']]['alphabet']}_theta.npz"
-                          for p in FW["propositions"]],
-    output:
-        figure=[
-            reported(f"{FW_DIR}/figures/propositions.{ext}")
-            for ext in ("pdf", "png")
+        scores="results/free_will/tables/scores.csv",
+        mechanisms=[f"results/free_will/{p['mechanism_set']}/mechanisms.npz" for p in FW["propositions"]],
+        thetas=[
+            f"results/free_will/alphabets/{FW['mechanism_sets'][p['mechanism_set']]['alphabet']}.npz"
+            for p in FW["propositions"]
         ],
-        table=f"{FW_DIR}/tables/propositions.csv",
+    output:
+        figure=[reported(path) for path in expand("results/free_will/figures/propositions.{ext}", ext=["pdf", "png"])],
+        table="results/free_will/tables/propositions.csv",
     params:
         panels=FW["propositions"],
-        runs=FW_SCALE["runs"],
+        runs=config["scales"][config["scale"]]["free_will"]["runs"],
     log:
         "logs/free_will/propositions.log",
     benchmark:
@@ -242,16 +161,15 @@ rule fw_noninformative:
     can."""
     output:
         figure=[
-            reported(f"{FW_DIR}/figures/eq11_noninformative.{ext}")
-            for ext in ("pdf", "png")
+            reported(path) for path in expand("results/free_will/figures/eq11_noninformative.{ext}", ext=["pdf", "png"])
         ],
-        table=f"{FW_DIR}/tables/eq11_noninformative.csv",
+        table="results/free_will/tables/eq11_noninformative.csv",
     params:
         example=FW["noninformative"],
-        n=FW_SCALE["n"],
-        runs=FW_SCALE["runs"],
+        n=config["scales"][config["scale"]]["free_will"]["n"],
+        runs=config["scales"][config["scale"]]["free_will"]["runs"],
         stopping=FW["ibu"],
-        seed=SEED,
+        seed=config["seed"],
     log:
         "logs/free_will/noninformative.log",
     benchmark:
@@ -265,5 +183,10 @@ rule fw_noninformative:
 rule free_will:
     """Every output of the free-will study at the active scale (`snakemake free_will`)."""
     input:
-        free_will_targets(),
+        rules.fw_tables.output,
+        rules.fw_mechanism_tables.output,
+        rules.fw_figures.output,
+        rules.fw_propositions.output,
+        rules.fw_noninformative.output,
+        "results/free_will/tables/scores.csv",
     localrule: True

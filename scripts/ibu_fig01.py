@@ -10,9 +10,9 @@ def main() -> None:
     alphabet = alphabets.Alphabet.from_dict(files.load_json(snakemake.input.alphabet))
     data = files.load_npz(snakemake.input.data)
     theta = data["theta"]
-    eps = files.load_npz(snakemake.input.mechanisms)["eps"]
-    (point,) = np.flatnonzero(eps == snakemake.params.eps)
-    counts = files.load_npz(snakemake.input.reports)["counts"][point, 0]
+    reports = files.load_npz(snakemake.input.reports)
+    (point,) = np.flatnonzero(reports["points"] == snakemake.params.eps)
+    counts = reports["counts"][point, 0, 0]
     estimates = {}
     for path in snakemake.input.estimates:
         archive = files.load_npz(path)

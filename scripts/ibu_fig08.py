@@ -22,8 +22,8 @@ def main() -> None:
     theta = data["theta"]
     eps, published = snakemake.params.eps, snakemake.params.published
     reports = files.load_npz(snakemake.input.reports)
-    (point,) = np.flatnonzero(reports["eps"] == eps)
-    counts = reports["counts"][point, 0]
+    (point,) = np.flatnonzero(reports["points"] == eps)
+    counts = reports["counts"][point, 0, 0]
     distributions = {"original": theta, "noisy": counts / counts.sum()}
     for path in snakemake.input.estimates:
         archive = files.load_npz(path)

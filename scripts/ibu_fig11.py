@@ -15,8 +15,8 @@ def main() -> None:
     for panel, (alphabet_path, data_path, reports_path, estimates_path) in zip("abcdefgh", panels, strict=False):
         spec = files.load_json(alphabet_path)
         reports = files.load_npz(reports_path)
-        (point,) = np.flatnonzero(reports["eps"] == eps)
-        users = reports["secret_counts"][point, 0]
+        (point,) = np.flatnonzero(reports["points"] == eps)
+        users = reports["secret_counts"][point, 0, 0]
         original = users / users.sum()
         estimates = files.load_npz(estimates_path)
         (method,) = np.flatnonzero(estimates["methods"] == "IBU")

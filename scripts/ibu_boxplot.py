@@ -28,10 +28,10 @@ def describe(spec: dict, data: str, mechanism: str) -> tuple[str, str]:
 def main() -> None:
     scores = files.load_table(snakemake.input.table)
     outputs = iter(snakemake.output)
-    for panel, alphabet in zip(snakemake.params.panels, snakemake.input.alphabets, strict=True):
+    for panel in snakemake.params.panels:
         figure = panel["figure"]
         table = scores[scores["experiment"] == panel["experiment"]]
-        subject, unit = describe(files.load_json(alphabet), panel["data"], panel["mechanism"])
+        subject, unit = describe(files.load_json(panel["alphabet"]), panel["data"], panel["mechanism"])
         fig, ax = plotting.figure(figsize=(6.4, 3.6))
         plotting.boxplots_by_eps(ax, table, ["INV-N", "INV-P", "IBU"])
         ax.set_ylabel(f"EMD to the original distribution ({unit})")

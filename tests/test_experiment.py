@@ -1,0 +1,215 @@
+"""The one experiment chain (privest_studies.experiment): mechanisms stored and read back, reports, every estimator
+family against the estimators it wraps, perturb's users and generators, and the tidy scores."""
+
+import numpy as np
+import pytest
+
+from privest import estimators as est
+from privest import mechanisms as mech
+from privest.alphabets import Alphabet
+from privest.sampling import Rappor, population, rng_for, split_users
+from privest_studies import experiment
+from privest_studies.experiment import Experiment, Member, Point
+from privest_studies.free_will import binomial_theta
+
+STOPPING = {"delta": 1e-12, "max_iter": 20_000}
+
+
+def test_describe_names_the_mechanisms_as_the_papers_do():
+    members = [Member("geometric", 0.5), Member("krr", 3.0), Member("krr", 4.0)]
+    assert experiment.describe(members) == "1 geometric, ε 0.5 + 2 k-RR, ε 3–4"
+
+
+def test_gibu_matrix_runs_equals_algorithm_1_on_each_run():
+    rng = rng_for(1, "gibu-batch")
+    k, m = 6, 6
+    matrices = [rng.dirichlet(np.ones(m), size=k) for _ in range(3)]
+    counts = np.array([[rng.multinomial(200, rng.dirichlet(np.ones(m))) for _ in matrices] for _ in range(4)])
+    batched = experiment.gibu_matrix_runs(matrices, counts, **STOPPING)
+    for run, result in zip(counts, batched, strict=True):
+        single = est.gibu([est.matrix_group(A, c) for A, c in zip(matrices, run, strict=True)], **STOPPING)
+        np.testing.assert_allclose(result.theta, single.theta, atol=1e-9)
+        assert abs(result.iterations - single.iterations) <= 1
+
+
+def test_batched_ibu_ignores_columns_a_run_did_not_report_even_at_probability_zero():
+    # Column 2 is produced by secret 2 only. Run 0 never reports it, so its estimate of secret 2 falls to 0 at once
+    # and the column's probability under it is 0: the batch must not compute 0/0 there (regression: NaN estimates).
+    A = np.array([[0.5, 0.5, 0.0], [0.4, 0.6, 0.0], [0.0, 0.0, 1.0]])
+    counts = np.array([[10.0, 5.0, 0.0], [3.0, 4.0, 6.0]])
+    batched = est.ibu_runs(A, counts, **STOPPING)
+    for run, result in zip(counts, batched, strict=True):
+        single = est.ibu(A, run, **STOPPING)
+        assert np.all(np.isfinite(result.theta))
+        np.testing.assert_allclose(result.theta, single.theta, atol=1e-9)
+
+
+def test_built_sets_round_trip_through_arrays():
+    alphabet = Alphabet(7)
+    members = [Member("geometric", 0.5), Member("krr", 2.0), Member("shokri", 1.0)]
+    built = experiment.build_mechanisms(members, alphabet, {1.0: np.eye(7)})
+    np.testing.assert_array_equal(built[1], mech.krr(7, 2.0))
+    back_members, back = experiment.mechanisms_from_arrays(experiment.mechanisms_to_arrays(members, built))
+    assert back_members == members
+    for a, b in zip(built, back, strict=True):
+        np.testing.assert_array_equal(a, b)
+    rappor = [Member("rappor", 1.0), Member("rappor", 2.0)]
+    arrays = experiment.mechanisms_to_arrays(rappor, experiment.build_mechanisms(rappor, alphabet))
+    assert experiment.mechanisms_from_arrays(arrays)[1] == [Rappor(7, 1.0), Rappor(7, 2.0)]
+
+
+def test_reports_round_trip_for_matrix_and_rappor_sets():
+    rng = rng_for(1, "reports")
+    theta = binomial_theta(5)
+    for mechanisms in ([mech.krr(5, 1.0), mech.geometric(5, 0.5)], [Rappor(5, 1.0), Rappor(5, 3.0)]):
+        reports = [[population(mechanisms, split_users(n, 2, theta, rng), rng) for _run in range(2)]
+                   for n in (10, 40)]
+        arrays = experiment.reports_to_arrays(reports) | {"secret_counts": np.zeros((2, 2, 2, 5), dtype=np.int64)}
+        back = experiment.reports_from_arrays(arrays)
+        for p in range(2):
+            for r in range(2):
+                for a, b in zip(reports[p][r], back[p][r], strict=True):
+                    if isinstance(a, np.ndarray):
+                        np.testing.assert_array_equal(a, b)
+                    else:
+                        np.testing.assert_array_equal(a.bits, b.bits)
+                        np.testing.assert_array_equal(a.counts, b.counts)
+                        assert a.eps == b.eps
+
+
+def reports_of(mechanisms, n, runs, seed="families"):
+    theta = binomial_theta(mechanisms[0].k if isinstance(mechanisms[0], Rappor) else mechanisms[0].shape[0])
+    rngs = [rng_for(1, seed, run) for run in range(runs)]
+    return [population(mechanisms, split_users(n, len(mechanisms), theta, rng), rng) for rng in rngs]
+
+
+def test_combine_results_families_weight_each_mechanisms_own_estimate():
+    matrices = [mech.krr(6, 2.0), mech.krr(6, 4.0)]
+    reports = reports_of(matrices, 301, 2)
+    inv_r = experiment.estimate_family("inv_r", matrices, reports, STOPPING).estimates
+    ibu_r = experiment.estimate_family("ibu_r", matrices, reports, STOPPING).estimates
+    for run, by_mechanism in enumerate(reports):
+        n = [c.sum() for c in by_mechanism]
+        expected = sum(w * est.inv(A, c, "projection") for w, A, c in zip(n, matrices, by_mechanism, strict=True))
+        np.testing.assert_allclose(inv_r["[INV]_R-P"][run].theta, expected / sum(n), atol=1e-12)
+        expected = sum(w * est.ibu(A, c, **STOPPING).theta for w, A, c in zip(n, matrices, by_mechanism, strict=True))
+        np.testing.assert_allclose(ibu_r["[IBU]_R"][run].theta, expected / sum(n), atol=1e-8)
+
+
+def test_rappor_families_match_the_estimators_on_pooled_and_separate_groups():
+    mechanisms = [Rappor(6, 1.0), Rappor(6, 4.0)]
+    reports = reports_of(mechanisms, 400, 2)
+    rap_m = experiment.estimate_family("rap_m", mechanisms, reports, STOPPING).estimates
+    rap_r = experiment.estimate_family("rap_r", mechanisms, reports, STOPPING).estimates
+    gibu = experiment.estimate_family("gibu", mechanisms, reports, STOPPING).estimates
+    for run, groups in enumerate(reports):
+        np.testing.assert_allclose(rap_m["[RAP]_M-raw"][run].theta, est.rap_grouped(groups), atol=1e-12)
+        n = np.array([g.n for g in groups])
+        separate = [est.rap_grouped([g], "normalization") for g in groups]
+        np.testing.assert_allclose(rap_r["[RAP]_R-N"][run].theta, n @ np.array(separate) / n.sum(), atol=1e-12)
+        direct = est.gibu([est.rappor_group(g) for g in groups], **STOPPING)
+        np.testing.assert_allclose(gibu["GIBU"][run].theta, direct.theta, atol=1e-12)
+
+
+def test_a_family_that_cannot_run_gives_na_with_its_reason():
+    singular = np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
+    reports = reports_of([singular, singular], 50, 2, seed="na")
+    result = experiment.estimate_family("inv_m", [singular, singular], reports, STOPPING)
+    assert "singular" in result.note
+    assert all(np.isnan(e.theta).all() for e in result.estimates["[INV]_M-P"])
+    result = experiment.estimate_family("rap_m", [singular, singular], reports, STOPPING)
+    assert "RAPPOR" in result.note
+    assert experiment.estimate_family("ibu_m", [singular, singular], reports, STOPPING).note == ""
+
+
+
+
+def small_experiment(**changes) -> Experiment:
+    spec = dict(study="s", name="e", axis="eps", members=(Member("krr", 1.0), Member("krr", 2.0)),
+                points=(Point(1.0, (0,)), Point(2.0, (1,))), runs=3, families=("inv", "ibu"), data="d",
+                labels=(("study", "s"), ("experiment", "e")), score_noisy=True)
+    return Experiment(**(spec | changes))
+
+
+def test_an_experiment_round_trips_through_the_dict_its_jobs_read():
+    spec = small_experiment(shokri=("a.npz",))
+    assert Experiment.from_dict(spec.to_dict()) == spec
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"members": (Member("bogus", 1.0),), "points": (Point(1.0, (0,)),)}, "unknown mechanism kinds"),
+    ({"families": ("inv", "magic")}, "unknown estimator families"),
+    ({"axis": "delta"}, "axis must be"),
+    ({"points": (Point(1.0, (0,)), Point(2.0, (0, 1)))}, "same number of mechanisms"),
+    ({"points": (Point(1.0, (5,)),)}, "names a mechanism it does not have"),
+])
+def test_a_bad_experiment_fails_naming_it(change, message):
+    with pytest.raises(ValueError, match=message):
+        small_experiment(**change)
+
+
+def test_perturb_reports_every_record_of_the_dataset_once_per_run_with_the_generator_of_its_keys():
+    spec = small_experiment()
+    secrets = rng_for(0, "secrets").integers(0, 4, size=500)
+    data = {"theta": np.bincount(secrets, minlength=4) / 500, "secrets": secrets}
+    built = experiment.build_mechanisms(spec.members, Alphabet(4))
+    arrays = experiment.perturb(spec, built, data, seed=7)
+    assert arrays["secret_counts"].shape == (2, 3, 1, 4)
+    assert np.all(arrays["secret_counts"] == np.bincount(secrets, minlength=4))
+    for p, point in enumerate(spec.points):
+        for run in range(3):
+            rng = rng_for(7, "s", "e", repr(point.value), run)
+            expected = population([built[p]], np.bincount(secrets, minlength=4)[None], rng)[0]
+            np.testing.assert_array_equal(arrays["counts"][p, run, 0], expected)
+
+
+def test_perturb_draws_n_users_from_theta_and_splits_them_over_the_points_mechanisms():
+    members = (Member("krr", 1.0), Member("geometric", 0.5))
+    spec = small_experiment(axis="n", members=members, points=(Point(10, (0, 1), 10), Point(31, (0, 1), 31)))
+    theta = binomial_theta(5)
+    arrays = experiment.perturb(spec, experiment.build_mechanisms(members, Alphabet(5)), {"theta": theta}, seed=3)
+    for p, n in enumerate((10, 31)):
+        for run in range(3):
+            expected = split_users(n, 2, theta, rng_for(3, "s", "e", n, run))
+            np.testing.assert_array_equal(arrays["secret_counts"][p, run], expected)
+            assert arrays["counts"][p, run].sum() == n
+
+
+def test_the_one_mechanism_families_equal_the_estimators_they_wrap():
+    A = mech.geometric(6, 0.8)
+    reports = reports_of([A], 500, 3, seed="single")
+    inv = experiment.estimate_family("inv", [A], reports, STOPPING).estimates
+    ibu = experiment.estimate_family("ibu", [A], reports, STOPPING).estimates
+    for run, (counts,) in enumerate(reports):
+        np.testing.assert_allclose(inv["INV-P"][run].theta, est.inv(A, counts, "projection"), atol=1e-12)
+        np.testing.assert_allclose(inv["INV-N"][run].theta, est.inv(A, counts, "normalization"), atol=1e-12)
+        np.testing.assert_allclose(ibu["IBU"][run].theta, est.ibu(A, counts, **STOPPING).theta, atol=1e-9)
+    rappor = [Rappor(6, 2.0)]
+    reports = reports_of(rappor, 500, 2, seed="single-rappor")
+    rap = experiment.estimate_family("rap", rappor, reports, STOPPING).estimates
+    ibu = experiment.estimate_family("ibu", rappor, reports, STOPPING).estimates
+    for run, (group,) in enumerate(reports):
+        np.testing.assert_allclose(rap["INV-P"][run].theta, est.rap_grouped([group], "projection"), atol=1e-12)
+        np.testing.assert_allclose(ibu["IBU"][run].theta, est.gibu([est.rappor_group(group)], **STOPPING).theta,
+                                   atol=1e-12)
+    assert "one mechanism per point" in experiment.estimate_family("inv", [A, A], [[1, 1]], STOPPING).note
+
+
+def test_score_rows_hold_the_noisy_reports_and_every_method_against_theta_or_the_drawn_users():
+    spec = small_experiment(points=(Point(1.0, (0,), 50), Point(2.0, (1,), 50)), runs=2)
+    theta = binomial_theta(4)
+    built = experiment.build_mechanisms(spec.members, Alphabet(4))
+    reports = experiment.perturb(spec, built, {"theta": theta}, seed=1)
+    estimates = [experiment.estimate(spec, family, built, reports, STOPPING) for family in spec.families]
+    rows, columns = experiment.score(spec, Alphabet(4), theta, reports, estimates)
+    assert columns == ["study", "experiment", "eps", "run", "method", "emd", "l2sq", "iterations", "capped", "note"]
+    assert len(rows) == 2 * 2 * 4  # points x runs x (noisy, INV-N, INV-P, IBU)
+    row = next(r for r in rows if r["eps"] == 2.0 and r["run"] == 1 and r["method"] == "IBU")
+    theta_hat = estimates[1]["theta"][0, 1, 1]
+    assert row["emd"] == pytest.approx(Alphabet(4).emd(theta, theta_hat), abs=1e-15)
+    users = small_experiment(points=spec.points, runs=2, score_against="users")
+    row = next(r for r in experiment.score(users, Alphabet(4), theta, reports, estimates)[0]
+               if r["eps"] == 2.0 and r["run"] == 1 and r["method"] == "noisy")
+    drawn = reports["secret_counts"][1, 1, 0] / 50
+    counts = reports["counts"][1, 1, 0]
+    assert row["emd"] == pytest.approx(Alphabet(4).emd(drawn, counts / counts.sum()), abs=1e-15)

@@ -1,0 +1,108 @@
+"""The one experiment chain of every study: mechanisms -> perturb -> estimate (one job per estimator family) -> score
+-> aggregate, each job over every point and run of one experiment.
+
+An experiment (privest_studies.experiment.Experiment) is built from the config by its study's module: the IBU
+paper's (one mechanism per eps point: privest_studies.ibu_consistency) and the free-will paper's mechanism sets (a
+mixture per n point: privest_studies.free_will). Files: results/{study}/{experiment}/.
+"""
+
+
+wildcard_constraints:
+    study="|".join(EXPERIMENTS),
+    experiment="|".join(name for study in EXPERIMENTS.values() for name in study),
+    family="|".join(privest_studies.experiment.FAMILIES),
+
+
+rule mechanisms:
+    """The distinct mechanisms of one experiment, one matrix each (RAPPOR: its eps only), Shokri's from the LP cache."""
+    input:
+        unpack(mechanisms_inputs),
+    output:
+        "results/{study}/{experiment}/mechanisms.npz",
+    params:
+        experiment=experiment_spec,
+    log:
+        "logs/{study}/{experiment}/mechanisms.log",
+    conda:
+        "../../envs/privest.yaml"
+    script:
+        "../../scripts/mechanisms.py"
+
+
+rule perturb:
+    """Every (point, run): the users split over the point's mechanisms, each reporting once."""
+    input:
+        mechanisms=rules.mechanisms.output[0],
+        data=lambda w: EXPERIMENTS[w.study][w.experiment].data + ".npz",
+    output:
+        "results/{study}/{experiment}/reports.npz",
+    params:
+        experiment=experiment_spec,
+        seed=config["seed"],
+    log:
+        "logs/{study}/{experiment}/perturb.log",
+    benchmark:
+        "benchmarks/{study}/{experiment}/perturb.tsv"
+    conda:
+        "../../envs/privest.yaml"
+    script:
+        "../../scripts/perturb.py"
+
+
+rule estimate:
+    """One estimator family on every point and run of an experiment."""
+    input:
+        mechanisms=rules.mechanisms.output[0],
+        reports=rules.perturb.output[0],
+    output:
+        "results/{study}/{experiment}/estimates_{family}.npz",
+    params:
+        experiment=experiment_spec,
+        stopping=lambda w: config[w.study]["ibu"],
+    log:
+        "logs/{study}/{experiment}/estimate_{family}.log",
+    benchmark:
+        "benchmarks/{study}/{experiment}/estimate_{family}.tsv"
+    conda:
+        "../../envs/privest.yaml"
+    script:
+        "../../scripts/estimate.py"
+
+
+rule score:
+    """EMD and l2^2 of every estimate of an experiment to the original distribution, one tidy row per (point, run,
+    method)."""
+    input:
+        estimates=lambda w: expand(
+            "results/{{study}}/{{experiment}}/estimates_{family}.npz",
+            family=EXPERIMENTS[w.study][w.experiment].families,
+        ),
+        reports=rules.perturb.output[0],
+        data=lambda w: EXPERIMENTS[w.study][w.experiment].data + ".npz",
+        alphabet=lambda w: EXPERIMENTS[w.study][w.experiment].data + "_alphabet.json",
+    output:
+        "results/{study}/{experiment}/scores.csv",
+    params:
+        experiment=experiment_spec,
+    log:
+        "logs/{study}/{experiment}/score.log",
+    benchmark:
+        "benchmarks/{study}/{experiment}/score.tsv"
+    conda:
+        "../../envs/privest.yaml"
+    script:
+        "../../scripts/score.py"
+
+
+rule aggregate:
+    """One tidy table of every score of a study."""
+    input:
+        lambda w: expand("results/{{study}}/{experiment}/scores.csv", experiment=EXPERIMENTS[w.study]),
+    output:
+        "results/{study}/tables/scores.csv",
+    log:
+        "logs/{study}/aggregate.log",
+    conda:
+        "../../envs/privest.yaml"
+    script:
+        "../../scripts/aggregate.py"
