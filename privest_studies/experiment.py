@@ -104,6 +104,16 @@ class Experiment:
         if any(j >= len(self.members) for p in self.points for j in p.mechanisms):
             raise ValueError(f"{where}: a point names a mechanism it does not have")
 
+    @property
+    def data_file(self) -> str:
+        """The dataset: theta, and the users' secrets where points use the dataset's own users."""
+        return f"{self.data}.npz"
+
+    @property
+    def alphabet_file(self) -> str:
+        """The dataset's alphabet (``privest.alphabets.Alphabet.from_dict`` reads it)."""
+        return f"{self.data}_alphabet.json"
+
     def seed_keys(self, point: Point, run: int) -> tuple:
         """The keys of the generator of one (point, run), after the config seed: study, experiment, the point (eps as
         its repr, n as an integer) and the run. Adding a point or runs leaves every existing report unchanged."""

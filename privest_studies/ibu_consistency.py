@@ -109,9 +109,9 @@ def boxplot_panels(config: Mapping[str, Any], outputs: Sequence[str]) -> list[di
     for figure in figures:
         name = study["boxplots"][figure]
         data = study["experiments"][name]["data"]
-        panels.append({"figure": figure, "experiment": name, "data": data, "alphabet": datasets(config)[data]
-                       + "_alphabet.json", "mechanism": study["experiments"][name]["mechanism"],
-                       "users": users(config, name)})
+        panels.append({"figure": figure, "experiment": name, "data": data,
+                       "alphabet": f"{datasets(config)[data]}_alphabet.json",
+                       "mechanism": study["experiments"][name]["mechanism"], "users": users(config, name)})
     return panels
 
 

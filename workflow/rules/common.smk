@@ -65,14 +65,14 @@ def experiment_spec(wildcards) -> dict:
 def mechanisms_inputs(wildcards) -> dict:
     """The alphabet of an experiment and the cached Shokri LPs its mechanisms need."""
     experiment = EXPERIMENTS[wildcards.study][wildcards.experiment]
-    return {"alphabet": experiment.data + "_alphabet.json", "shokri": list(experiment.shokri)}
+    return {"alphabet": experiment.alphabet_file, "shokri": list(experiment.shokri)}
 
 
 def figure_inputs(study: str, name: str, *extra: str) -> dict:
     """What a figure of single runs reads of one experiment: its data, alphabet, reports and estimates (and `extra`
     files of the experiment, e.g. scores.csv)."""
     experiment = EXPERIMENTS[study][name]
-    return {"data": experiment.data + ".npz", "alphabet": experiment.data + "_alphabet.json",
+    return {"data": experiment.data_file, "alphabet": experiment.alphabet_file,
             "reports": f"results/{study}/{name}/reports.npz",
             "estimates": [f"results/{study}/{name}/estimates_{family}.npz" for family in experiment.families]} | {
         file.split(".")[0]: f"results/{study}/{name}/{file}" for file in extra}
@@ -282,8 +282,8 @@ def reported(path: str, source: str | None = None):
 
 def study_targets() -> list[str]:
     """Every output of the three studies at the active scale."""
-    return (list(rules.ibu_consistency.input) + ibu_theory_targets() + constrained_counts_targets()
-            + list(rules.free_will.input))
+    return ([str(path) for path in rules.ibu_consistency.input] + ibu_theory_targets() + constrained_counts_targets()
+            + [str(path) for path in rules.free_will.input])
 
 
 def catalogue_files() -> dict[str, list[str]]:

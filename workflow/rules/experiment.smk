@@ -33,7 +33,7 @@ rule perturb:
     """Every (point, run): the users split over the point's mechanisms, each reporting once."""
     input:
         mechanisms=rules.mechanisms.output[0],
-        data=lambda w: EXPERIMENTS[w.study][w.experiment].data + ".npz",
+        data=lambda w: EXPERIMENTS[w.study][w.experiment].data_file,
     output:
         "results/{study}/{experiment}/reports.npz",
     params:
@@ -78,8 +78,8 @@ rule score:
             family=EXPERIMENTS[w.study][w.experiment].families,
         ),
         reports=rules.perturb.output[0],
-        data=lambda w: EXPERIMENTS[w.study][w.experiment].data + ".npz",
-        alphabet=lambda w: EXPERIMENTS[w.study][w.experiment].data + "_alphabet.json",
+        data=lambda w: EXPERIMENTS[w.study][w.experiment].data_file,
+        alphabet=lambda w: EXPERIMENTS[w.study][w.experiment].alphabet_file,
     output:
         "results/{study}/{experiment}/scores.csv",
     params:
@@ -102,6 +102,7 @@ rule aggregate:
         "results/{study}/tables/scores.csv",
     log:
         "logs/{study}/aggregate.log",
+    localrule: True
     conda:
         "../../envs/privest.yaml"
     script:

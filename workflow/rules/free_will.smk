@@ -26,6 +26,7 @@ rule fw_alphabet:
         spec=lambda w: FW["alphabets"][w.alphabet],
     log:
         "logs/free_will/alphabet_{alphabet}.log",
+    localrule: True
     conda:
         "../../envs/privest.yaml"
     script:
@@ -88,6 +89,7 @@ rule fw_mechanism_tables:
         tables=lambda w, output: privest_studies.free_will.mechanism_tables(config, list(output)),
     log:
         "logs/free_will/mechanism_tables.log",
+    localrule: True
     conda:
         "../../envs/privest.yaml"
     script:

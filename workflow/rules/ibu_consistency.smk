@@ -19,6 +19,7 @@ rule ibu_synthetic:
         spec=lambda w: config["ibu_consistency"]["synthetic"][w.dataset],
     log:
         "logs/ibu_consistency/synthetic_{dataset}.log",
+    localrule: True
     conda:
         "../../envs/privest.yaml"
     script:
@@ -55,7 +56,7 @@ rule ibu_boxplot:
     input:
         table="results/ibu_consistency/tables/scores.csv",
         alphabets=[
-            EXPERIMENTS["ibu_consistency"][name].data + "_alphabet.json" for name in IBU["boxplots"].values()
+            EXPERIMENTS["ibu_consistency"][name].alphabet_file for name in IBU["boxplots"].values()
         ],
     output:
         [
@@ -128,8 +129,8 @@ rule ibu_fig11:
     """Figure 11: IBU's estimate from RAPPOR reports beside the original distribution, one panel per experiment of
     config ibu_consistency.fig11.experiments."""
     input:
-        alphabets=[EXPERIMENTS["ibu_consistency"][name].data + "_alphabet.json" for name in IBU["fig11"]["experiments"]],
-        data=[EXPERIMENTS["ibu_consistency"][name].data + ".npz" for name in IBU["fig11"]["experiments"]],
+        alphabets=[EXPERIMENTS["ibu_consistency"][name].alphabet_file for name in IBU["fig11"]["experiments"]],
+        data=[EXPERIMENTS["ibu_consistency"][name].data_file for name in IBU["fig11"]["experiments"]],
         reports=[f"results/ibu_consistency/{name}/reports.npz" for name in IBU["fig11"]["experiments"]],
         estimates=[f"results/ibu_consistency/{name}/estimates_ibu.npz" for name in IBU["fig11"]["experiments"]],
     output:
