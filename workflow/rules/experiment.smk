@@ -19,12 +19,12 @@ rule mechanisms:
         unpack(mechanisms_inputs),
     output:
         "results/{study}/{experiment}/mechanisms.npz",
-    params:
-        experiment=experiment_spec,
     log:
         "logs/{study}/{experiment}/mechanisms.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        experiment=experiment_spec,
     script:
         "../../scripts/mechanisms.py"
 
@@ -36,15 +36,15 @@ rule perturb:
         data=lambda w: EXPERIMENTS[w.study][w.experiment].data_file,
     output:
         "results/{study}/{experiment}/reports.npz",
-    params:
-        experiment=experiment_spec,
-        seed=config["seed"],
     log:
         "logs/{study}/{experiment}/perturb.log",
     benchmark:
         "benchmarks/{study}/{experiment}/perturb.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        experiment=experiment_spec,
+        seed=config["seed"],
     script:
         "../../scripts/perturb.py"
 
@@ -56,15 +56,15 @@ rule estimate:
         reports=rules.perturb.output[0],
     output:
         "results/{study}/{experiment}/estimates_{family}.npz",
-    params:
-        experiment=experiment_spec,
-        stopping=lambda w: config[w.study]["ibu"],
     log:
         "logs/{study}/{experiment}/estimate_{family}.log",
     benchmark:
         "benchmarks/{study}/{experiment}/estimate_{family}.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        experiment=experiment_spec,
+        stopping=lambda w: config[w.study]["ibu"],
     script:
         "../../scripts/estimate.py"
 
@@ -82,14 +82,14 @@ rule score:
         alphabet=lambda w: EXPERIMENTS[w.study][w.experiment].alphabet_file,
     output:
         "results/{study}/{experiment}/scores.csv",
-    params:
-        experiment=experiment_spec,
     log:
         "logs/{study}/{experiment}/score.log",
     benchmark:
         "benchmarks/{study}/{experiment}/score.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        experiment=experiment_spec,
     script:
         "../../scripts/score.py"
 

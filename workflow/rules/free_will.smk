@@ -22,13 +22,13 @@ rule fw_alphabet:
     output:
         alphabet="results/free_will/alphabets/{alphabet}_alphabet.json",
         theta="results/free_will/alphabets/{alphabet}.npz",
-    params:
-        spec=lambda w: FW["alphabets"][w.alphabet],
     log:
         "logs/free_will/alphabet_{alphabet}.log",
     localrule: True
     conda:
         "../../envs/privest.yaml"
+    params:
+        spec=lambda w: FW["alphabets"][w.alphabet],
     script:
         "../../scripts/fw_alphabet.py"
 
@@ -41,14 +41,14 @@ rule fw_shokri:
         solver_code=f"{workflow.basedir}/privest/shokri.py",
     output:
         "results/free_will/shokri/{alphabet}_Q{Q}.npz",
-    params:
-        options=FW["shokri"],
     log:
         "logs/free_will/shokri_{alphabet}_Q{Q}.log",
     benchmark:
         "benchmarks/free_will/shokri_{alphabet}_Q{Q}.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        options=FW["shokri"],
     script:
         "../../scripts/fw_shokri.py"
 
@@ -63,16 +63,16 @@ rule fw_tables:
         table01=["results/free_will/tables/table01.csv", "results/free_will/tables/table01.md"],
         table02=["results/free_will/tables/table02.csv", "results/free_will/tables/table02.md"],
         findings=["results/free_will/tables/findings.csv", "results/free_will/tables/findings.md"],
-    params:
-        tables=FW["tables"],
-        verdict=FW["verdict"],
-        findings=FW["findings"],
     log:
         "logs/free_will/tables.log",
     benchmark:
         "benchmarks/free_will/tables.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        tables=FW["tables"],
+        verdict=FW["verdict"],
+        findings=FW["findings"],
     script:
         "../../scripts/fw_tables.py"
 
@@ -85,13 +85,13 @@ rule fw_mechanism_tables:
             table=["table04", "table05", "table06", "table07", "table08"],
             ext=["csv", "md"],
         ),
-    params:
-        tables=lambda w, output: privest_studies.free_will.mechanism_tables(config, list(output)),
     log:
         "logs/free_will/mechanism_tables.log",
     localrule: True
     conda:
         "../../envs/privest.yaml"
+    params:
+        tables=lambda w, output: privest_studies.free_will.mechanism_tables(config, list(output)),
     script:
         "../../scripts/fw_mechanism_tables.py"
 
@@ -108,12 +108,39 @@ rule fw_figures:
             reported(path)
             for path in expand(
                 "results/free_will/figures/{panel}.{ext}",
-                panel=["fig02a", "fig02b", "fig03", "fig04", "fig05", "fig06", "fig07a", "fig07b", "fig08a", "fig08b",
-                       "fig09a", "fig09b", "fig10a", "fig10b", "fig11a", "fig11b", "fig12a", "fig12b", "fig13a",
-                       "fig13b", "fig14a", "fig14b"],
+                panel=[
+                    "fig02a",
+                    "fig02b",
+                    "fig03",
+                    "fig04",
+                    "fig05",
+                    "fig06",
+                    "fig07a",
+                    "fig07b",
+                    "fig08a",
+                    "fig08b",
+                    "fig09a",
+                    "fig09b",
+                    "fig10a",
+                    "fig10b",
+                    "fig11a",
+                    "fig11b",
+                    "fig12a",
+                    "fig12b",
+                    "fig13a",
+                    "fig13b",
+                    "fig14a",
+                    "fig14b",
+                ],
                 ext=["pdf", "png"],
             )
         ],
+    log:
+        "logs/free_will/figures.log",
+    benchmark:
+        "benchmarks/free_will/figures.tsv"
+    conda:
+        "../../envs/privest.yaml"
     params:
         figures=FW["figures"],
         panels=lambda w, output: privest_studies.free_will.figure_panels(config, list(output)),
@@ -122,12 +149,6 @@ rule fw_figures:
         runs=config["scales"][config["scale"]]["free_will"]["runs"],
         shokri_Q=config["scales"][config["scale"]]["free_will"].get("shokri_Q", {}),
         scale=config["scale"],
-    log:
-        "logs/free_will/figures.log",
-    benchmark:
-        "benchmarks/free_will/figures.tsv"
-    conda:
-        "../../envs/privest.yaml"
     script:
         "../../scripts/fw_figures.py"
 
@@ -145,15 +166,15 @@ rule fw_propositions:
     output:
         figure=[reported(path) for path in expand("results/free_will/figures/propositions.{ext}", ext=["pdf", "png"])],
         table="results/free_will/tables/propositions.csv",
-    params:
-        panels=FW["propositions"],
-        runs=config["scales"][config["scale"]]["free_will"]["runs"],
     log:
         "logs/free_will/propositions.log",
     benchmark:
         "benchmarks/free_will/propositions.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        panels=FW["propositions"],
+        runs=config["scales"][config["scale"]]["free_will"]["runs"],
     script:
         "../../scripts/fw_propositions.py"
 
@@ -163,21 +184,22 @@ rule fw_noninformative:
     can."""
     output:
         figure=[
-            reported(path) for path in expand("results/free_will/figures/eq11_noninformative.{ext}", ext=["pdf", "png"])
+            reported(path)
+            for path in expand("results/free_will/figures/eq11_noninformative.{ext}", ext=["pdf", "png"])
         ],
         table="results/free_will/tables/eq11_noninformative.csv",
-    params:
-        example=FW["noninformative"],
-        n=config["scales"][config["scale"]]["free_will"]["n"],
-        runs=config["scales"][config["scale"]]["free_will"]["runs"],
-        stopping=FW["ibu"],
-        seed=config["seed"],
     log:
         "logs/free_will/noninformative.log",
     benchmark:
         "benchmarks/free_will/noninformative.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        example=FW["noninformative"],
+        n=config["scales"][config["scale"]]["free_will"]["n"],
+        runs=config["scales"][config["scale"]]["free_will"]["runs"],
+        stopping=FW["ibu"],
+        seed=config["seed"],
     script:
         "../../scripts/fw_noninformative.py"
 

@@ -13,15 +13,15 @@ rule ibu_synthetic:
     output:
         data="results/ibu_consistency/data/{dataset}.npz",
         alphabet="results/ibu_consistency/data/{dataset}_alphabet.json",
-    wildcard_constraints:
-        dataset="|".join(config["ibu_consistency"]["synthetic"]),
-    params:
-        spec=lambda w: config["ibu_consistency"]["synthetic"][w.dataset],
     log:
         "logs/ibu_consistency/synthetic_{dataset}.log",
+    wildcard_constraints:
+        dataset="|".join(config["ibu_consistency"]["synthetic"]),
     localrule: True
     conda:
         "../../envs/privest.yaml"
+    params:
+        spec=lambda w: config["ibu_consistency"]["synthetic"][w.dataset],
     script:
         "../../scripts/ibu_synthetic.py"
 
@@ -37,14 +37,14 @@ rule ibu_fig01:
                 "results/ibu_consistency/figures/fig01{panel}.{ext}", panel=["a", "b", "c"], ext=["pdf", "png"]
             )
         ],
-    params:
-        methods=["INV-N", "INV-P", "IBU"],
-        eps=IBU["fig01"]["eps"],
-        stopping=IBU["ibu"],
     log:
         "logs/ibu_consistency/fig01.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        methods=["INV-N", "INV-P", "IBU"],
+        eps=IBU["fig01"]["eps"],
+        stopping=IBU["ibu"],
     script:
         "../../scripts/ibu_fig01.py"
 
@@ -55,26 +55,35 @@ rule ibu_boxplot:
     config ibu_consistency.boxplots."""
     input:
         table="results/ibu_consistency/tables/scores.csv",
-        alphabets=[
-            EXPERIMENTS["ibu_consistency"][name].alphabet_file for name in IBU["boxplots"].values()
-        ],
+        alphabets=[EXPERIMENTS["ibu_consistency"][name].alphabet_file for name in IBU["boxplots"].values()],
     output:
         [
             reported(path)
             for path in expand(
                 "results/ibu_consistency/figures/{panel}.{ext}",
-                panel=["fig09a", "fig09b", "fig09c", "fig09d", "fig09e", "fig09f", "fig10a", "fig10b", "fig12a", "fig12b"],
+                panel=[
+                    "fig09a",
+                    "fig09b",
+                    "fig09c",
+                    "fig09d",
+                    "fig09e",
+                    "fig09f",
+                    "fig10a",
+                    "fig10b",
+                    "fig12a",
+                    "fig12b",
+                ],
                 ext=["pdf", "png"],
             )
         ],
-    params:
-        panels=lambda w, output: privest_studies.ibu_consistency.boxplot_panels(config, list(output)),
-        stopping=IBU["ibu"],
-        runs=config["scales"][config["scale"]]["ibu_consistency"]["runs"],
     log:
         "logs/ibu_consistency/boxplots.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        panels=lambda w, output: privest_studies.ibu_consistency.boxplot_panels(config, list(output)),
+        stopping=IBU["ibu"],
+        runs=config["scales"][config["scale"]]["ibu_consistency"]["runs"],
     script:
         "../../scripts/ibu_boxplot.py"
 
@@ -110,6 +119,10 @@ rule ibu_fig08:
         ],
         table="results/ibu_consistency/tables/fig08_emd.csv",
         markdown="results/ibu_consistency/tables/fig08_emd.md",
+    log:
+        "logs/ibu_consistency/fig08.log",
+    conda:
+        "../../envs/privest.yaml"
     params:
         experiment=IBU["fig08"]["experiment"],
         eps=IBU["fig08"]["eps"],
@@ -117,10 +130,6 @@ rule ibu_fig08:
         published_region=privest_studies.ibu_consistency.published_region(config),
         published_checkins=IBU["fig08"]["published_checkins"],
         stopping=IBU["ibu"],
-    log:
-        "logs/ibu_consistency/fig08.log",
-    conda:
-        "../../envs/privest.yaml"
     script:
         "../../scripts/ibu_fig08.py"
 
@@ -136,15 +145,17 @@ rule ibu_fig11:
     output:
         [
             reported(path)
-            for path in expand("results/ibu_consistency/figures/fig11{panel}.{ext}", panel=["a", "b"], ext=["pdf", "png"])
+            for path in expand(
+                "results/ibu_consistency/figures/fig11{panel}.{ext}", panel=["a", "b"], ext=["pdf", "png"]
+            )
         ],
-    params:
-        eps=IBU["fig11"]["eps"],
-        stopping=IBU["ibu"],
     log:
         "logs/ibu_consistency/fig11.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        eps=IBU["fig11"]["eps"],
+        stopping=IBU["ibu"],
     script:
         "../../scripts/ibu_fig11.py"
 
