@@ -34,7 +34,9 @@ rule ibu_fig01:
         [
             reported(path)
             for path in expand(
-                "results/ibu_consistency/figures/fig01{panel}.{ext}", panel=["a", "b", "c"], ext=["pdf", "png"]
+                "results/ibu_consistency/figures/{panel}.{ext}",
+                panel=["fig01a", "fig01b", "fig01c"],
+                ext=["pdf", "png"],
             )
         ],
     log:
@@ -112,8 +114,8 @@ rule ibu_fig08:
         figures=[
             reported(path)
             for path in expand(
-                "results/ibu_consistency/figures/fig08{panel}.{ext}",
-                panel=["a", "b", "c", "d", "e"],
+                "results/ibu_consistency/figures/{panel}.{ext}",
+                panel=["fig08a", "fig08b", "fig08c", "fig08d", "fig08e"],
                 ext=["pdf", "png"],
             )
         ],
@@ -146,7 +148,7 @@ rule ibu_fig11:
         [
             reported(path)
             for path in expand(
-                "results/ibu_consistency/figures/fig11{panel}.{ext}", panel=["a", "b"], ext=["pdf", "png"]
+                "results/ibu_consistency/figures/{panel}.{ext}", panel=["fig11a", "fig11b"], ext=["pdf", "png"]
             )
         ],
     log:
