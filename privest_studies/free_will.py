@@ -18,6 +18,7 @@ import numpy as np
 from privest import estimators
 from privest.mechanisms import average
 from privest.rappor import flip_probability
+from privest_studies import tables
 from privest_studies.experiment import (
     FAMILIES,
     KIND_NAMES,
@@ -434,6 +435,21 @@ def verdict_markdown(title: str, lines: Sequence[Mapping]) -> str:
             cells.append(f"**{mine[0]['verdict']}** ({ratios}) · paper: {mine[0]['paper']}")
         out.append(f"| {row} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
+
+
+def findings_markdown(lines: Sequence[Mapping]) -> str:
+    """The findings of ``check_findings`` as a markdown page: how many pass, the rule, one row per comparison."""
+    passed = sum(line["passed"] for line in lines)
+    rows = [{"check": line["check"], "set": line["mechanism_set"], "n": f"{line['n']:,}", "better": line["better"],
+             "worse": line["worse"], "EMD better": f"{line['emd_better']:.4g}",
+             "EMD worse": f"{line['emd_worse']:.4g}",
+             "mean d ± SE": f"{line['mean_difference']:+.3g} ± {line['standard_error']:.2g}",
+             "passed": "yes" if line["passed"] else "**NO**"} for line in lines]
+    columns = ["check", "set", "n", "better", "worse", "EMD better", "EMD worse", "mean d ± SE", "passed"]
+    return ("# The paper's qualitative findings, tested on our scores\n\n"
+            f"{passed} of {len(lines)} comparisons pass. At each set's largest n, d = EMD(better) - EMD(worse) per run "
+            "(same reports); not_worse passes when mean(d) <= z SE, better when mean(d) < -z SE.\n\n"
+            + tables.markdown_table(rows, columns))
 
 
 def paired_difference(better: Summary, worse: Summary) -> tuple[float, float]:

@@ -3,10 +3,11 @@
 from collections.abc import Mapping, Sequence
 
 
-def markdown_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str]) -> str:
-    """A GitHub markdown table of dict rows in ``columns`` order (the .md beside a paper table's CSV)."""
+def markdown_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str], float_format: str = "{:.6g}") -> str:
+    """A GitHub markdown table of dict rows in ``columns`` order (the .md beside a paper table's CSV): floats in
+    ``float_format``, everything else as ``str`` gives it, a '|' in a cell escaped."""
     def cell(value: object) -> str:
-        text = f"{value:.6g}" if isinstance(value, float) else str(value)
+        text = float_format.format(value) if isinstance(value, float) else str(value)
         return text.replace("|", "\\|")
 
     lines = ["| " + " | ".join(cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]

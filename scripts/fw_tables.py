@@ -14,21 +14,6 @@ def summarise(table):
     return summary.reset_index()
 
 
-def findings_markdown(lines) -> str:
-    passed = sum(line["passed"] for line in lines)
-    out = ["# The paper's qualitative findings, tested on our scores", "",
-           f"{passed} of {len(lines)} comparisons pass. At each set's largest n, d = EMD(better) - EMD(worse) per run "
-           "(same reports); not_worse passes when mean(d) <= z SE, better when mean(d) < -z SE.", "",
-           "| check | set | n | better | worse | EMD better | EMD worse | mean d ± SE | passed |",
-           "|---|---|---|---|---|---|---|---|---|"]
-    for line in lines:
-        out.append(f"| {line['check']} | {line['mechanism_set']} | {line['n']:,} | {line['better']} | "
-                   f"{line['worse']} | {line['emd_better']:.4g} | {line['emd_worse']:.4g} | "
-                   f"{line['mean_difference']:+.3g} ± {line['standard_error']:.2g} | "
-                   f"{'yes' if line['passed'] else '**NO**'} |")
-    return "\n".join(out) + "\n"
-
-
 def main() -> None:
     table = files.load_table(snakemake.input[0], dtypes={"note": str})
     files.save_table(summarise(table), snakemake.output.summary)
@@ -44,7 +29,7 @@ def main() -> None:
     lines = free_will.check_findings(scores, spec["checks"], spec["z"])
     csv_path, md_path = snakemake.output.findings
     files.save_rows(lines, list(lines[0]) if lines else ["check"], csv_path)
-    files.write_text(md_path, findings_markdown(lines))
+    files.write_text(md_path, free_will.findings_markdown(lines))
 
 
 jobs.run_or_exit(main, snakemake.log)

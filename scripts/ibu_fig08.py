@@ -4,16 +4,9 @@ each titled with its EMD (IBU paper Figure 8), and the table of our EMDs beside 
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from privest_studies import files, jobs, plotting, regions
+from privest_studies import files, jobs, plotting, regions, tables
 
 PANELS = {"a": "original", "b": "noisy", "c": "INV-P", "d": "INV-N", "e": "IBU"}
-
-
-def markdown(rows: list[dict], columns: list[str]) -> str:
-    cell = {float: "{:.4f}".format}
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell.get(type(r[c]), str)(r[c]) for c in columns) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
@@ -61,7 +54,7 @@ def main() -> None:
     files.write_text(snakemake.output.markdown,
                   f"# IBU paper Figure 8: EMD (km) to the original distribution, planar geometric ε = {eps:g}\n\n"
                   f"Ours: {region}, run 0; the paper's: {published_region}. {caveat}\n\n"
-                  + markdown(rows, columns))
+                  + tables.markdown_table(rows, columns, float_format="{:.4f}"))
 
 
 jobs.run_or_exit(main, snakemake.log)
