@@ -37,11 +37,8 @@ renormalised, so rows sum to 1 within 1e-15; the quality loss may exceed ``Q_sol
 """
 
 import functools
-import importlib.metadata
 import logging
 import re
-import subprocess
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -150,7 +147,9 @@ def solve_shokri(
     w = k * pi
     threshold = tol * float(loss.max())
     width = len(str(k - 1))
-    import pulp  # here: the LP jobs pay for it, not every import of privest
+    import tempfile  # here, with pulp: the LP jobs pay for them, not every import of privest
+
+    import pulp
 
     prob = pulp.LpProblem("shokri", pulp.LpMaximize)
     variable = getattr(prob, "add_variable", pulp.LpVariable)  # pulp >= 3.3 deprecates building LpVariable directly
@@ -238,6 +237,9 @@ def _cbc(msg, basis_dir, previous):
 @functools.cache
 def _cbc_name():
     """The solver as recorded with each mechanism: pulp's CBC, its version, how it was driven."""
+    import importlib.metadata
+    import subprocess
+
     banner = subprocess.run([_cbc(False, "", 0).path, "-quit"], capture_output=True, text=True, check=False).stdout
     version = re.search(r"Version:\s*(\S+)", banner)
     return (f"PULP_CBC_CMD: CBC {version.group(1) if version else '(version unknown)'} bundled with pulp "
