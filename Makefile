@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check privest privest_studies scripts tests benchmarks workflow/profiles
+	$(BIN)/ruff check privest privest_studies scripts tests benchmarks examples workflow/profiles
+	$(BIN)/snakefmt --check Snakefile workflow/rules
 
 test: $(STAMP) lint
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report
@@ -32,11 +33,11 @@ test-cluster: $(CLUSTER_STAMP)
 	PATH="$(abspath $(BIN)):$$PATH:/usr/sbin:/sbin" PRIVEST_CLUSTER_SETUP="$(abspath $(VENV))/cluster-setup.txt" \
 		$(BIN)/python -m pytest -q -s -rs tests/cluster
 
-# The whole pipeline, then the HTML report, then the one-screen summary of results/REPRODUCTION.md.
+# The whole pipeline (exactly what a bare `snakemake --cores all` at the root runs: no profile is needed locally), then
+# the HTML report, then the one-screen summary of results/REPRODUCTION.md.
 reproduce: $(STAMP)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --profile workflow/profiles/default
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --profile workflow/profiles/default \
-		--report results/report.html
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --report results/report.html
 	@cat results/reproduction_summary.txt
 
 # After `make reproduce`: results/report.html in headless Chromium (tests/report: apt installs chromium when it is

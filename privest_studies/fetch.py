@@ -169,6 +169,18 @@ def _try_mirror(
     return None
 
 
+def sources(data: Mapping[str, Any], name: str) -> dict[str, list]:
+    """The official URLs and the accepted versions of one raw file of config key ``data``: an Adult file (its pinned
+    sha256) or the Gowalla check-ins (the full SNAP file or the mirror's extract)."""
+    if name in data["adult"]["files"]:
+        entry = data["adult"]["files"][name]
+        return {"urls": [entry["url"]], "accepted": [{"name": name, "kind": "adult", "sha256": entry["sha256"]}]}
+    if name == "gowalla_checkins":
+        return {"urls": [data["gowalla"]["url"]], "accepted": list(data["gowalla"]["accepted"])}
+    known = ", ".join([*data["adult"]["files"], "gowalla_checkins"])
+    raise ValueError(f"no raw file {name!r}: the raw files are {known}")
+
+
 def fetch(
     target: str | os.PathLike,
     accepted: Iterable[Accepted | Mapping[str, Any]],

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from privest_studies import tables
 from privest_studies.experiment import Experiment, Member, Point
 
 STUDY = "ibu_consistency"
@@ -93,6 +94,7 @@ def check(config: Mapping[str, Any]) -> None:
             if "eps" in point and point["eps"] not in eps_grid(config, point["experiment"]):
                 raise ValueError(f"config key {STUDY}.{figure}.eps: {point['eps']} is not in the grid of "
                                  f"{point['experiment']} at scale {config['scale']}")
+    check_theory(config)
 
 
 def boxplot_panels(config: Mapping[str, Any], outputs: Sequence[str]) -> list[dict]:
@@ -149,3 +151,79 @@ def synthetic_label(spec: Mapping[str, Any]) -> str:
 def synthetic_alphabet(spec: Mapping[str, Any]) -> dict:
     """The alphabet file of a synthetic dataset: the linear range {0..k-1} and its theta's label."""
     return {"kind": "linear", "k": int(spec["k"]), "label": synthetic_label(spec)}
+
+
+# --- the theoretical parts (sections 4, 5, 6.4, 7.6 and 8; workflow/rules/ibu_theory.smk) ----------------------------
+
+LIKELY_CASES = ("linear", "planar", "krr")
+"""The cases of section 8: Adult ages under the untruncated geometric mechanism, check-ins under the untruncated
+planar geometric mechanism, Adult ages under k-RR."""
+FIGURE_6_PANELS = 4  # the original distribution, then three of IBU's fixed points
+
+
+def check_theory(config: Mapping[str, Any]) -> None:
+    """What the schema cannot say of the theoretical parts: stochastic mechanisms, n within range, cells that merge,
+    the panels of Figure 6. One line naming the key."""
+    theory, key = _study(config)["theory"], f"config key {STUDY}.theory"
+    for figure, spec in theory["surfaces"].items():
+        if not np.allclose(np.sum(spec["mechanism"], axis=1), 1.0, rtol=0, atol=1e-9):
+            raise ValueError(f"{key}.surfaces.{figure}.mechanism: every row must sum to 1")
+    fig04 = theory["fig04"]
+    if fig04["n_max"] < fig04["k"] or max(fig04["n"]) > fig04["n_max"]:
+        raise ValueError(f"{key}.fig04: need k <= n_max and every n <= n_max")
+    if theory["fig06"]["shown"] != FIGURE_6_PANELS - 1:
+        raise ValueError(f"{key}.fig06.shown: Figure 6 shows the original and {FIGURE_6_PANELS - 1} fixed points")
+    planar = theory["section8"]["planar"]
+    factor = planar["cell_km"] / config["regions"][planar["region"]]["cell_km"]
+    if abs(factor - round(factor)) > 1e-9 or round(factor) < 1:
+        raise ValueError(f"{key}.section8.planar.cell_km: must be a whole multiple of the region's cell_km")
+
+
+def surface_panels(config: Mapping[str, Any], outputs: Sequence[str]) -> list[dict]:
+    """Each panel of Figures 3 and 5 in the order of the rule's outputs (a pdf and a png each): figure, letter,
+    equation, mechanism and observed values; one line naming the key where the config and the figures disagree."""
+    surfaces, panels = _study(config)["theory"]["surfaces"], []
+    configured = {f"{figure}{letter}" for figure, spec in surfaces.items() for letter in spec["panels"]}
+    names = [PurePath(path).stem for path in outputs[::2]]
+    if set(names) != configured:
+        raise ValueError(f"config key {STUDY}.theory.surfaces: gives panels {sorted(configured)}; the figures are "
+                         f"{', '.join(names)}")
+    for name in names:
+        spec = surfaces[name[:5]]
+        panels.append({"figure": name[:5], "letter": name[5:], "equation": spec["equation"],
+                       "mechanism": spec["mechanism"], "observed": spec["panels"][name[5:]]})
+    return panels
+
+
+def likely_inputs(config: Mapping[str, Any], case: str) -> dict[str, str]:
+    """The dataset of a section 8 case: the Adult ages (linear, krr) or the check-ins of the planar case's region."""
+    if case == "planar":
+        prefix = f"results/data/checkins_{_study(config)['theory']['section8']['planar']['region']}"
+        return {"data": f"{prefix}.npz", "alphabet": f"{prefix}_alphabet.json"}
+    return {"data": "results/data/ages.npz"}
+
+
+def likely_settings(config: Mapping[str, Any]) -> dict:
+    """Section 8's stopping rules: delta and the accelerated run's from the config, IBU's cap from the scale."""
+    return _study(config)["theory"]["section8"] | {"max_iter": _scale(config)["theory"]["section8_max_iter"]}
+
+
+LIKELY_COLUMNS = ["case", "mechanism", "eps", "users", "alphabet_size", "observed_values", "likely_size",
+                  "strictly_concave_on_subset", "algorithm", "full_cpu_seconds", "likely_cpu_seconds",
+                  "subset_cpu_seconds", "speedup", "full_iterations", "likely_iterations", "full_capped",
+                  "likely_capped", "max_abs_difference", "full_mass_outside", "full_gap", "likely_gap"]
+
+
+def likely_table_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Section 8's table as markdown, with the columns a reader needs and what they mean."""
+    return ("# IBU paper, section 8: IBU on a likely subset against IBU on the whole alphabet\n\n"
+            "Seconds are CPU seconds of the job's process (wall seconds in the CSV); likely_cpu_seconds excludes, "
+            "speedup includes, the seconds to compute the subset (subset_cpu_seconds). "
+            "max_abs_difference: the largest difference between the two estimates over the whole alphabet (the "
+            "subset's estimate padded with zeros); full_mass_outside: the whole-alphabet estimate's mass outside the "
+            "subset (0 at an MLE: the lemma of section 8.1). full_gap, likely_gap: duality gaps on the whole "
+            "alphabet, upper bounds on how far below the maximum normalised log-likelihood each estimate is. Where the "
+            "log-likelihood is not "
+            "strictly concave on the subset (fewer observed values than subset elements), the MLE is not unique: "
+            "both estimates are MLEs (gaps), and their agreement shows IBU takes the same path on both alphabets.\n\n"
+            + tables.markdown_table(rows, LIKELY_COLUMNS))

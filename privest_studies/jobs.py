@@ -1,7 +1,8 @@
-"""What every Snakemake script shares: a failure is one line on stderr and exit status 1, not a traceback; the job's
-log records the seconds spent starting the process (interpreter and imports) and doing the work.
+"""What every Snakemake script shares: a failure is one line on stderr and exit status 1, and the full traceback in
+the job's log; the log of a job that worked records the seconds spent starting the process (interpreter and imports)
+and doing the work.
 
-Set the environment variable ``PRIVEST_TRACEBACK=1`` to get the full traceback when debugging.
+Set the environment variable ``PRIVEST_TRACEBACK=1`` to get the traceback on stderr too when debugging.
 """
 
 import os
@@ -41,8 +42,8 @@ def _write_log(log: Sequence[str], text: str) -> None:
 def run_or_exit(fn: Callable[[], T], log: Sequence[str] = ()) -> T:
     """Call ``fn()``; on an exception print one line to stderr and exit with status 1.
 
-    ``log``: the job's log files; they receive ``startup_seconds`` and ``work_seconds`` on success, the error line on
-    failure.
+    ``log``: the job's log files; they receive ``startup_seconds`` and ``work_seconds`` on success, the error line and
+    the traceback on failure.
     """
     startup = seconds_since_process_start()
     started = time.perf_counter()
@@ -52,7 +53,7 @@ def run_or_exit(fn: Callable[[], T], log: Sequence[str] = ()) -> T:
         if os.environ.get("PRIVEST_TRACEBACK"):
             traceback.print_exc()
         print(one_line(error), file=sys.stderr, flush=True)
-        _write_log(log, f"error {one_line(error)}\n")
+        _write_log(log, f"error {one_line(error)}\n\n{traceback.format_exc()}")
         raise SystemExit(1) from None
     _write_log(log, f"startup_seconds {startup:.3f}\nwork_seconds {time.perf_counter() - started:.3f}\n")
     return result

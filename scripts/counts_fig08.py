@@ -14,7 +14,7 @@ STYLES = {"WH": ("tab:orange", "-", "o"), "WH+RH": ("tab:orange", "--", "^"), "W
 
 def main() -> None:
     table = files.load_table(snakemake.input[0])
-    panel = snakemake.wildcards.panel
+    panel = snakemake.wildcards.figure[-1]
     x = "n" if panel == "a" else "alpha"
     fixed = "alpha" if panel == "a" else "n"
     value = table[fixed].iloc[0]

@@ -2,14 +2,15 @@
 
 from privest_studies import fetch, jobs
 
-OPTIONAL = ("urls", "mirror", "timeout", "attempts", "backoff")
+OPTIONAL = ("mirror", "timeout", "attempts", "backoff")
 
 
 def main() -> None:
-    """Fetch ``output.file`` and write its provenance to ``output.provenance``; params beyond accepted are optional."""
+    """Fetch ``output.file`` and write its provenance to ``output.provenance``; params beyond sources are optional."""
     params = snakemake.params
     options = {key: params.get(key) for key in OPTIONAL if params.get(key) is not None}
-    fetch.fetch(snakemake.output.file, params.accepted, provenance=snakemake.output.provenance, **options)
+    fetch.fetch(snakemake.output.file, params.sources["accepted"], urls=params.sources["urls"],
+                provenance=snakemake.output.provenance, **options)
 
 
 jobs.run_or_exit(main, snakemake.log)

@@ -151,10 +151,21 @@ def test_accepted_versions_are_validated(entry: dict, message: str) -> None:
         fetch.Accepted.from_config(entry)
 
 
+def test_sources_name_the_urls_and_pinned_versions_of_each_raw_file() -> None:
+    data = {"adult": {"files": {"adult.data": {"url": "u", "sha256": "ab"}}},
+            "gowalla": {"url": "g", "accepted": GOWALLA_ACCEPTED}}
+    assert fetch.sources(data, "adult.data") == {"urls": ["u"], "accepted": [{"name": "adult.data", "kind": "adult",
+                                                                                "sha256": "ab"}]}
+    assert fetch.sources(data, "gowalla_checkins") == {"urls": ["g"], "accepted": list(GOWALLA_ACCEPTED)}
+    with pytest.raises(ValueError, match=r"no raw file 'adult\.names'"):
+        fetch.sources(data, "adult.names")
+
+
 def test_fetch_script_exits_with_one_line_on_failure(mirror: Path, tmp_path: Path, capsys) -> None:
     (mirror / "adult.data").write_bytes(b"tampered")
     fake = SimpleNamespace(
-        params=_Names(accepted=ADULT_ACCEPTED, urls=[UNREACHABLE], mirror=str(mirror), timeout=1, backoff=0),
+        params=_Names(sources={"accepted": ADULT_ACCEPTED, "urls": [UNREACHABLE]}, mirror=str(mirror), timeout=1,
+                      backoff=0),
         output=_Names(file=str(tmp_path / "raw" / "adult_data"), provenance=str(tmp_path / "raw" / "p.json")),
         log=[str(tmp_path / "fetch.log")],
     )
@@ -173,16 +184,19 @@ def test_fetch_script_exits_with_one_line_on_failure(mirror: Path, tmp_path: Pat
 # -------------------------------------------------------------------------------------------------------------- cli
 
 
-def test_run_or_exit_returns_the_value_or_exits_with_one_line(capsys) -> None:
+def test_run_or_exit_returns_the_value_or_exits_with_one_line_and_logs_the_traceback(capsys, tmp_path) -> None:
     assert jobs.run_or_exit(lambda: 42) == 42
 
     def fails() -> None:
         raise ValueError("first line\nsecond   line")
 
     with pytest.raises(SystemExit) as exit_info:
-        jobs.run_or_exit(fails)
+        jobs.run_or_exit(fails, [str(tmp_path / "job.log")])
     assert exit_info.value.code == 1
     assert capsys.readouterr().err == "ValueError: first line second line\n"
+    log = (tmp_path / "job.log").read_text()
+    assert log.startswith("error ValueError: first line second line\n")
+    assert "Traceback (most recent call last)" in log and "in fails" in log
 
 
 # --------------------------------------------------------------------------------------------------------------- io

@@ -158,7 +158,7 @@ def test_dry_run_of_the_whole_dag(scale, tmp_path):
     (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
     result = snakemake("--dry-run", "--cores", "2", "--directory", str(tmp_path), "--config", f"scale={scale}",
                        cwd=tmp_path)
-    for rule in ("fetch_adult", "discretise_adult", "mechanisms", "perturb", "estimate", "score", "aggregate",
+    for rule in ("fetch", "discretise_adult", "mechanisms", "perturb", "estimate", "score", "aggregate",
                  "ibu_synthetic", "ibu_fig01", "ibu_boxplot",
                  "counts_mechanisms", "counts_optimal", "counts_flowchart", "counts_properties", "counts_combinations",
                  "counts_scores", "counts_published", "counts_adult", "counts_synthetic", "counts_fig_optimal",

@@ -7,6 +7,9 @@ mechanism matrices (GM, WM, EM, UM for every (n, alpha) they use): Adult groups 
 groups (Figures 11-13). Each figure script reads a table or that file.
 """
 
+COUNTS = config["constrained_counts"]
+COUNTS_SCALE = config["scales"][config["scale"]]["constrained_counts"]
+
 
 wildcard_constraints:
     panel="a|b",
@@ -16,15 +19,15 @@ wildcard_constraints:
 rule counts_mechanisms:
     """GM, WM (an LP), EM and UM for every (n, alpha) that Figures 7 and 10-13 use, in one npz."""
     output:
-        f"{COUNTS_DIR}/mechanisms.npz",
-    params:
-        pairs=counts_pairs(),
+        "results/constrained_counts/mechanisms.npz",
     log:
         "logs/constrained_counts/mechanisms.log",
     benchmark:
         "benchmarks/constrained_counts/mechanisms.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        pairs=privest_studies.constrained_counts.mechanism_pairs(config),
     script:
         "../../scripts/counts_mechanisms.py"
 
@@ -32,14 +35,14 @@ rule counts_mechanisms:
 rule counts_optimal:
     """Figures 1-2: the LP optimum of each panel's objective, without constraints and with all seven properties."""
     output:
-        f"{COUNTS_DIR}/optimal.npz",
-    params:
-        alpha=COUNTS["optimal"]["alpha"],
-        panels=COUNTS["optimal"]["panels"],
+        "results/constrained_counts/optimal.npz",
     log:
         "logs/constrained_counts/optimal.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        alpha=COUNTS["optimal"]["alpha"],
+        panels=COUNTS["optimal"]["panels"],
     script:
         "../../scripts/counts_optimal.py"
 
@@ -47,17 +50,17 @@ rule counts_optimal:
 rule counts_flowchart:
     """Figure 5 checked: the L0 optimum of all 128 property sets against the mechanism the flowchart picks."""
     output:
-        table=f"{COUNTS_DIR}/tables/fig05_flowchart.csv",
-        markdown=f"{COUNTS_DIR}/tables/fig05_flowchart.md",
-    params:
-        grid=COUNTS_SCALE["flowchart"],
-        tolerance=COUNTS["tolerance"],
+        table="results/constrained_counts/tables/fig05_flowchart.csv",
+        markdown="results/constrained_counts/tables/fig05_flowchart.md",
     log:
         "logs/constrained_counts/flowchart.log",
     benchmark:
         "benchmarks/constrained_counts/flowchart.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        grid=COUNTS_SCALE["flowchart"],
+        tolerance=COUNTS["tolerance"],
     script:
         "../../scripts/counts_flowchart.py"
 
@@ -65,16 +68,16 @@ rule counts_flowchart:
 rule counts_properties:
     """Figure 6: the property checker on GM, WM, EM and UM over a grid of (n, alpha), and its Y / N / - summary."""
     output:
-        grid=f"{COUNTS_DIR}/tables/properties_grid.csv",
-        table=f"{COUNTS_DIR}/tables/fig06_properties.csv",
-        markdown=f"{COUNTS_DIR}/tables/fig06_properties.md",
-    params:
-        grid=COUNTS_SCALE["properties"],
-        tolerance=COUNTS["tolerance"],
+        grid="results/constrained_counts/tables/properties_grid.csv",
+        table="results/constrained_counts/tables/fig06_properties.csv",
+        markdown="results/constrained_counts/tables/fig06_properties.md",
     log:
         "logs/constrained_counts/properties.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        grid=COUNTS_SCALE["properties"],
+        tolerance=COUNTS["tolerance"],
     script:
         "../../scripts/counts_properties.py"
 
@@ -82,16 +85,16 @@ rule counts_properties:
 rule counts_combinations:
     """Figure 8: the L0 optimum of the nine property combinations with WH, (a) against n, (b) against alpha."""
     output:
-        f"{COUNTS_DIR}/tables/fig08{{panel}}_objectives.csv",
-    params:
-        n=lambda w: COUNTS_SCALE["fig08"]["n"] if w.panel == "a" else [COUNTS["fig08"]["n"]],
-        alpha=lambda w: [COUNTS["fig08"]["alpha"]] if w.panel == "a" else COUNTS_SCALE["fig08"]["alpha"],
+        "results/constrained_counts/tables/fig08{panel}_objectives.csv",
     log:
         "logs/constrained_counts/fig08{panel}_objectives.log",
     benchmark:
         "benchmarks/constrained_counts/fig08{panel}_objectives.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        n=lambda w: COUNTS_SCALE["fig08"]["n"] if w.panel == "a" else [COUNTS["fig08"]["n"]],
+        alpha=lambda w: [COUNTS["fig08"]["alpha"]] if w.panel == "a" else COUNTS_SCALE["fig08"]["alpha"],
     script:
         "../../scripts/counts_combinations.py"
 
@@ -99,16 +102,16 @@ rule counts_combinations:
 rule counts_scores:
     """Figure 9: the L0 scores of GM, WM, EM, UM (and the LP with WH alone) against n, for each alpha."""
     output:
-        f"{COUNTS_DIR}/tables/fig09_scores.csv",
-    params:
-        n=COUNTS_SCALE["fig09"]["n"],
-        alpha=COUNTS["fig09"]["alpha"],
+        "results/constrained_counts/tables/fig09_scores.csv",
     log:
         "logs/constrained_counts/fig09_scores.log",
     benchmark:
         "benchmarks/constrained_counts/fig09_scores.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        n=COUNTS_SCALE["fig09"]["n"],
+        alpha=COUNTS["fig09"]["alpha"],
     script:
         "../../scripts/counts_scores.py"
 
@@ -116,18 +119,18 @@ rule counts_scores:
 rule counts_published:
     """NOTES section 8: the paper's checkable numbers (Example 1, GM's score and thresholds, Figure 7) beside ours."""
     output:
-        table=f"{COUNTS_DIR}/tables/published.csv",
-        markdown=f"{COUNTS_DIR}/tables/published.md",
+        table="results/constrained_counts/tables/published.csv",
+        markdown="results/constrained_counts/tables/published.md",
+    log:
+        "logs/constrained_counts/published.log",
+    conda:
+        "../../envs/privest.yaml"
     params:
         example1=COUNTS["example1"],
         fig07=COUNTS["fig07"],
         thresholds=COUNTS["thresholds"],
         grid=COUNTS_SCALE["properties"],
         tolerance=COUNTS["tolerance"],
-    log:
-        "logs/constrained_counts/published.log",
-    conda:
-        "../../envs/privest.yaml"
     script:
         "../../scripts/counts_published.py"
 
@@ -138,19 +141,19 @@ rule counts_adult:
         persons="results/data/adult_persons.csv",
         mechanisms=rules.counts_mechanisms.output[0],
     output:
-        f"{COUNTS_DIR}/tables/fig10_adult.csv",
-    params:
-        alpha=COUNTS["adult"]["alpha"],
-        targets=COUNTS["adult"]["targets"],
-        n=COUNTS_SCALE["adult"]["n"],
-        repetitions=COUNTS_SCALE["adult"]["repetitions"],
-        seed=SEED,
+        "results/constrained_counts/tables/fig10_adult.csv",
     log:
         "logs/constrained_counts/adult.log",
     benchmark:
         "benchmarks/constrained_counts/adult.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        alpha=COUNTS["adult"]["alpha"],
+        targets=COUNTS["adult"]["targets"],
+        n=COUNTS_SCALE["adult"]["n"],
+        repetitions=COUNTS_SCALE["adult"]["repetitions"],
+        seed=config["seed"],
     script:
         "../../scripts/counts_adult.py"
 
@@ -160,18 +163,18 @@ rule counts_synthetic:
     input:
         mechanisms=rules.counts_mechanisms.output[0],
     output:
-        f"{COUNTS_DIR}/tables/{{synthetic}}_synthetic.csv",
-    params:
-        design=counts_synthetic_design,
-        population=COUNTS_SCALE["synthetic"]["population"],
-        repetitions=COUNTS_SCALE["synthetic"]["repetitions"],
-        seed=SEED,
+        "results/constrained_counts/tables/{synthetic}_synthetic.csv",
     log:
         "logs/constrained_counts/{synthetic}_synthetic.log",
     benchmark:
         "benchmarks/constrained_counts/{synthetic}_synthetic.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        design=lambda w: privest_studies.constrained_counts.synthetic_design(config, w.synthetic),
+        population=COUNTS_SCALE["synthetic"]["population"],
+        repetitions=COUNTS_SCALE["synthetic"]["repetitions"],
+        seed=config["seed"],
     script:
         "../../scripts/counts_synthetic.py"
 
@@ -182,16 +185,17 @@ rule counts_fig_optimal:
         rules.counts_optimal.output[0],
     output:
         [
-            reported(f"{COUNTS_DIR}/figures/{name}.{ext}")
-            for name in ("fig01", "fig02")
-            for ext in ("pdf", "png")
+            reported(path)
+            for path in expand(
+                "results/constrained_counts/figures/{name}.{ext}", name=["fig01", "fig02"], ext=["pdf", "png"]
+            )
         ],
-    params:
-        tolerance=COUNTS["tolerance"],
     log:
         "logs/constrained_counts/fig01_fig02.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        tolerance=COUNTS["tolerance"],
     script:
         "../../scripts/counts_fig_optimal.py"
 
@@ -200,17 +204,18 @@ rule counts_fig_structure:
     """Figures 3 and 4: GM and EM written out entry by entry, coloured by their values at one alpha."""
     output:
         [
-            reported(f"{COUNTS_DIR}/figures/{name}.{ext}")
-            for name in ("fig03", "fig04")
-            for ext in ("pdf", "png")
+            reported(path)
+            for path in expand(
+                "results/constrained_counts/figures/{name}.{ext}", name=["fig03", "fig04"], ext=["pdf", "png"]
+            )
         ],
-    params:
-        n=COUNTS["structure"]["n"],
-        alpha=COUNTS["structure"]["alpha"],
     log:
         "logs/constrained_counts/fig03_fig04.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        n=COUNTS["structure"]["n"],
+        alpha=COUNTS["structure"]["alpha"],
     script:
         "../../scripts/counts_fig_structure.py"
 
@@ -220,16 +225,13 @@ rule counts_fig06:
     input:
         rules.counts_properties.output.table,
     output:
-        [
-            reported(f"{COUNTS_DIR}/figures/fig06.{ext}")
-            for ext in ("pdf", "png")
-        ],
-    params:
-        grid=COUNTS_SCALE["properties"],
+        [reported(path) for path in expand("results/constrained_counts/figures/fig06.{ext}", ext=["pdf", "png"])],
     log:
         "logs/constrained_counts/fig06.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        grid=COUNTS_SCALE["properties"],
     script:
         "../../scripts/counts_fig06.py"
 
@@ -239,32 +241,28 @@ rule counts_fig07:
     input:
         rules.counts_mechanisms.output[0],
     output:
-        [
-            reported(f"{COUNTS_DIR}/figures/fig07.{ext}")
-            for ext in ("pdf", "png")
-        ],
-    params:
-        n=COUNTS["fig07"]["n"],
-        alpha=COUNTS["fig07"]["alpha"],
+        [reported(path) for path in expand("results/constrained_counts/figures/fig07.{ext}", ext=["pdf", "png"])],
     log:
         "logs/constrained_counts/fig07.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        n=COUNTS["fig07"]["n"],
+        alpha=COUNTS["fig07"]["alpha"],
     script:
         "../../scripts/counts_fig07.py"
 
 
 rule counts_fig08:
-    """Figure 8: objective values of the nine combinations, (a) against n, (b) against alpha."""
+    """Figure 8: objective values of the nine combinations, (a) fig08a against n, (b) fig08b against alpha."""
     input:
-        rules.counts_combinations.output[0],
+        lambda w: f"results/constrained_counts/tables/fig08{w.figure[-1]}_objectives.csv",
     output:
-        [
-            reported(f"{COUNTS_DIR}/figures/fig08{{panel}}.{ext}")
-            for ext in ("pdf", "png")
-        ],
+        [reported(path) for path in expand("results/constrained_counts/figures/{{figure}}.{ext}", ext=["pdf", "png"])],
     log:
-        "logs/constrained_counts/fig08{panel}.log",
+        "logs/constrained_counts/{figure}.log",
+    wildcard_constraints:
+        figure="fig08a|fig08b",
     conda:
         "../../envs/privest.yaml"
     script:
@@ -277,10 +275,12 @@ rule counts_fig09:
         rules.counts_scores.output[0],
     output:
         [
-            reported(f"{COUNTS_DIR}/figures/{name}.{ext}")
-            for name in COUNTS_FIGURES
-            if name.startswith("fig09")
-            for ext in ("pdf", "png")
+            reported(path)
+            for path in expand(
+                "results/constrained_counts/figures/{name}.{ext}",
+                name=["fig09a", "fig09b", "fig09c"],
+                ext=["pdf", "png"],
+            )
         ],
     log:
         "logs/constrained_counts/fig09.log",
@@ -295,17 +295,14 @@ rule counts_fig10:
     input:
         rules.counts_adult.output[0],
     output:
-        [
-            reported(f"{COUNTS_DIR}/figures/fig10.{ext}")
-            for ext in ("pdf", "png")
-        ],
-    params:
-        alpha=COUNTS["adult"]["alpha"],
-        young_below=config["data"]["adult"]["young_below"],
+        [reported(path) for path in expand("results/constrained_counts/figures/fig10.{ext}", ext=["pdf", "png"])],
     log:
         "logs/constrained_counts/fig10.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        alpha=COUNTS["adult"]["alpha"],
+        young_below=config["data"]["adult"]["young_below"],
     script:
         "../../scripts/counts_fig10.py"
 
@@ -313,18 +310,38 @@ rule counts_fig10:
 rule counts_fig_synthetic:
     """Figures 11-13: L0,d against p, L0,d against d, and RMSE against n on synthetic groups."""
     input:
-        f"{COUNTS_DIR}/tables/{{synthetic}}_synthetic.csv",
+        "results/constrained_counts/tables/{synthetic}_synthetic.csv",
     output:
         [
-            reported(f"{COUNTS_DIR}/figures/{{synthetic}}.{ext}")
-            for ext in ("pdf", "png")
+            reported(path)
+            for path in expand("results/constrained_counts/figures/{{synthetic}}.{ext}", ext=["pdf", "png"])
         ],
-    params:
-        population=COUNTS_SCALE["synthetic"]["population"],
-        repetitions=COUNTS_SCALE["synthetic"]["repetitions"],
     log:
         "logs/constrained_counts/{synthetic}.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        population=COUNTS_SCALE["synthetic"]["population"],
+        repetitions=COUNTS_SCALE["synthetic"]["repetitions"],
     script:
         "../../scripts/counts_fig_synthetic.py"
+
+
+rule constrained_counts:
+    """Every output of the count-data study at the active scale (`snakemake constrained_counts`)."""
+    input:
+        rules.counts_fig_optimal.output,
+        rules.counts_fig_structure.output,
+        rules.counts_fig06.output,
+        rules.counts_fig07.output,
+        expand("results/constrained_counts/figures/{figure}.{ext}", figure=["fig08a", "fig08b"], ext=["pdf", "png"]),
+        rules.counts_fig09.output,
+        rules.counts_fig10.output,
+        expand(
+            "results/constrained_counts/figures/{figure}.{ext}", figure=["fig11", "fig12", "fig13"], ext=["pdf", "png"]
+        ),
+        rules.counts_flowchart.output,
+        rules.counts_properties.output.table,
+        rules.counts_properties.output.markdown,
+        rules.counts_published.output,
+    localrule: True

@@ -7,38 +7,21 @@ DATA = config["data"]
 FETCH_OPTIONS = {"mirror": DATA["mirror"], "timeout": DATA["timeout_seconds"], "attempts": DATA["retries"]}
 
 
-rule fetch_adult:
-    """One Adult file (adult.data or adult.test) from UCI, else the mirror; its sha256 is pinned in config."""
+rule fetch:
+    """One raw file: an Adult file (adult.data, adult.test) from UCI or the Gowalla check-ins from SNAP, else the
+    mirror; it must match a checksum pinned in config (data.adult.files, data.gowalla.accepted)."""
     output:
-        file=ensure("data/raw/{name}", sha256=lambda w: DATA["adult"]["files"][w.name]["sha256"]),
+        file="data/raw/{name}",
         provenance="data/raw/{name}.provenance.json",
-    wildcard_constraints:
-        name="adult\\.(data|test)",
-    params:
-        urls=lambda w: [DATA["adult"]["files"][w.name]["url"]],
-        accepted=lambda w: [{"name": w.name, "kind": "adult", "sha256": DATA["adult"]["files"][w.name]["sha256"]}],
-        **FETCH_OPTIONS,
     log:
         "logs/data/fetch_{name}.log",
+    wildcard_constraints:
+        name="adult\\.data|adult\\.test|gowalla_checkins",
     conda:
         "../../envs/privest.yaml"
-    script:
-        "../../scripts/fetch.py"
-
-
-rule fetch_gowalla:
-    """The Gowalla check-ins from SNAP, else the mirror (the full file or the San Francisco extract)."""
-    output:
-        file="data/raw/gowalla_checkins",
-        provenance="data/raw/gowalla_checkins.provenance.json",
     params:
-        urls=[DATA["gowalla"]["url"]],
-        accepted=DATA["gowalla"]["accepted"],
         **FETCH_OPTIONS,
-    log:
-        "logs/data/fetch_gowalla.log",
-    conda:
-        "../../envs/privest.yaml"
+        sources=lambda w: privest_studies.fetch.sources(DATA, w.name),
     script:
         "../../scripts/fetch.py"
 
@@ -53,13 +36,13 @@ rule discretise_adult:
         ages="results/data/ages.npz",
         alphabet="results/data/ages_alphabet.json",
         provenance="results/data/ages_provenance.json",
-    params:
-        k=DATA["adult"]["k"],
-        young_below=DATA["adult"]["young_below"],
     log:
         "logs/data/discretise_adult.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        k=DATA["adult"]["k"],
+        young_below=DATA["adult"]["young_below"],
     script:
         "../../scripts/discretise_adult.py"
 
@@ -76,14 +59,14 @@ rule discretise_checkins:
         data="results/data/checkins_{region}.npz",
         alphabet="results/data/checkins_{region}_alphabet.json",
         provenance="results/data/checkins_{region}_provenance.json",
+    log:
+        "logs/data/discretise_checkins_{region}.log",
     wildcard_constraints:
         region="planar|san_francisco|manhattan|sf_square",
+    conda:
+        "../../envs/privest.yaml"
     params:
         region=lambda w: DATA["planar_region"] if w.region == "planar" else w.region,
         regions=config["regions"],
-    log:
-        "logs/data/discretise_checkins_{region}.log",
-    conda:
-        "../../envs/privest.yaml"
     script:
         "../../scripts/discretise_checkins.py"

@@ -7,6 +7,8 @@ study's tidy table is results/ibu_consistency/tables/scores.csv. The figures bel
 runs. Experiments, figures and synthetic datasets: config ibu_consistency; sizes: scales.
 """
 
+IBU = config["ibu_consistency"]
+
 
 rule ibu_synthetic:
     """A synthetic dataset of section 7.5: theta on {0..k-1} from the config."""

@@ -3,75 +3,85 @@ strict concavity (Figure 4), a non-identifiable mechanism (Figure 6, section 6.4
 likely subsets (section 8). Parameters in config ibu_consistency.theory, sizes in scales.SCALE.ibu_consistency.theory.
 """
 
+THEORY = config["ibu_consistency"]["theory"]
+THEORY_SCALE = config["scales"][config["scale"]]["ibu_consistency"]["theory"]
+
 
 wildcard_constraints:
-    case="|".join(THEORY_CASES),
+    case="|".join(privest_studies.ibu_consistency.LIKELY_CASES),
 
 
 rule ibu_theory_surfaces:
-    """Figures 3 and 5: L over the 2-simplex for each (mechanism, observations) panel, its flat directions and MLEs."""
+    """Figures 3 and 5: L over the 2-simplex for each (mechanism, observations) panel, its flat directions and MLEs;
+    the panels: config ibu_consistency.theory.surfaces."""
     output:
         figures=[
             reported(path)
-            for path in theory_surface_figures()
+            for path in expand(
+                "results/ibu_consistency/figures/{panel}.{ext}",
+                panel=["fig03a", "fig03b", "fig05a", "fig05b"],
+                ext=["pdf", "png"],
+            )
         ],
-        table=f"{IBU_DIR}/tables/surfaces_concavity.csv",
-    params:
-        surfaces=THEORY["surfaces"],
-        resolution=THEORY["resolution"],
-        stopping=THEORY["fig06"]["ibu"],
+        table="results/ibu_consistency/tables/surfaces_concavity.csv",
     log:
         "logs/ibu_consistency/theory/surfaces.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        panels=lambda w, output: privest_studies.ibu_consistency.surface_panels(config, list(output.figures)),
+        resolution=THEORY["resolution"],
+        stopping=THEORY["fig06"]["ibu"],
     script:
-        "../../scripts/theory_surfaces.py"
+        "../../scripts/ibu_theory_surfaces.py"
 
 
 rule ibu_theory_fig04:
     """Figure 4: Theorem 4.4's lower bound against n, and the simulated probability that B has full rank."""
     output:
-        figure=[
-            reported(f"{IBU_DIR}/figures/fig04.{ext}")
-            for ext in ("pdf", "png")
-        ],
-        table=f"{IBU_DIR}/tables/fig04_rappor.csv",
-    params:
-        spec=THEORY["fig04"],
-        runs=THEORY_SCALE["fig04_runs"],
-        seed=SEED,
+        figure=[reported(path) for path in expand("results/ibu_consistency/figures/fig04.{ext}", ext=["pdf", "png"])],
+        table="results/ibu_consistency/tables/fig04_rappor.csv",
     log:
         "logs/ibu_consistency/theory/fig04.log",
     benchmark:
         "benchmarks/ibu_consistency/theory/fig04.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        spec=THEORY["fig04"],
+        runs=THEORY_SCALE["fig04_runs"],
+        seed=config["seed"],
     script:
-        "../../scripts/theory_rappor.py"
+        "../../scripts/ibu_theory_fig04.py"
 
 
 rule ibu_theory_fig06:
-    """Figure 6: IBU's fixed points from several starts on q = theta M of the remapped planar geometric mechanism."""
+    """Figure 6: the original distribution (a) and IBU's fixed points (b-d) from several starts on q = theta M of the
+    remapped planar geometric mechanism."""
     input:
         data="results/data/checkins_sf_square.npz",
         alphabet="results/data/checkins_sf_square_alphabet.json",
     output:
         figures=[
             reported(path)
-            for path in theory_fig06_figures()
+            for path in expand(
+                "results/ibu_consistency/figures/{panel}.{ext}",
+                panel=["fig06a", "fig06b", "fig06c", "fig06d"],
+                ext=["pdf", "png"],
+            )
         ],
-        table=f"{IBU_DIR}/tables/fig06_fixed_points.csv",
-    params:
-        spec=THEORY["fig06"],
-        seed=SEED,
+        table="results/ibu_consistency/tables/fig06_fixed_points.csv",
     log:
         "logs/ibu_consistency/theory/fig06.log",
     benchmark:
         "benchmarks/ibu_consistency/theory/fig06.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        spec=THEORY["fig06"],
+        seed=config["seed"],
     script:
-        "../../scripts/theory_nonidentifiable.py"
+        "../../scripts/ibu_theory_fig06.py"
 
 
 rule ibu_theory_section7_6:
@@ -79,49 +89,62 @@ rule ibu_theory_section7_6:
     input:
         data="results/data/ages.npz",
     output:
-        csv=f"{IBU_DIR}/tables/section7_6.csv",
-        md=f"{IBU_DIR}/tables/section7_6.md",
-    params:
-        spec=THEORY["section7_6"],
-        runs=THEORY_SCALE["section7_6_runs"],
-        seed=SEED,
+        csv="results/ibu_consistency/tables/section7_6.csv",
+        md="results/ibu_consistency/tables/section7_6.md",
     log:
         "logs/ibu_consistency/theory/section7_6.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        spec=THEORY["section7_6"],
+        runs=THEORY_SCALE["section7_6_runs"],
+        seed=config["seed"],
     script:
-        "../../scripts/theory_inv_error.py"
+        "../../scripts/ibu_theory_section7_6.py"
 
 
 rule ibu_theory_likely:
     """Section 8, one case: IBU (plain and accelerated) on the likely subset and on the whole alphabet, timed."""
     input:
-        unpack(theory_likely_inputs),
+        unpack(lambda w: privest_studies.ibu_consistency.likely_inputs(config, w.case)),
     output:
-        f"{IBU_DIR}/theory/likely_{{case}}.csv",
-    params:
-        spec=lambda w: THEORY["section8"][w.case],
-        settings=THEORY_SETTINGS,
-        seed=SEED,
+        "results/ibu_consistency/theory/likely_{case}.csv",
     log:
         "logs/ibu_consistency/theory/likely_{case}.log",
     benchmark:
         "benchmarks/ibu_consistency/theory/likely_{case}.tsv"
     conda:
         "../../envs/privest.yaml"
+    params:
+        spec=lambda w: THEORY["section8"][w.case],
+        settings=privest_studies.ibu_consistency.likely_settings(config),
+        seed=config["seed"],
     script:
-        "../../scripts/theory_likely.py"
+        "../../scripts/ibu_theory_likely.py"
 
 
 rule ibu_theory_likely_table:
-    """Section 8's table from the cases (a concatenation: run in-process)."""
+    """Section 8's table from the cases."""
     input:
-        expand(f"{IBU_DIR}/theory/likely_{{case}}.csv", case=THEORY_CASES),
+        expand("results/ibu_consistency/theory/likely_{case}.csv", case=privest_studies.ibu_consistency.LIKELY_CASES),
     output:
-        csv=f"{IBU_DIR}/tables/section8_likely.csv",
-        md=f"{IBU_DIR}/tables/section8_likely.md",
+        csv="results/ibu_consistency/tables/section8_likely.csv",
+        md="results/ibu_consistency/tables/section8_likely.md",
     log:
         "logs/ibu_consistency/theory/section8_table.log",
     localrule: True
-    run:
-        run_in_process(log, build_likely_table, list(input), output.csv, output.md)
+    conda:
+        "../../envs/privest.yaml"
+    script:
+        "../../scripts/ibu_theory_likely_table.py"
+
+
+rule ibu_theory:
+    """Every output of the IBU paper's theoretical parts at the active scale (`snakemake ibu_theory`)."""
+    input:
+        rules.ibu_theory_surfaces.output,
+        rules.ibu_theory_fig04.output,
+        rules.ibu_theory_fig06.output,
+        rules.ibu_theory_section7_6.output,
+        rules.ibu_theory_likely_table.output,
+    localrule: True

@@ -5,8 +5,8 @@ HTML report under its paper (category) and item (subcategory) with a caption tha
 outputs (what it shows, mechanisms, scale, region, runs, and our numbers beside the paper's).
 """
 
-
-REPORTED = reported_files()
+REPORT_FILES = privest_studies.report.catalogue_files(CATALOGUE, study_targets())
+REPORTED = privest_studies.report.reported_files(REPORT_FILES)
 
 
 rule reproduction:
@@ -15,25 +15,29 @@ rule reproduction:
     input:
         catalogue=CATALOGUE_PATH,
         outputs=study_targets(),
-        data=reproduction_data(),
+        data=privest_studies.report.reproduction_data(config),
     output:
         markdown="results/REPRODUCTION.md",
         table="results/reproduction.csv",
         numbers="results/reproduction_numbers.csv",
         summary="results/reproduction_summary.txt",
         html=report("results/reproduction.html", caption="../report/reproduction.rst", category="Reproduction"),
-        captions=[caption_file(path) for path in REPORTED],
-        tables=[reported(table_page(path), source=path) for path in REPORTED if path.endswith(".csv")],
-    params:
-        catalogue=CATALOGUE,
-        config=config,
-        files=catalogue_files(),
-        reported=REPORTED,
+        captions=[privest_studies.report.caption_file(path) for path in REPORTED],
+        tables=[
+            reported(privest_studies.report.table_page(path), source=path)
+            for path in REPORTED
+            if path.endswith(".csv")
+        ],
     log:
         "logs/reproduction.log",
     localrule: True
     conda:
         "../../envs/privest.yaml"
+    params:
+        catalogue=CATALOGUE,
+        config=config,
+        files=REPORT_FILES,
+        reported=REPORTED,
     script:
         "../../scripts/reproduction.py"
 
@@ -45,10 +49,12 @@ rule gallery:
         [f"results/{path}" for path in config["report"]["gallery"].values()],
     output:
         [f"docs/gallery/{name}.png" for name in config["report"]["gallery"]],
-    params:
-        width=640,
     log:
         "logs/gallery.log",
     localrule: True
-    run:
-        run_in_process(log, build_gallery, list(input), list(output), params.width)
+    conda:
+        "../../envs/privest.yaml"
+    params:
+        width=640,
+    script:
+        "../../scripts/gallery.py"

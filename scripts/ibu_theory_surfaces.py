@@ -78,9 +78,9 @@ def panel(figure: str, letter: str, equation: int, A: np.ndarray, observed: list
 
 def main() -> None:
     outputs = iter(snakemake.output.figures)
-    rows = [panel(figure, letter, spec["equation"], np.asarray(spec["mechanism"], dtype=np.float64), observed,
+    rows = [panel(p["figure"], p["letter"], p["equation"], np.asarray(p["mechanism"], dtype=np.float64), p["observed"],
                   snakemake.params.resolution, snakemake.params.stopping, (next(outputs), next(outputs)))
-            for figure, spec in snakemake.params.surfaces.items() for letter, observed in spec["panels"].items()]
+            for p in snakemake.params.panels]
     files.save_rows(rows, list(rows[0]), snakemake.output.table)
 
 
