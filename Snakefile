@@ -22,12 +22,13 @@ include: "workflow/rules/ibu_consistency.smk"
 include: "workflow/rules/ibu_theory.smk"
 include: "workflow/rules/constrained_counts.smk"
 include: "workflow/rules/free_will.smk"
+include: "workflow/rules/own_study.smk"
 include: "workflow/rules/report.smk"
 
 
+# Every figure and table of the active scale, and the reproduction report that sets them beside the papers.
 rule all:
     default_target: True
-    """Every figure and table of the active scale, and the reproduction report that sets them beside the papers."""
     input:
         study_targets(),
         rules.reproduction.output.markdown,

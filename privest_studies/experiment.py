@@ -71,7 +71,10 @@ class Experiment:
     own users) and ``<data>_alphabet.json``. labels: the first columns of every score row (study, experiment, ...).
     score_against: 'theta' (the dataset's distribution) or 'users' (each run's drawn users, as the IBU paper scores
     its synthetic data). score_noisy: also score the pooled noisy reports where the observables are the secrets.
-    shokri: the solved Shokri matrices the members need, one file per Shokri member, in member order.
+    shokri: the solved Shokri matrices the members need, one file per Shokri member, in member order. stopping: the
+    rule of IBU and GIBU, (('delta', d), ('max_iter', m)): the change of the normalised log-likelihood below d, or m
+    iterations. point_column: the name of the score column that holds the point (default: the axis, eps or n; a
+    study whose experiments have different axes names it 'point' and gives the axis as a label).
     """
 
     study: str
@@ -86,6 +89,8 @@ class Experiment:
     score_against: str = "theta"
     score_noisy: bool = False
     shokri: tuple[str, ...] = ()
+    stopping: tuple[tuple[str, float], ...] = (("delta", 1e-10), ("max_iter", 10_000))
+    point_column: str = ""
 
     def __post_init__(self) -> None:
         where = f"experiment {self.study}/{self.name}"
@@ -114,6 +119,11 @@ class Experiment:
         """The dataset's alphabet (``privest.alphabets.Alphabet.from_dict`` reads it)."""
         return f"{self.data}_alphabet.json"
 
+    @property
+    def stopping_rule(self) -> dict:
+        """The stopping rule as the estimators take it: {'delta': d, 'max_iter': m}."""
+        return {key: int(value) if key == "max_iter" else float(value) for key, value in self.stopping}
+
     def seed_keys(self, point: Point, run: int) -> tuple:
         """The keys of the generator of one (point, run), after the config seed: study, experiment, the point (eps as
         its repr, n as an integer) and the run. Adding a point or runs leaves every existing report unchanged."""
@@ -131,6 +141,7 @@ class Experiment:
         fields["families"] = tuple(spec["families"])
         fields["labels"] = tuple((str(k), str(v)) for k, v in spec["labels"])
         fields["shokri"] = tuple(spec["shokri"])
+        fields["stopping"] = tuple((str(k), v) for k, v in spec["stopping"])
         return cls(**fields)
 
 
@@ -525,10 +536,10 @@ def score(experiment: Experiment, alphabet: Alphabet, theta: np.ndarray, reports
                     rows.append(_score_row(points[i], run, method, theta_hat, original[i, run], alphabet,
                                            int(archive["iterations"][m, i, run]),
                                            bool(archive["capped"][m, i, run]), str(archive["notes"][i])))
-    axis = experiment.axis
-    rows = [dict(experiment.labels) | {axis: row.pop("point")} | row
+    column = experiment.point_column or experiment.axis
+    rows = [dict(experiment.labels) | {column: row.pop("point")} | row
             for row in sorted(rows, key=lambda r: (r["point"], r["method"], r["run"]))]
-    return rows, [label for label, _ in experiment.labels] + [axis, *SCORE_COLUMNS]
+    return rows, [label for label, _ in experiment.labels] + [column, *SCORE_COLUMNS]
 
 
 def _score_row(point: float, run: int, method: str, estimate: np.ndarray, original: np.ndarray, alphabet: Alphabet,

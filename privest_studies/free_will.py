@@ -70,7 +70,8 @@ def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
             points=tuple(Point(int(n), tuple(range(len(chosen))), int(n)) for n in scale["n"]),
             runs=int(scale["runs"]), families=tuple(spec["families"]), data=alphabet_data(config, spec["alphabet"]),
             labels=(("study", STUDY), ("mechanism_set", name), ("alphabet", spec["alphabet"])),
-            shokri=tuple(shokri_file(spec["alphabet"], m.parameter) for m in chosen if m.kind == "shokri"))
+            shokri=tuple(shokri_file(spec["alphabet"], m.parameter) for m in chosen if m.kind == "shokri"),
+            stopping=tuple(study["ibu"].items()))
     return found
 
 

@@ -59,7 +59,8 @@ def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
             points=tuple(Point(e, (i,), users(config, name)) for i, e in enumerate(grid)),
             runs=int(_scale(config)["runs"]), families=tuple(spec["families"]), data=datasets(config)[spec["data"]],
             labels=(("study", STUDY), ("experiment", name), ("mechanism", spec["mechanism"])),
-            score_against="users" if users(config, name) else "theta", score_noisy=True)
+            score_against="users" if users(config, name) else "theta", score_noisy=True,
+            stopping=tuple(study["ibu"].items()))
     return found
 
 

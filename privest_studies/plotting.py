@@ -1,8 +1,10 @@
 """One matplotlib style for every figure, and saving a figure as PDF and PNG atomically."""
 
+import re
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -102,11 +104,41 @@ def boxplots_by_eps(ax, table, methods: list[str]) -> None:
     ax.legend()
 
 
+POST = {"N": "normalisation", "P": "projection"}
+
+
+def method_label(method: str) -> str:
+    """'[INV]_M-P' -> '[INV]_M projection' in mathtext."""
+    match = re.fullmatch(r"\[(\w+)\]_(\w)(?:-(\w+))?", method)
+    if not match:
+        return method
+    name, kind, post = match.groups()
+    text = rf"$[\mathrm{{{name}}}]_\mathrm{{{kind}}}$"
+    return f"{text} {POST.get(post, post)}" if post else text
+
+
+def emd_bands_by_n(ax, table, methods: list[str]) -> list[str]:
+    """EMD against the number of users n: one line per method, the mean over runs with a +-1 s.d. band (free-will
+    Figures 2-14); returns the notes of methods that cannot run (NA)."""
+    notes = []
+    for method in methods:
+        rows = table[table["method"] == method]
+        if rows.empty or rows["emd"].isna().all():
+            reason = rows["note"].dropna().iloc[0] if not rows.empty and rows["note"].notna().any() else "not run"
+            notes.append(f"{method}: {reason}")
+            continue
+        stats = rows.groupby("n")["emd"].agg(["mean", "std"]).sort_index()
+        n, mean, sd = stats.index.to_numpy(), stats["mean"].to_numpy(), np.nan_to_num(stats["std"].to_numpy())
+        colour = METHOD_COLOURS.get(method)
+        style = "--" if method.endswith("-N") else "-"
+        ax.plot(n, mean, style, marker="o", ms=3.5, lw=1.5, color=colour, label=method_label(method))
+        ax.fill_between(n, np.maximum(mean - sd, mean * 0.05), mean + sd, color=colour, alpha=0.18, lw=0)
+    return notes
+
+
 def count_mechanism_heatmap(ax, P, title: str = "", labels=None, vmax: float | None = None):
     """A count mechanism in the count paper's layout: P[j, i] with columns = inputs i and rows = outputs j (output 0
     at the top), each cell annotated with its value (or with ``labels[j][i]``). Returns the image for a colour bar."""
-    import numpy as np
-
     P = np.asarray(P)
     image = ax.imshow(P, cmap="Blues", vmin=0, vmax=P.max() if vmax is None else vmax, aspect="equal")
     size = P.shape[0]
@@ -129,8 +161,6 @@ def count_mechanism_heatmap(ax, P, title: str = "", labels=None, vmax: float | N
 def planar_heatmap(ax, values, spec: dict, norm=None, cmap: str = "viridis"):
     """Values on the cells of a planar alphabet file (cell index = row * columns + column, row 0 the southern edge)
     as an image in km east and north of the region's south-west corner. Returns the image for a colour bar."""
-    import numpy as np
-
     columns, rows, cell = int(spec["columns"]), int(spec["rows"]), float(spec["cell_km"])
     image = ax.imshow(np.asarray(values, dtype=np.float64).reshape(rows, columns), origin="lower", cmap=cmap,
                       norm=norm, extent=(0, columns * cell, 0, rows * cell), interpolation="nearest")

@@ -1,47 +1,13 @@
 """Rule fw_figures: Figures 2-14 of the free-will paper, one file per panel: EMD to theta against the number of users
 n, mean +- 1 s.d. over runs, one line per method."""
 
-import re
-
-import numpy as np
-
 from privest_studies import experiment, files, jobs, plotting
-
-POST = {"N": "normalisation", "P": "projection"}
-
-
-def label(method: str) -> str:
-    """'[INV]_M-P' -> '[INV]_M projection' in mathtext."""
-    match = re.fullmatch(r"\[(\w+)\]_(\w)(?:-(\w+))?", method)
-    if not match:
-        return method
-    name, kind, post = match.groups()
-    text = rf"$[\mathrm{{{name}}}]_\mathrm{{{kind}}}$"
-    return f"{text} {POST.get(post, post)}" if post else text
 
 
 def methods_title(methods: list[str]) -> str:
     """'[INV]_M and GIBU' from the figure's methods (post-processing variants counted once)."""
-    names = list(dict.fromkeys(label(m.split("-")[0]) for m in methods))
+    names = list(dict.fromkeys(plotting.method_label(m.split("-")[0]) for m in methods))
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def draw(ax, table, methods: list[str]) -> list[str]:
-    """One line per method with a +-1 s.d. band; returns the notes of methods that cannot run (NA)."""
-    notes = []
-    for method in methods:
-        rows = table[table["method"] == method]
-        if rows.empty or rows["emd"].isna().all():
-            reason = rows["note"].dropna().iloc[0] if not rows.empty and rows["note"].notna().any() else "not run"
-            notes.append(f"{method}: {reason}")
-            continue
-        stats = rows.groupby("n")["emd"].agg(["mean", "std"]).sort_index()
-        n, mean, sd = stats.index.to_numpy(), stats["mean"].to_numpy(), np.nan_to_num(stats["std"].to_numpy())
-        colour = plotting.METHOD_COLOURS.get(method)
-        style = "--" if method.endswith("-N") else "-"
-        ax.plot(n, mean, style, marker="o", ms=3.5, lw=1.5, color=colour, label=label(method))
-        ax.fill_between(n, np.maximum(mean - sd, mean * 0.05), mean + sd, color=colour, alpha=0.18, lw=0)
-    return notes
 
 
 def main() -> None:
@@ -58,7 +24,7 @@ def main() -> None:
         alphabet = alphabets[set_spec["alphabet"]]
         rows = table[table["mechanism_set"] == mechanism_set]
         fig, ax = plotting.figure(figsize=(6.0, 4.0))
-        notes = draw(ax, rows, spec["methods"])
+        notes = plotting.emd_bands_by_n(ax, rows, spec["methods"])
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xticks(sorted(rows["n"].unique()), [f"{n:,}" for n in sorted(rows["n"].unique())])

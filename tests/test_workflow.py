@@ -8,6 +8,7 @@ config validation before any job, and byte-identical regeneration of a deleted i
 import copy
 import hashlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -378,3 +379,70 @@ def test_changing_a_config_value_reruns_its_jobs_and_the_report_but_nothing_unre
     rules = planned_rules(tiny_run, {"constrained_counts": {"adult": {"alpha": 0.8}}})
     assert {"counts_adult", "counts_fig10", "reproduction", "all"} <= rules
     assert all(rule.startswith("counts_") or rule in {"reproduction", "all"} for rule in rules), rules
+
+
+def test_every_figure_file_name_is_written_in_the_rule_that_makes_it(tiny_run):
+    """`grep -rn figNN workflow/rules/` finds the rule of every figure (issue 12: three files from data to figure)."""
+    rules = {path.name: path.read_text() for path in (ROOT / "workflow" / "rules").glob("*.smk")}
+    figures = sorted((tiny_run / "results").glob("*/figures/*.png"))
+    assert len(figures) > 60
+    for figure in figures:
+        quoted = re.compile(rf"[\"/]{re.escape(figure.stem)}[\".]")
+        assert any(quoted.search(text) for text in rules.values()), f"{figure.stem} is named in no rule file"
+
+
+def test_no_rule_runs_python_in_snakemakes_process_and_every_script_is_named_after_its_rule():
+    text = "\n".join(path.read_text() for path in [ROOT / "Snakefile", *(ROOT / "workflow" / "rules").glob("*.smk")])
+    assert not re.search(r"^\s+run:", text, re.M)
+    scripts = re.findall(r"^rule (\w+):(?:(?!^rule ).)*?^\s+\"\.\./\.\./scripts/(\w+)\.py\"", text, re.M | re.S)
+    assert len(scripts) > 30 and all(rule == script for rule, script in scripts), scripts
+    used = {script for _, script in scripts}
+    assert {p.stem for p in (ROOT / "scripts").glob("*.py")} == used
+
+
+# A researcher's own study from config alone (examples/own_study; README "Your own study").
+
+
+def own_study_dir(tmp_path: Path, **changes) -> Path:
+    """A working directory with the project's config and the example study (its CSV at the same relative path)."""
+    (tmp_path / "examples" / "own_study").mkdir(parents=True)
+    (tmp_path / "examples" / "own_study" / "ages.csv").write_text(
+        (ROOT / "examples" / "own_study" / "ages.csv").read_text())
+    example = yaml.safe_load((ROOT / "examples" / "own_study" / "config.yaml").read_text())
+    deep_update(example["studies"]["ages_mixture"], changes)
+    (tmp_path / "own.yaml").write_text(yaml.safe_dump(example))
+    (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
+    return tmp_path
+
+
+def test_the_own_study_example_runs_end_to_end_from_config_alone(tmp_path):
+    work = own_study_dir(tmp_path)
+    snakemake("--cores", "2", "--directory", str(work), "own_studies", "--configfile", str(work / "own.yaml"),
+              cwd=work)
+    results = work / "results" / "ages_mixture"
+    for name in ("krr_by_eps", "mixture_by_n"):
+        for ext in ("pdf", "png"):
+            assert (results / "figures" / f"{name}.{ext}").stat().st_size > 1000
+    scores = pd.read_csv(results / "tables" / "scores.csv")
+    assert list(scores.columns[:5]) == ["study", "experiment", "axis", "point", "run"]
+    assert set(scores["method"]) == {"noisy", "INV-N", "INV-P", "IBU", "GIBU", "[IBU]_R", "[IBU]_M"}
+    assert len(scores) == 3 * 5 * 4 + 3 * 5 * 4  # points x runs x (noisy + methods) of each experiment
+    summary = pd.read_csv(results / "tables" / "summary.csv").set_index(["experiment", "point", "method"])
+    gibu, ibu_r = (summary.loc[("mixture_by_n", 10000.0, m), "emd_mean"] for m in ("GIBU", "[IBU]_R"))
+    assert gibu < ibu_r  # the free-will paper's finding, on this example
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"data": {"column": "agee"}}, "examples/own_study/ages.csv: no column 'agee' (columns: age, sex)"),
+    ({"alphabet": {"k": 60}}, "examples/own_study/ages.csv line 6: age 67 is outside the alphabet 0..59"),
+    ({"experiments": {"krr_by_eps": {"mechanisms": ["kkr"]}}},
+     "config key studies.ages_mixture.experiments.krr_by_eps.mechanisms[0]: unknown mechanism 'kkr'"),
+])
+def test_a_bad_own_study_fails_before_any_job_in_one_line(tmp_path, change, message):
+    work = own_study_dir(tmp_path, **change)
+    result = snakemake("--cores", "1", "--directory", str(work), "own_studies", "--configfile", str(work / "own.yaml"),
+                       cwd=work, check=False)
+    assert result.returncode != 0
+    lines = [line for line in (result.stdout + result.stderr).splitlines() if message in line]
+    assert lines, result.stdout + result.stderr
+    assert not (work / "results").exists()

@@ -9,13 +9,15 @@ import privest_studies.experiment
 import privest_studies.fetch
 import privest_studies.free_will
 import privest_studies.ibu_consistency
+import privest_studies.own_study
 import privest_studies.report
 
 privest_studies.configuration.check(config, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"))
 STUDY_MODULES = {"ibu_consistency": privest_studies.ibu_consistency, "free_will": privest_studies.free_will}
-for _module in [*STUDY_MODULES.values(), privest_studies.constrained_counts]:
+for _module in [*STUDY_MODULES.values(), privest_studies.constrained_counts, privest_studies.own_study]:
     _module.check(config)
 EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
+EXPERIMENTS |= privest_studies.own_study.experiments(config)
 CATALOGUE_PATH = os.path.join(workflow.basedir, "workflow", "report", "papers.yaml")
 CATALOGUE = privest_studies.report.load_catalogue(CATALOGUE_PATH, config)
 
@@ -23,6 +25,11 @@ CATALOGUE = privest_studies.report.load_catalogue(CATALOGUE_PATH, config)
 def experiment_spec(wildcards) -> dict:
     """The experiment of a job of the chain, as the plain dict its script reads."""
     return EXPERIMENTS[wildcards.study][wildcards.experiment].to_dict()
+
+
+def experiment_spec_of_own(wildcards) -> dict:
+    """The experiment of a figure of one's own study."""
+    return EXPERIMENTS[wildcards.own_study][wildcards.experiment].to_dict()
 
 
 def mechanisms_inputs(wildcards) -> dict:

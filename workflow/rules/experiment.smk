@@ -64,7 +64,7 @@ rule estimate:
         "../../envs/privest.yaml"
     params:
         experiment=experiment_spec,
-        stopping=lambda w: config[w.study]["ibu"],
+        stopping=lambda w: EXPERIMENTS[w.study][w.experiment].stopping_rule,
     script:
         "../../scripts/estimate.py"
 

@@ -1,0 +1,218 @@
+"""A researcher's own study from config alone (config key ``studies``): their data, alphabet, mechanisms, estimators,
+grid of eps or n, runs and seed, run through the one experiment chain (``privest_studies.experiment``).
+
+    studies:
+      ages_mixture:                                   # results/ages_mixture/...
+        data: {csv: examples/own_study/ages.csv, column: age}     # or {builtin: ages} / {builtin: planar}
+        alphabet: {kind: linear, k: 100}              # or {kind: planar, box: {...}, columns, rows, cell_km,
+                                                      #     latitude: <column>, longitude: <column>}
+        runs: 10
+        experiments:
+          krr_vs_eps: {mechanisms: [krr], eps: [0.5, 1, 2], estimators: [inv, ibu]}
+          mixture_vs_n: {mechanisms: [{kind: krr, eps: 2}, {kind: rappor, eps: 3}], n: [1000, 10000],
+                         estimators: [gibu, ibu_r]}
+
+An experiment with ``eps`` has one point per eps, the listed mechanism kinds each at that eps (users split equally
+over them when there are several); its users are the dataset's own records, each reporting once per run, or
+``users`` drawn from the data's distribution. An experiment with ``n`` has one point per n, n users drawn from the
+data's distribution and split equally over the listed mechanisms with their own eps (a free-will mixture).
+
+``check`` reads the CSV and fails before any job, in one line naming the config key or the file and line.
+"""
+
+import csv
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from privest.alphabets import Grid
+from privest_studies.experiment import FAMILIES, Experiment, Member, Point
+from privest_studies.regions import Box, cell_of
+
+KINDS = ("krr", "geometric", "laplace", "exponential", "rappor")
+"""The mechanisms a study may use (Shokri's LP is left to the free-will study: it is solved per alphabet and Q)."""
+ONE_MECHANISM = ("inv", "rap", "ibu")
+"""Estimator families that take one mechanism per point; the others ([e]_R, [e]_M, GIBU) take any mixture."""
+RESERVED = ("data", "ibu_consistency", "free_will", "constrained_counts", "report", "tables", "figures")
+BUILTIN = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
+STOPPING = {"delta": 1e-10, "max_iter": 10_000}
+
+
+def data_prefix(name: str, study: Mapping[str, Any]) -> str:
+    """The path prefix of a study's data (<prefix>.npz, <prefix>_alphabet.json): its own, or a built-in dataset."""
+    return BUILTIN[study["data"]["builtin"]] if "builtin" in study["data"] else f"results/{name}/data"
+
+
+def alphabet_of(spec: Mapping[str, Any]) -> dict:
+    """The alphabet file of a study's data: {kind: linear, k} or a grid {kind: planar, columns, rows, cell_km, k}."""
+    if spec["kind"] == "linear":
+        return {"kind": "linear", "k": int(spec["k"]), "label": f"X = {{0..{int(spec['k']) - 1}}}"}
+    grid = Grid(int(spec["columns"]), int(spec["rows"]), float(spec["cell_km"]))
+    return {"kind": "planar", "region": "own", "columns": grid.columns, "rows": grid.rows, "cell_km": grid.cell_km,
+            "k": grid.k, "box": dict(spec["box"]),
+            "label": f"{grid.columns} x {grid.rows} cells of {grid.cell_km:g} km"}
+
+
+def read_secrets(path: str, data: Mapping[str, Any], alphabet: Mapping[str, Any]) -> np.ndarray:
+    """The secrets of a CSV file on the study's alphabet: an integer column in 0..k-1, or a latitude and a longitude
+    column mapped to the cells of the grid. One line naming the file and line where a value does not fit."""
+    planar = alphabet["kind"] == "planar"
+    columns = [alphabet["latitude"], alphabet["longitude"]] if planar else [data["column"]]
+    try:
+        with open(path, newline="") as f:
+            reader = csv.reader(f)
+            header = next(reader, None)
+            if header is None:
+                raise ValueError(f"{path}: the file is empty")
+            missing = [c for c in columns if c not in header]
+            if missing:
+                raise ValueError(f"{path}: no column {missing[0]!r} (columns: {', '.join(header)})")
+            where = [header.index(c) for c in columns]
+            values = [[row[i] for i in where] for row in reader]
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    if not values:
+        raise ValueError(f"{path}: no records")
+    if planar:
+        return _cells(path, values, alphabet)
+    k = int(alphabet["k"])
+    secrets = np.empty(len(values), dtype=np.int64)
+    for line, (text,) in enumerate(values, start=2):
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"{path} line {line}: {data['column']} {text!r} is not a number") from None
+        if value != int(value) or not 0 <= value < k:
+            raise ValueError(f"{path} line {line}: {data['column']} {text} is outside the alphabet 0..{k - 1}")
+        secrets[line - 2] = int(value)
+    return secrets
+
+
+def _cells(path: str, values: Sequence[Sequence[str]], alphabet: Mapping[str, Any]) -> np.ndarray:
+    box = Box(**alphabet["box"])
+    try:
+        lat, lon = np.array(values, dtype=np.float64).T
+    except ValueError:
+        bad = next(i for i, row in enumerate(values) if not all(_is_number(v) for v in row))
+        raise ValueError(f"{path} line {bad + 2}: {values[bad]} is not a latitude and a longitude") from None
+    outside = np.flatnonzero(~box.contains(lat, lon))
+    if outside.size:
+        i = int(outside[0])
+        raise ValueError(f"{path} line {i + 2}: ({lat[i]}, {lon[i]}) is outside the alphabet's box "
+                         f"{dict(alphabet['box'])} ({outside.size} such records)")
+    return cell_of(Grid(int(alphabet["columns"]), int(alphabet["rows"]), float(alphabet["cell_km"])), box, lat, lon)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def empirical_data(secrets: np.ndarray, k: int) -> dict[str, np.ndarray]:
+    """A study's data file: the secrets and their empirical distribution theta."""
+    counts = np.bincount(secrets, minlength=k)
+    return {"secrets": secrets, "theta": counts / counts.sum()}
+
+
+def _members(key: str, spec: Mapping[str, Any]) -> list:
+    """The mechanisms of an experiment as (kind, eps or None); one line naming the key when a kind is unknown."""
+    entries = []
+    for i, entry in enumerate(spec["mechanisms"]):
+        kind, eps = (entry, None) if isinstance(entry, str) else (entry.get("kind"), entry.get("eps"))
+        if kind not in KINDS:
+            raise ValueError(f"{key}.mechanisms[{i}]: unknown mechanism {kind!r}; known: {', '.join(KINDS)}")
+        if ("n" in spec) != (eps is not None):
+            need = "{kind, eps} (an n grid gives each mechanism its eps)" if "n" in spec else "a kind (the eps grid " \
+                "gives the eps)"
+            raise ValueError(f"{key}.mechanisms[{i}]: needs {need}")
+        entries.append((kind, eps))
+    return entries
+
+
+def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[str, Any]) -> Experiment:
+    key = f"config key studies.{name}.experiments.{label}"
+    if ("eps" in spec) == ("n" in spec):
+        raise ValueError(f"{key}: give either eps (a grid of eps) or n (a grid of users), not both or neither")
+    entries = _members(key, spec)
+    unknown = [f for f in spec["estimators"] if f not in FAMILIES]
+    if unknown:
+        raise ValueError(f"{key}.estimators: unknown {unknown}; known: {', '.join(FAMILIES)}")
+    if len(entries) > 1 and (one := [f for f in spec["estimators"] if f in ONE_MECHANISM]):
+        raise ValueError(f"{key}.estimators: {one} take one mechanism per point; for a mixture use gibu, "
+                         "inv_r, ibu_r, rap_r, inv_m, ibu_m or rap_m")
+    if "eps" in spec:
+        grid = [float(e) for e in spec["eps"]]
+        members = tuple(Member(kind, e) for e in grid for kind, _ in entries)
+        users = spec.get("users")
+        points = tuple(Point(e, tuple(range(i * len(entries), (i + 1) * len(entries))), users)
+                       for i, e in enumerate(grid))
+        axis = "eps"
+    else:
+        members = tuple(Member(kind, float(eps)) for kind, eps in entries)
+        points = tuple(Point(int(n), tuple(range(len(entries))), int(n)) for n in spec["n"])
+        axis = "n"
+    stopping = {**STOPPING, **study.get("ibu", {})}
+    return Experiment(study=name, name=label, axis=axis, members=members, points=points, runs=int(study["runs"]),
+                      families=tuple(spec["estimators"]), data=data_prefix(name, study),
+                      labels=(("study", name), ("experiment", label), ("axis", axis)), point_column="point",
+                      score_noisy=True,
+                      stopping=(("delta", float(stopping["delta"])), ("max_iter", int(stopping["max_iter"]))))
+
+
+def experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Experiment]]:
+    """Every configured study's experiments: study name -> experiment name -> Experiment."""
+    return {name: {label: _experiment(name, study, label, spec) for label, spec in study["experiments"].items()}
+            for name, study in config.get("studies", {}).items()}
+
+
+def check(config: Mapping[str, Any]) -> None:
+    """Everything the schema cannot say of the configured studies, before any job: names, mechanisms, estimators,
+    and the data itself (the CSV's column and every value within the alphabet). One line naming the key or the file
+    and line."""
+    for name, study in config.get("studies", {}).items():
+        key = f"config key studies.{name}"
+        if name in RESERVED:
+            raise ValueError(f"{key}: {name!r} is taken by the pipeline; choose another study name")
+        data, alphabet = study["data"], study["alphabet"]
+        if "csv" in data:
+            if alphabet["kind"] == "linear" and "column" not in data:
+                raise ValueError(f"{key}.data: a CSV on a linear alphabet needs column")
+            if alphabet["kind"] == "planar" and not {"latitude", "longitude"} <= set(alphabet):
+                raise ValueError(f"{key}.alphabet: a planar alphabet needs latitude and longitude columns")
+            read_secrets(data["csv"], data, alphabet)
+        elif data.get("builtin") not in BUILTIN:
+            raise ValueError(f"{key}.data: give csv (and column) or builtin: one of {', '.join(BUILTIN)}")
+        experiments({"studies": {name: study}})
+
+
+SUMMARY_COLUMNS = ["experiment", "axis", "point", "method", "runs", "emd_mean", "emd_sd"]
+
+
+def summary(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """Mean and standard deviation of the EMD over runs per (experiment, point, method), from tidy score rows (raw
+    estimates and methods that could not run left out)."""
+    groups: dict[tuple, list[float]] = {}
+    for row in rows:
+        if np.isfinite(float(row["emd"])):
+            key = (row["experiment"], row["axis"], float(row["point"]), row["method"])
+            groups.setdefault(key, []).append(float(row["emd"]))
+    return [{"experiment": e, "axis": axis, "point": point, "method": m, "runs": len(v), "emd_mean": float(np.mean(v)),
+             "emd_sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0}
+            for (e, axis, point, m), v in sorted(groups.items())]
+
+
+def figure_files(config: Mapping[str, Any]) -> list[str]:
+    """Every figure of the configured studies: results/<study>/figures/<experiment>.{pdf,png}."""
+    return [f"results/{name}/figures/{label}.{ext}" for name, study in config.get("studies", {}).items()
+            for label in study["experiments"] for ext in ("pdf", "png")]
+
+
+def csv_inputs(config: Mapping[str, Any], name: str) -> list[str]:
+    """The user's CSV file of a study (nothing for a built-in dataset), so that editing it reruns the study."""
+    data = config["studies"][name]["data"]
+    return [data["csv"]] if "csv" in data else []
+

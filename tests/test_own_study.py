@@ -1,0 +1,96 @@
+"""A researcher's own study from config (privest_studies.own_study): experiments built from the config, and every bad
+input failing in one line that names the config key or the file and line."""
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from privest_studies import own_study
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = yaml.safe_load((ROOT / "examples" / "own_study" / "config.yaml").read_text())
+
+
+def config_with(tmp_path, csv: str | None = "age,sex\n30,F\n45,M\n30,M\n", **changes) -> dict:
+    study = copy.deepcopy(EXAMPLE["studies"]["ages_mixture"])
+    if csv is not None:
+        (tmp_path / "ages.csv").write_text(csv)
+        study["data"] = {"csv": str(tmp_path / "ages.csv"), "column": "age"}
+    for key, value in changes.items():
+        study[key] = value
+    return {"studies": {"mine": study}}
+
+
+def test_the_example_builds_one_experiment_per_entry_with_its_grid(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    own_study.check(EXAMPLE)
+    experiments = own_study.experiments(EXAMPLE)["ages_mixture"]
+    by_eps, by_n = experiments["krr_by_eps"], experiments["mixture_by_n"]
+    assert by_eps.axis == "eps" and [p.value for p in by_eps.points] == [1.0, 2.0, 4.0]
+    assert [p.mechanisms for p in by_eps.points] == [(0,), (1,), (2,)] and by_eps.points[0].users is None
+    assert by_n.axis == "n" and [p.users for p in by_n.points] == [1000, 3000, 10000]
+    assert [(m.kind, m.parameter) for m in by_n.members] == [("krr", 3.0), ("geometric", 0.3)]
+    assert by_n.data == "results/ages_mixture/data" and by_n.stopping_rule == {"delta": 1e-8, "max_iter": 5000}
+    assert by_n.point_column == "point" and ("axis", "n") in by_n.labels
+
+
+def test_a_csv_column_becomes_the_secrets_and_their_distribution(tmp_path):
+    config = config_with(tmp_path)
+    study = config["studies"]["mine"]
+    secrets = own_study.read_secrets(study["data"]["csv"], study["data"], study["alphabet"])
+    np.testing.assert_array_equal(secrets, [30, 45, 30])
+    data = own_study.empirical_data(secrets, 100)
+    assert data["theta"][30] == pytest.approx(2 / 3) and data["theta"].sum() == pytest.approx(1)
+
+
+@pytest.mark.parametrize(("csv", "changes", "message"), [
+    ("age,sex\n30,F\n", {"data": None}, "no column 'agee' \\(columns: age, sex\\)"),
+    ("age,sex\n30,F\n140,M\n", {}, "ages.csv line 3: age 140 is outside the alphabet 0..99"),
+    ("age,sex\n30,F\nold,M\n", {}, "ages.csv line 3: age 'old' is not a number"),
+    ("age\n", {}, "ages.csv: no records"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": ["kkr"], "eps": [1.0], "estimators": ["ibu"]}}},
+     "config key studies.mine.experiments.e.mechanisms\\[0\\]: unknown mechanism 'kkr'"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": ["krr"], "eps": [1.0], "estimators": ["magic"]}}},
+     "config key studies.mine.experiments.e.estimators: unknown \\['magic'\\]"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "krr", "eps": 1}, {"kind": "geometric", "eps": 1}],
+                                        "n": [100], "estimators": ["ibu"]}}},
+     "config key studies.mine.experiments.e.estimators: \\['ibu'\\] take one mechanism per point"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": ["krr"], "eps": [1.0], "n": [10], "estimators": ["ibu"]}}},
+     "config key studies.mine.experiments.e: give either eps"),
+])
+def test_bad_input_fails_in_one_line_naming_the_key_or_the_file_and_line(tmp_path, csv, changes, message):
+    config = config_with(tmp_path, csv, **{k: v for k, v in changes.items() if v is not None})
+    if "data" in changes:
+        config["studies"]["mine"]["data"]["column"] = "agee"
+    with pytest.raises(ValueError, match=message) as error:
+        own_study.check(config)
+    assert "\n" not in str(error.value)
+
+
+def test_a_missing_file_and_a_reserved_name_are_named(tmp_path):
+    config = config_with(tmp_path)
+    config["studies"]["mine"]["data"]["csv"] = str(tmp_path / "nowhere.csv")
+    with pytest.raises(ValueError, match=r"nowhere\.csv: no such file"):
+        own_study.check(config)
+    with pytest.raises(ValueError, match=r"config key studies\.free_will: 'free_will' is taken"):
+        own_study.check({"studies": {"free_will": config["studies"]["mine"]}})
+
+
+def test_latitude_and_longitude_become_cells_of_the_grid(tmp_path):
+    (tmp_path / "places.csv").write_text("lat,lon\n0.001,0.001\n0.009,0.013\n0.02,0.0\n")
+    alphabet = {"kind": "planar", "box": {"lat_min": 0.0, "lat_max": 0.01, "lon_min": 0.0, "lon_max": 0.02},
+                "columns": 2, "rows": 1, "cell_km": 1.0, "latitude": "lat", "longitude": "lon"}
+    with pytest.raises(ValueError, match=r"places\.csv line 4: \(0\.02, 0\.0\) is outside the alphabet's box"):
+        own_study.read_secrets(str(tmp_path / "places.csv"), {}, alphabet)
+    (tmp_path / "places.csv").write_text("lat,lon\n0.001,0.001\n0.009,0.013\n")
+    np.testing.assert_array_equal(own_study.read_secrets(str(tmp_path / "places.csv"), {}, alphabet), [0, 1])
+
+
+def test_the_summary_is_the_mean_and_sd_over_runs():
+    rows = [{"experiment": "e", "axis": "eps", "point": "1.0", "method": "IBU", "emd": str(x)} for x in (1.0, 3.0)]
+    rows.append({"experiment": "e", "axis": "eps", "point": "1.0", "method": "INV-N", "emd": "nan"})
+    (row,) = own_study.summary(rows)
+    assert row["emd_mean"] == 2.0 and row["emd_sd"] == pytest.approx(np.sqrt(2)) and row["runs"] == 2

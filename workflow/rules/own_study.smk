@@ -1,0 +1,74 @@
+"""A researcher's own studies (config key studies; README "Your own study"): their data on their alphabet, then the
+one chain of workflow/rules/experiment.smk for each experiment (results/<study>/<experiment>/, the tidy table
+results/<study>/tables/scores.csv), then one figure per experiment and a summary table. `snakemake own_studies`.
+"""
+
+OWN = config["studies"]
+
+
+wildcard_constraints:
+    own_study="|".join(OWN) or "^$",
+
+
+rule own_study_data:
+    """A study's CSV column (or its latitude and longitude) on its alphabet: the secrets and their distribution."""
+    input:
+        lambda w: privest_studies.own_study.csv_inputs(config, w.own_study),
+    output:
+        data="results/{own_study}/data.npz",
+        alphabet="results/{own_study}/data_alphabet.json",
+    log:
+        "logs/{own_study}/data.log",
+    conda:
+        "../../envs/privest.yaml"
+    params:
+        data=lambda w: OWN[w.own_study]["data"],
+        alphabet=lambda w: OWN[w.own_study]["alphabet"],
+    script:
+        "../../scripts/own_study_data.py"
+
+
+rule own_study_figure:
+    """One experiment's EMD to the original distribution: boxplots over runs against eps, or the mean +- 1 s.d.
+    against the number of users n."""
+    input:
+        "results/{own_study}/tables/scores.csv",
+    output:
+        pdf="results/{own_study}/figures/{experiment}.pdf",
+        png=report(
+            "results/{own_study}/figures/{experiment}.png",
+            caption="../report/own_study.rst",
+            category="{own_study}",
+            subcategory="{experiment}",
+        ),
+    log:
+        "logs/{own_study}/figure_{experiment}.log",
+    conda:
+        "../../envs/privest.yaml"
+    params:
+        experiment=experiment_spec_of_own,
+    script:
+        "../../scripts/own_study_figure.py"
+
+
+rule own_study_summary:
+    """Mean and standard deviation of the EMD over runs per experiment, point and method."""
+    input:
+        "results/{own_study}/tables/scores.csv",
+    output:
+        "results/{own_study}/tables/summary.csv",
+    log:
+        "logs/{own_study}/summary.log",
+    localrule: True
+    conda:
+        "../../envs/privest.yaml"
+    script:
+        "../../scripts/own_study_summary.py"
+
+
+rule own_studies:
+    """Every configured study of your own (`snakemake --configfile my_study.yaml --cores all own_studies`)."""
+    input:
+        privest_studies.own_study.figure_files(config),
+        expand("results/{own_study}/tables/summary.csv", own_study=OWN),
+    localrule: True
