@@ -14,15 +14,16 @@ REPORT_DIR = "results/report"
 
 
 def load_catalogue(path: str, config: Mapping[str, Any]) -> dict:
-    """The catalogue with its placeholders filled from the config; one line naming the item when one is wrong."""
+    """The catalogue with its placeholders filled from the config and the papers' printed numbers (each paper's
+    ``published``); one line naming the item when one is wrong."""
     with open(path) as f:
         catalogue = yaml.safe_load(f)
     for study, paper in catalogue.items():
         for entry in paper["items"]:
             try:
-                entry.update(reproduction.fill(entry, config))
+                entry.update(reproduction.fill(entry, config, paper.get("published")))
             except KeyError as error:
-                raise ValueError(f"workflow/report/papers.yaml: {study} {entry['item']}: no config key "
+                raise ValueError(f"workflow/report/papers.yaml: {study} {entry['item']}: no key "
                                  f"{error.args[0]}") from None
     return catalogue
 

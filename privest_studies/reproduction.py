@@ -66,13 +66,15 @@ class Item:
 
 
 # Placeholders of the catalogue's text: {config.a.b} is config["a"]["b"], {scale.a.b} the active scale's.
-_PLACEHOLDER = re.compile(r"\{((?:config|scale)(?:\.[A-Za-z0-9_\-]+)+)\}")
+_PLACEHOLDER = re.compile(r"\{((?:config|scale|published)(?:\.[A-Za-z0-9_\-]+)+)\}")
 
 
-def lookup(config: Mapping[str, Any], dotted: str) -> Any:
-    """The value of a placeholder: config.a.b -> config[a][b]; scale.a.b -> config[scales][config[scale]][a][b]."""
+def lookup(config: Mapping[str, Any], dotted: str, published: Mapping[str, Any] | None = None) -> Any:
+    """The value of a placeholder: config.a.b -> config[a][b]; scale.a.b -> config[scales][config[scale]][a][b];
+    published.a.b -> the paper's printed number published[a][b]."""
     root, *keys = dotted.split(".")
-    value: Any = config if root == "config" else config["scales"][config["scale"]]
+    roots = {"config": config, "published": published or {}}
+    value: Any = roots[root] if root in roots else config["scales"][config["scale"]]
     for key in keys:
         if not isinstance(value, Mapping) or key not in value:
             raise KeyError(f"{dotted}: no key {key!r}")
@@ -93,18 +95,18 @@ def show(value: Any) -> str:
     return str(value)
 
 
-def fill(value: Any, config: Mapping[str, Any]) -> Any:
+def fill(value: Any, config: Mapping[str, Any], published: Mapping[str, Any] | None = None) -> Any:
     """Resolve the placeholders of a catalogue value (strings, lists and mappings of them). A string that is one
-    placeholder alone becomes the config value itself; inside text it is shown as prose."""
+    placeholder alone becomes the config value (or the paper's number) itself; inside text it is shown as prose."""
     if isinstance(value, str):
         whole = _PLACEHOLDER.fullmatch(value)
         if whole:
-            return lookup(config, whole.group(1))
-        return _PLACEHOLDER.sub(lambda m: show(lookup(config, m.group(1))), value)
+            return lookup(config, whole.group(1), published)
+        return _PLACEHOLDER.sub(lambda m: show(lookup(config, m.group(1), published)), value)
     if isinstance(value, Mapping):
-        return {key: fill(v, config) for key, v in value.items()}
+        return {key: fill(v, config, published) for key, v in value.items()}
     if isinstance(value, list):
-        return [fill(v, config) for v in value]
+        return [fill(v, config, published) for v in value]
     return value
 
 
@@ -173,7 +175,7 @@ def planar_checkins(outputs: Outputs, config: Mapping, published: int, region: s
                                abs(ours - published) <= relative * published)])
 
 
-def fig08_emd(outputs: Outputs, config: Mapping) -> Outcome:
+def fig08_emd(outputs: Outputs, config: Mapping, published_checkins: int) -> Outcome:
     """Figure 8's EMDs (run 0) beside the paper's, and the methods' ranking. Values are judged only on the paper's
     region, with the relative tolerance of config report.emd_relative; the ranking is judged everywhere."""
     table = outputs["ibu_consistency/tables/fig08_emd.csv"]
@@ -190,8 +192,8 @@ def fig08_emd(outputs: Outputs, config: Mapping) -> Outcome:
     paper = " < ".join(table.sort_values("published_emd_km")["method"])
     ours = " < ".join(table.sort_values("emd_km")["method"])
     comparisons.append(Comparison("methods from best to worst", paper, ours, "same order", paper == ours))
-    why = "" if same_region else planar_checkins(outputs, config, spec["published_checkins"],
-                                                 spec["published_region"], 1.0).unavailable
+    why = "" if same_region else planar_checkins(outputs, config, published_checkins, spec["published_region"],
+                                                 1.0).unavailable
     return Outcome(comparisons, why)
 
 

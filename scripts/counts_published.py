@@ -1,8 +1,8 @@
 """Rule counts_published: the count paper's checkable numbers (NOTES section 8) beside ours, one row each.
 
-The published values are typed here from the paper's text; ours are computed from privest.counts (closed forms, the
-LP and the property checker). `agrees`: ours rounds to the published value (or, for a formula, matches it within
-1e-6 on the whole grid).
+The published values come from workflow/report/papers.yaml (params.published), typed there once from the paper's
+text; ours are computed from privest.counts (closed forms, the LP and the property checker). `agrees`: ours rounds
+to the published value (or, for a formula, matches it within 1e-6 on the whole grid).
 """
 
 import math
@@ -11,11 +11,6 @@ import numpy as np
 
 from privest import counts
 from privest_studies import files, jobs, tables
-
-# The paper's numbers, as printed (section II-B Example 1, section I and Figure 7, Lemmas 2-3, section V-A).
-EXAMPLE1_RATIO = 18
-FIG07_EM, FIG07_GM = 0.224, 0.238
-THRESHOLDS = {0.76: 6.33, 0.9090909090909091: 20, 0.99: 198}
 
 
 def rounds_to(ours: float, published: float) -> bool:
@@ -46,7 +41,8 @@ def main() -> None:
     P = counts.gm(n, alpha)
     ratio = (1 - P[1, 1]) / P[1, 1]
     row("Example 1", f"GM, n={n}, alpha={alpha:g}: P(wrong | input 1) / P(true | input 1)",
-        '18 ("eighteen times lower")', f"{ratio:.6f}", "rounds to the printed digits", rounds_to(ratio, EXAMPLE1_RATIO))
+        f'{params.published["example1_ratio"]} ("eighteen times lower")', f"{ratio:.6f}",
+        "rounds to the printed digits", rounds_to(ratio, params.published["example1_ratio"]))
     row("Example 1", "the same: P(0 | 1) = P(2 | 1), P(1 | 1), P(0 | 0)", "lost in extraction",
         f"{P[0, 1]:.4f}, {P[1, 1]:.4f}, {P[0, 0]:.4f}", "not judged", "")
 
@@ -65,7 +61,7 @@ def main() -> None:
         threshold = counts.gm_weak_honesty_threshold(alpha)
         first = next(n for n in range(2, 10 * math.ceil(threshold) + 10)
                      if counts.properties(counts.gm(n, alpha), alpha, tol=tolerance)["WH"])
-        published = THRESHOLDS.get(alpha, float("nan"))
+        published = params.published["weak_honesty_thresholds"].get(alpha, float("nan"))
         row("Lemma 2, Figures 8-9", f"alpha={alpha:.6g}: 2a/(1-a); the smallest n >= 2 where the checker finds GM WH",
             f"{published:g}", f"{threshold:.4f}; n = {first}", "rounds to the printed digits; n = ceil(2a/(1-a))",
             rounds_to(threshold, published) and first == max(2, math.ceil(threshold - 1e-9)))
@@ -79,10 +75,10 @@ def main() -> None:
                 (("EM", counts.em), ("GM", counts.gm), ("WM", counts.wm))}
     quantity = f"n={n}, alpha={alpha:.6g}: {{}}'s P(true answer) for uniform inputs (mean diagonal)"
     printed = "rounds to the printed digits"
-    row("Section I, Figure 7", quantity.format("EM"), f"{FIG07_EM}", f"{diagonal['EM']:.4f}", printed,
-        rounds_to(diagonal["EM"], FIG07_EM))
-    row("Section I, Figure 7", quantity.format("GM"), f"{FIG07_GM}", f"{diagonal['GM']:.4f}", printed,
-        rounds_to(diagonal["GM"], FIG07_GM))
+    for name in ("EM", "GM"):
+        printed_value = params.published["fig07_true_answer"][name]
+        row("Section I, Figure 7", quantity.format(name), f"{printed_value}", f"{diagonal[name]:.4f}", printed,
+            rounds_to(diagonal[name], printed_value))
     row("Section I, Figure 7", quantity.format("WM"), "between EM and GM", f"{diagonal['WM']:.4f}", "EM <= WM <= GM",
         bool(diagonal["EM"] <= diagonal["WM"] <= diagonal["GM"]))
 

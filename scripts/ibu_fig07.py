@@ -18,7 +18,8 @@ def main() -> None:
     box = spec["box"]
     ax.text(0.5, -0.2, f"box lat {box['lat_min']}..{box['lat_max']}, lon {box['lon_min']}..{box['lon_max']} "
              f"(config planar_region: {spec['requested']}; the paper's region is Manhattan, 14 × 20 cells, "
-             "98,060 check-ins)", ha="center", va="top", fontsize=7, transform=ax.transAxes)
+             f"{snakemake.params.published_checkins:,} check-ins)", ha="center", va="top", fontsize=7,
+             transform=ax.transAxes)
     plotting.save(fig, *snakemake.output)
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from privest_studies import reproduction
+from privest_studies import report, reproduction
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPERS = ROOT.parent / "shared" / "papers"
@@ -44,8 +44,9 @@ def test_the_catalogue_lists_every_figure_and_table_the_paper_prints(study):
 def test_every_catalogue_entry_resolves_against_the_config_and_names_a_known_check():
     for study, paper in CATALOGUE.items():
         for entry in paper["items"]:
-            filled = reproduction.fill(entry, CONFIG)
+            filled = reproduction.fill(entry, CONFIG, paper.get("published"))
             assert "{config." not in str(filled) and "{scale." not in str(filled), (study, entry["item"])
+            assert "{published." not in str(filled), (study, entry["item"])
             assert ("not_reproducible" in entry) != bool(entry.get("files")), (study, entry["item"])
             for check in entry.get("checks", []):
                 (name, _), = check.items()
@@ -99,12 +100,12 @@ def fig08_outputs(region: str) -> dict:
 
 
 def test_fig08_judges_values_only_on_the_papers_region_and_the_ranking_everywhere():
-    elsewhere = reproduction.fig08_emd(fig08_outputs("san_francisco"), CONFIG)
+    elsewhere = reproduction.fig08_emd(fig08_outputs("san_francisco"), CONFIG, 98060)
     assert "full SNAP" in elsewhere.unavailable
     assert [c.agrees for c in elsewhere.comparisons] == [None, None, None, None, True]  # the same ranking
     status, why = reproduction.status_of(elsewhere.comparisons, elsewhere.unavailable)
     assert status == reproduction.UNAVAILABLE and "stands in" in why
-    on_manhattan = reproduction.fig08_emd(fig08_outputs("manhattan"), CONFIG)
+    on_manhattan = reproduction.fig08_emd(fig08_outputs("manhattan"), CONFIG, 98060)
     assert on_manhattan.unavailable == ""
     assert [c.agrees for c in on_manhattan.comparisons[:4]] == [True, True, False, False]  # relative 0.25
 
@@ -129,3 +130,17 @@ def test_the_renderings_hold_every_item_and_escape_what_would_break_them():
     assert page.count("<tr>") == len(reproduction.counts(items)) + 1 + 4 + 4 and "|X| = 10" in page
     rst = reproduction.caption(items[0], "a *bold* |sub|", "results/s/figures/fig01.png")
     assert "\\*bold\\*" in rst and "\\|sub\\|" in rst and "region: San Francisco" in rst
+
+
+def test_the_papers_printed_numbers_are_typed_once_in_the_catalogue_and_fill_its_placeholders():
+    catalogue = report.load_catalogue(str(ROOT / "workflow" / "report" / "papers.yaml"), CONFIG)
+    assert catalogue["ibu_consistency"]["published"]["manhattan_checkins"] == 98060
+    figure7 = next(e for e in catalogue["ibu_consistency"]["items"] if e["item"] == "Figure 7")
+    assert figure7["facts"]["paper_region"] == "Manhattan (98060 check-ins)"
+    assert {"planar_checkins": {"published": 98060, "region": "manhattan", "relative": 0.01}} in figure7["checks"]
+    section = next(e for e in catalogue["ibu_consistency"]["items"] if e["item"] == "Section 7.6")
+    assert "(227.28/n)" in section["title"] and "(7238/n)" in section["title"]
+    scripts = [p.read_text() for p in (ROOT / "scripts").glob("*.py")]
+    config_values = yaml.safe_dump(CONFIG)  # the values, without config.yaml's comments
+    for printed in ("98060", "98,060", "0.7658", "227.28", "7238", "0.238", "0.224", "6.33"):
+        assert not any(printed in text for text in [*scripts, config_values]), printed

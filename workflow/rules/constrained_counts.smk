@@ -126,6 +126,7 @@ rule counts_published:
     conda:
         "../../envs/privest.yaml"
     params:
+        published=CATALOGUE["constrained_counts"]["published"],
         example1=COUNTS["example1"],
         fig07=COUNTS["fig07"],
         thresholds=COUNTS["thresholds"],
@@ -249,6 +250,7 @@ rule counts_fig07:
     params:
         n=COUNTS["fig07"]["n"],
         alpha=COUNTS["fig07"]["alpha"],
+        published=CATALOGUE["constrained_counts"]["published"]["fig07_true_answer"],
     script:
         "../../scripts/counts_fig07.py"
 

@@ -103,6 +103,8 @@ rule ibu_fig07:
         "logs/ibu_consistency/fig07.log",
     conda:
         "../../envs/privest.yaml"
+    params:
+        published_checkins=CATALOGUE["ibu_consistency"]["published"]["manhattan_checkins"],
     script:
         "../../scripts/ibu_fig07.py"
 
@@ -130,9 +132,9 @@ rule ibu_fig08:
     params:
         experiment=IBU["fig08"]["experiment"],
         eps=IBU["fig08"]["eps"],
-        published=IBU["fig08"]["published"],
+        published=CATALOGUE["ibu_consistency"]["published"]["fig08_emd_km"],
         published_region=privest_studies.ibu_consistency.published_region(config),
-        published_checkins=IBU["fig08"]["published_checkins"],
+        published_checkins=CATALOGUE["ibu_consistency"]["published"]["manhattan_checkins"],
         stopping=IBU["ibu"],
     script:
         "../../scripts/ibu_fig08.py"

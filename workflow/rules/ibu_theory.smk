@@ -97,6 +97,7 @@ rule ibu_theory_section7_6:
         "../../envs/privest.yaml"
     params:
         spec=THEORY["section7_6"],
+        published=CATALOGUE["ibu_consistency"]["published"]["section7_6_C"],
         runs=THEORY_SCALE["section7_6_runs"],
         seed=config["seed"],
     script:
