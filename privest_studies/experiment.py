@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from privest import estimators, mechanisms
+from privest import estimators
 from privest.alphabets import Alphabet
-from privest.mechanisms import average
+from privest.mechanisms import average, by_name
 from privest.rappor import RapporReports
 from privest.sampling import Mechanism, Rappor, Reports, population, rng_for, split_secrets, split_users
 
@@ -161,7 +161,7 @@ def build_mechanisms(members: Sequence[Member], alphabet: Alphabet, shokri: Mapp
                 raise ValueError(f"shokri: no solved matrix for Q = {m.parameter:g}")
             result.append(np.asarray(shokri[m.parameter], dtype=np.float64))
         else:
-            result.append(mechanisms.by_name(m.kind, alphabet, m.parameter))
+            result.append(by_name(m.kind, alphabet, m.parameter))
     return result
 
 
