@@ -234,16 +234,17 @@ def perturb(experiment: Experiment, built: Sequence[Mechanism], data: Mapping[st
 
 def reports_to_arrays(reports: Sequence[Sequence[Sequence[Reports]]]) -> dict[str, np.ndarray]:
     """Arrays for an npz of the reports indexed [point][run][mechanism]: ``counts`` (P, R, M, m) when every mechanism
-    is a matrix, else each RAPPOR group under the prefix ``p{point}_r{run}_m{mechanism}_``."""
-    if all(not isinstance(r, RapporReports) for r in reports[0][0]):
+    is a matrix; else each mechanism's reports under the prefix ``p{point}_r{run}_m{mechanism}_``: a RAPPOR group's
+    distinct bit vectors, or a matrix mechanism's ``counts``."""
+    if all(not isinstance(r, RapporReports) for by_run in reports for by_mechanism in by_run for r in by_mechanism):
         return {"counts": np.array(reports, dtype=np.int64)}
     arrays: dict[str, np.ndarray] = {}
     for p, by_run in enumerate(reports):
         for r, by_mechanism in enumerate(by_run):
             for j, group in enumerate(by_mechanism):
-                if not isinstance(group, RapporReports):
-                    raise ValueError("a point mixing RAPPOR and matrix mechanisms is not supported in storage")
-                arrays |= group.to_arrays(f"p{p}_r{r}_m{j}_")
+                prefix = f"p{p}_r{r}_m{j}_"
+                arrays |= (group.to_arrays(prefix) if isinstance(group, RapporReports)
+                           else {f"{prefix}counts": np.asarray(group, dtype=np.int64)})
     return arrays
 
 
@@ -252,8 +253,11 @@ def reports_from_arrays(arrays: Mapping[str, np.ndarray]) -> list[list[list[Repo
     points, runs, members = arrays["secret_counts"].shape[:3]
     if "counts" in arrays:
         return [[list(arrays["counts"][p, r]) for r in range(runs)] for p in range(points)]
-    return [[[RapporReports.from_arrays(arrays, f"p{p}_r{r}_m{j}_") for j in range(members)] for r in range(runs)]
-            for p in range(points)]
+
+    def group(prefix: str) -> Reports:
+        return arrays[f"{prefix}counts"] if f"{prefix}bits" not in arrays else RapporReports.from_arrays(arrays, prefix)
+
+    return [[[group(f"p{p}_r{r}_m{j}_") for j in range(members)] for r in range(runs)] for p in range(points)]
 
 
 # --- estimator families -----------------------------------------------------------------------------------------------

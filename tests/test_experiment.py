@@ -58,10 +58,11 @@ def test_built_sets_round_trip_through_arrays():
     assert experiment.mechanisms_from_arrays(arrays)[1] == [Rappor(7, 1.0), Rappor(7, 2.0)]
 
 
-def test_reports_round_trip_for_matrix_and_rappor_sets():
+def test_reports_round_trip_for_matrix_rappor_and_mixed_sets():
     rng = rng_for(1, "reports")
     theta = binomial_theta(5)
-    for mechanisms in ([mech.krr(5, 1.0), mech.geometric(5, 0.5)], [Rappor(5, 1.0), Rappor(5, 3.0)]):
+    for mechanisms in ([mech.krr(5, 1.0), mech.geometric(5, 0.5)], [Rappor(5, 1.0), Rappor(5, 3.0)],
+                       [mech.krr(5, 1.0), Rappor(5, 3.0)]):
         reports = [[population(mechanisms, split_users(n, 2, theta, rng), rng) for _run in range(2)]
                    for n in (10, 40)]
         arrays = experiment.reports_to_arrays(reports) | {"secret_counts": np.zeros((2, 2, 2, 5), dtype=np.int64)}
@@ -213,3 +214,18 @@ def test_score_rows_hold_the_noisy_reports_and_every_method_against_theta_or_the
     drawn = reports["secret_counts"][1, 1, 0] / 50
     counts = reports["counts"][1, 1, 0]
     assert row["emd"] == pytest.approx(Alphabet(4).emd(drawn, counts / counts.sum()), abs=1e-15)
+
+
+def test_gibu_runs_on_a_point_that_mixes_rappor_with_matrix_mechanisms_and_the_matrix_families_say_na():
+    members = (Member("krr", 2.0), Member("rappor", 3.0))
+    spec = small_experiment(axis="n", members=members, points=(Point(400, (0, 1), 400),), families=("gibu", "ibu_m"))
+    theta = binomial_theta(5)
+    built = experiment.build_mechanisms(members, Alphabet(5))
+    reports = experiment.perturb(spec, built, {"theta": theta}, seed=2)
+    gibu = experiment.estimate(spec, "gibu", built, reports, STOPPING)
+    (by_run,) = experiment.reports_from_arrays(reports)
+    for run, (counts, group) in enumerate(by_run):
+        direct = est.gibu([est.matrix_group(built[0], counts), est.rappor_group(group)], **STOPPING)
+        np.testing.assert_allclose(gibu["theta"][0, 0, run], direct.theta, atol=1e-12)
+    ibu_m = experiment.estimate(spec, "ibu_m", built, reports, STOPPING)
+    assert np.isnan(ibu_m["theta"]).all() and "RAPPOR" in str(ibu_m["notes"][0])
