@@ -12,7 +12,25 @@ from privest.metrics import emd, emd_1d
 
 
 def linear_distances(k: int, spacing: float = 1.0) -> np.ndarray:
-    """Distances |x - x'| * spacing between the elements of the linear alphabet {0..k-1}, shape (k, k)."""
+    """Distances |x - x'| * spacing between the elements of the linear alphabet {0..k-1}, shape (k, k).
+
+    Parameters
+    ----------
+    k : int
+        The number of elements, k >= 1.
+    spacing : float
+        The distance between neighbouring elements.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, k)
+        The ground distance for ``emd`` and ``exponential``.
+
+    Raises
+    ------
+    ValueError
+        If k < 1 or spacing is not positive.
+    """
     if k < 1:
         raise ValueError(f"k must be a positive integer, got {k}")
     if spacing <= 0:
@@ -23,7 +41,24 @@ def linear_distances(k: int, spacing: float = 1.0) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Grid:
-    """A planar alphabet: ``columns`` x ``rows`` square cells of side ``cell_km``."""
+    """A planar alphabet: ``columns`` x ``rows`` square cells of side ``cell_km``.
+
+    Cell ``row * columns + column``, rows counted from the south edge and columns from the west edge; the centre of a
+    cell is ``((column + 0.5) * cell_km, (row + 0.5) * cell_km)`` km from the south-west corner. Used by
+    ``planar_geometric`` and ``planar_laplace``; ``distances()`` is the ground distance of ``emd``.
+
+    Parameters
+    ----------
+    columns, rows : int
+        The grid's size, both positive.
+    cell_km : float
+        The side of a cell in km, positive.
+
+    Raises
+    ------
+    ValueError
+        If columns or rows is not positive, or cell_km is not positive.
+    """
 
     columns: int
     rows: int
@@ -68,7 +103,15 @@ class Grid:
 
 @dataclass(frozen=True)
 class Alphabet:
-    """The secrets of a study: the linear range {0..k-1} (grid None) or the cells of a planar grid."""
+    """The secrets of a study: the linear range {0..k-1} (grid None) or the cells of a planar grid.
+
+    Parameters
+    ----------
+    k : int
+        The number of secrets, |X| (``grid.k`` for a planar alphabet).
+    grid : Grid, optional
+        The planar grid, or None for the linear range.
+    """
 
     k: int
     grid: Grid | None = None

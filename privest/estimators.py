@@ -22,9 +22,19 @@ Post = Literal["projection", "normalization"] | None
 class Group:
     """The reports of the users of one mechanism, as needed by the likelihood.
 
-    G: (k, m) with G[x, j] = P(z_j | x) / exp(log_scale[j]) for the m observables z_j that were reported;
-    counts: (m,) how many users reported z_j (any non-negative weights; only their ratios and sum matter);
-    log_scale: (m,) the column scales, so that the log-likelihood is exact while G stays in floating range.
+    Build it with ``matrix_group`` (a matrix mechanism) or ``rappor_group`` (RAPPOR reports), then pass a list of
+    groups to ``gibu``.
+
+    Attributes
+    ----------
+    G : numpy.ndarray, shape (k, m)
+        G[x, j] = P(z_j | x) / exp(log_scale[j]) for the m observables z_j that were reported.
+    counts : numpy.ndarray, shape (m,)
+        How many users reported z_j (any non-negative weights; only their ratios and sum matter).
+    log_scale : numpy.ndarray, shape (m,)
+        The column scales, so that the log-likelihood is exact while G stays in floating range.
+    n : float
+        The number of users of the group, ``counts.sum()`` (n^A of Algorithm 1).
     """
 
     G: np.ndarray
@@ -46,7 +56,27 @@ def _check_distribution_length(v: np.ndarray, length: int, name: str) -> np.ndar
 
 
 def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
-    """The group of a matrix mechanism A (k, m) whose columns were reported counts[z] times."""
+    """The group of a matrix mechanism A (k, m) whose columns were reported counts[z] times.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        The mechanism, rows summing to 1 within 1e-9.
+    counts : array_like, shape (m,)
+        How often each observable was reported (or the frequencies q^A: only the ratios matter to ``gibu`` alone,
+        the sum weighs this group against the others, n^A in Algorithm 1).
+
+    Returns
+    -------
+    Group
+        The columns of A that were reported, with their counts (the triplet (Z^A, q^A, n^A) of free-will Algorithm 1).
+
+    Raises
+    ------
+    ValueError
+        If A is not row-stochastic, counts has the wrong shape, a negative or non-finite entry or a zero sum, or an
+        observable was reported that no secret can produce under A.
+    """
     A = check_row_stochastic(A, "A", atol=1e-9)
     counts = _check_distribution_length(counts, A.shape[1], "counts")
     seen = counts > 0
@@ -59,6 +89,16 @@ def rappor_group(reports: RapporReports) -> Group:
     """The group of RAPPOR reports: one column per distinct bit vector (IBU paper, lemma in section 4.4).
 
     P(beta | x) = p^k e^{-(1/2 + S(beta)/2 - beta_x) eps}; stored as G = e^{eps (beta_x - 1)} times a column scale.
+
+    Parameters
+    ----------
+    reports : RapporReports
+        The grouped reports of one RAPPOR mechanism (free-will eq. 12) on k secrets, m distinct bit vectors.
+
+    Returns
+    -------
+    Group
+        A group with k rows and one column per distinct report, never the 2^k-column matrix.
     """
     log_p = log_probability(reports.bits, reports.eps)
     log_scale = log_p.max(axis=0)
@@ -74,7 +114,19 @@ def log_likelihood(theta: np.ndarray, groups: Sequence[Group]) -> float:
 @dataclass(frozen=True)
 class IbuResult:
     """An IBU/GIBU estimate with how it stopped: iterations run, the final normalised log-likelihood, and whether
-    the iteration cap stopped it before the change of the log-likelihood fell below delta."""
+    the iteration cap stopped it before the change of the log-likelihood fell below delta.
+
+    Attributes
+    ----------
+    theta : numpy.ndarray, shape (k,)
+        The estimated distribution over the secrets, summing to 1.
+    iterations : int
+        The iterations run.
+    log_likelihood : float
+        The normalised log-likelihood L(theta) of free-will Algorithm 1 at the estimate.
+    capped : bool
+        True if ``max_iter`` stopped the iteration before the change of L fell below ``delta``.
+    """
 
     theta: np.ndarray
     iterations: int
@@ -151,9 +203,43 @@ def gibu(groups: Sequence[Group], delta: float = 1e-10, max_iter: int = 10_000,
     """Generalised IBU (free-will Algorithm 1): the MLE of theta from the reports of several mechanisms.
 
     theta^{t+1}_x = sum_A (n^A/n) sum_z q^A_z theta^t_x A_xz / sum_u theta^t_u A_uz: the columns of all groups side
-    by side, two matrix-vector products per iteration whatever the number of users. Starts from theta0 (uniform by
-    default, must have full support); stops when |L(theta^t) - L(theta^{t-1})| < delta, or after max_iter iterations
-    (then capped=True).
+    by side, two matrix-vector products per iteration whatever the number of users. It equals the per-user update
+    (free-will eq. 15) with users grouped by mechanism and report.
+
+    Parameters
+    ----------
+    groups : sequence of Group
+        The reports of each mechanism (``matrix_group``, ``rappor_group``), all on the same k secrets.
+    delta : float
+        Stop when |L(theta^t) - L(theta^{t-1})| < delta (L the normalised log-likelihood).
+    max_iter : int
+        Stop after this many iterations at most (then ``capped=True``).
+    theta0 : array_like, shape (k,), optional
+        The starting distribution, with full support (default: uniform).
+
+    Returns
+    -------
+    IbuResult
+        theta (k,), the iterations used, the final log-likelihood and whether the cap stopped it.
+
+    Raises
+    ------
+    ValueError
+        If groups is empty, the groups have different numbers of rows, delta <= 0 or max_iter < 1, or theta0 has the
+        wrong shape or a zero entry.
+
+    Examples
+    --------
+    k-RR users and geometric users, with exact report frequencies: GIBU returns theta.
+
+    >>> import numpy as np
+    >>> import privest
+    >>> theta = np.array([0.1, 0.2, 0.3, 0.4])
+    >>> A, B = privest.krr(4, 1.0), privest.geometric(4, 1.0)
+    >>> groups = [privest.matrix_group(A, 600 * theta @ A), privest.matrix_group(B, 400 * theta @ B)]
+    >>> result = privest.gibu(groups, delta=1e-14)
+    >>> print(result.theta.round(3), result.capped)
+    [0.1 0.2 0.3 0.4] False
     """
     if not groups:
         raise ValueError("groups must hold at least one group of reports")
@@ -170,13 +256,66 @@ def gibu(groups: Sequence[Group], delta: float = 1e-10, max_iter: int = 10_000,
 
 def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000,
         theta0: np.ndarray | None = None) -> IbuResult:
-    """IBU (free-will eq. 10; IBU paper Algorithm 1) on one mechanism A (k, m) and the counts or frequencies q (m,)."""
+    """IBU (free-will eq. 10; IBU paper Algorithm 1) on one mechanism A (k, m) and the counts or frequencies q (m,).
+
+    GIBU with one group: ``gibu([matrix_group(A, q)], ...)``.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        The mechanism, rows summing to 1 within 1e-9.
+    q : array_like, shape (m,)
+        The report counts (or frequencies) over the columns of A.
+    delta, max_iter, theta0
+        The stopping rule and the start, as in ``gibu``.
+
+    Returns
+    -------
+    IbuResult
+        theta (k,), the iterations used, the final log-likelihood and whether the cap stopped it.
+
+    Raises
+    ------
+    ValueError
+        As ``matrix_group`` and ``gibu``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import privest
+    >>> A = privest.geometric(5, 0.5)
+    >>> rng = privest.rng_for(2026, "ibu doctest")
+    >>> q = privest.sample_counts(A, np.array([1000, 3000, 4000, 1500, 500]), rng)
+    >>> result = privest.ibu(A, q)
+    >>> result.theta.shape, bool(abs(result.theta.sum() - 1) < 1e-12), result.capped
+    ((5,), True, False)
+    """
     return gibu([matrix_group(A, q)], delta=delta, max_iter=max_iter, theta0=theta0)
 
 
 def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000) -> list[IbuResult]:
     """IBU on many runs' report counts (R, m) through one mechanism A, batched: each run's result is that of
-    ``ibu(A, counts[r])`` (same iterations, same stopping), at the cost of matrix-matrix products."""
+    ``ibu(A, counts[r])`` (same iterations, same stopping), at the cost of matrix-matrix products.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        The mechanism, rows summing to 1 within 1e-9.
+    counts : array_like, shape (R, m)
+        Row r holds the report counts of run r.
+    delta, max_iter
+        The stopping rule, as in ``gibu`` (each run stops on its own).
+
+    Returns
+    -------
+    list of IbuResult
+        One per run, in order.
+
+    Raises
+    ------
+    ValueError
+        If counts is not (R, m), a run's counts are invalid for ``matrix_group``, delta <= 0 or max_iter < 1.
+    """
     A = check_row_stochastic(A, "A", atol=1e-9)
     counts = np.asarray(counts, dtype=np.float64)
     if counts.ndim != 2 or counts.shape[1] != A.shape[1]:
@@ -192,7 +331,29 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     """The Euclidean projection of v onto the probability simplex (Wang & Carreira-Perpinan, free-will ref. [14]).
 
     Sort-based: with u sorted decreasingly, rho = max{j : u_j + (1 - sum_{i<=j} u_i)/j > 0}, and the projection is
-    max(v + lambda, 0) with lambda = (1 - sum_{i<=rho} u_i)/rho.
+    max(v + lambda, 0) with lambda = (1 - sum_{i<=rho} u_i)/rho. This is INV-P's post-processing (free-will
+    section 5.1).
+
+    Parameters
+    ----------
+    v : array_like, shape (k,)
+        Any finite vector, e.g. a raw INV estimate with negative entries.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        The distribution closest to v in Euclidean distance (non-negative, summing to 1).
+
+    Raises
+    ------
+    ValueError
+        If v is empty, not 1-D or not finite.
+
+    Examples
+    --------
+    >>> import privest
+    >>> privest.project_simplex([0.75, 0.75, -0.5])
+    array([0.5, 0.5, 0. ])
     """
     v = np.asarray(v, dtype=np.float64)
     if v.ndim != 1 or v.size == 0 or not np.all(np.isfinite(v)):
@@ -205,7 +366,25 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
 
 
 def normalise(v: np.ndarray) -> np.ndarray:
-    """Truncate the negative entries of v to 0 and rescale to sum 1 (free-will section 5.1, 'normalization')."""
+    """Truncate the negative entries of v to 0 and rescale to sum 1 (free-will section 5.1, 'normalization').
+
+    This is INV-N's post-processing.
+
+    Parameters
+    ----------
+    v : array_like, shape (k,)
+        Any vector with a positive entry.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        max(v, 0) / sum(max(v, 0)).
+
+    Raises
+    ------
+    ValueError
+        If v has no positive entry.
+    """
     v = np.maximum(np.asarray(v, dtype=np.float64), 0.0)
     if v.sum() <= 0:
         raise ValueError("v has no positive entry: normalization is undefined")
@@ -230,6 +409,28 @@ def inv(A: np.ndarray, q: np.ndarray, post: Post = None) -> np.ndarray:
     """INV (free-will eq. 7 with one mechanism): solve theta A = q for a square mechanism, then post-process.
 
     q holds counts or frequencies over the columns of A. A whose condition number exceeds 1e12 counts as singular.
+    The inverse is never formed (``numpy.linalg.solve``).
+
+    Parameters
+    ----------
+    A : array_like, shape (k, k)
+        A square mechanism, rows summing to 1 within 1e-9.
+    q : array_like, shape (k,)
+        The report counts or frequencies over the columns of A (normalised to sum 1 here).
+    post : {None, "projection", "normalization"}
+        None for the raw solution (may be negative), "projection" for INV-P (``project_simplex``),
+        "normalization" for INV-N (``normalise``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        The estimate of theta.
+
+    Raises
+    ------
+    ValueError
+        If A is not square and row-stochastic, A is singular (condition number >= 1e12), q is not non-negative of
+        shape (k,) with a positive sum, or post is not one of the values above.
     """
     A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape[0] != A.shape[1]:
@@ -240,7 +441,26 @@ def inv(A: np.ndarray, q: np.ndarray, post: Post = None) -> np.ndarray:
 
 def inv_runs(A: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The raw INV vectors v (free-will eq. 7) of many runs' counts (R, m) through one square mechanism: one
-    condition check and one factorisation for all runs. Rows may be negative; post-process each."""
+    condition check and one factorisation for all runs. Rows may be negative; post-process each.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, k)
+        A square mechanism, rows summing to 1 within 1e-9.
+    counts : array_like, shape (R, k)
+        Row r holds the report counts of run r.
+
+    Returns
+    -------
+    numpy.ndarray, shape (R, k)
+        Row r solves v A = counts[r] / counts[r].sum().
+
+    Raises
+    ------
+    ValueError
+        If A is not square and row-stochastic, A is singular (condition number >= 1e12), or a row of counts is not
+        non-negative with a positive sum.
+    """
     A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square for INV, got shape {A.shape}")
@@ -263,18 +483,77 @@ def _pooled(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray]) -> t
 
 
 def inv_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], post: Post = None) -> np.ndarray:
-    """[INV]_M (free-will eq. 7): INV on the average mechanism and the pooled reports."""
+    """[INV]_M (free-will eq. 7): INV on the average mechanism and the pooled reports.
+
+    Parameters
+    ----------
+    mechanisms : sequence of array_like, each of shape (k, k)
+        The mechanisms used, all with the same observables Z = X.
+    counts : sequence of array_like, each of shape (k,)
+        The report counts of each mechanism's users; their sums n^A weigh the average mechanism A[n].
+    post : {None, "projection", "normalization"}
+        The post-processing, as in ``inv``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        The estimate of theta.
+
+    Raises
+    ------
+    ValueError
+        If counts does not hold one array per mechanism, the mechanisms differ in shape, or as ``average`` and ``inv``
+        (e.g. a singular A[n]).
+    """
     return inv(*_pooled(mechanisms, counts), post=post)
 
 
 def ibu_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], delta: float = 1e-10,
           max_iter: int = 10_000) -> IbuResult:
-    """[IBU]_M (free-will section 5.3): IBU on the average mechanism and the pooled reports."""
+    """[IBU]_M (free-will section 5.3): IBU on the average mechanism and the pooled reports.
+
+    Parameters
+    ----------
+    mechanisms : sequence of array_like, each of shape (k, m)
+        The mechanisms used, all with the same observables.
+    counts : sequence of array_like, each of shape (m,)
+        The report counts of each mechanism's users; their sums n^A weigh the average mechanism A[n] (eq. 7).
+    delta, max_iter
+        The stopping rule, as in ``gibu``.
+
+    Returns
+    -------
+    IbuResult
+        The IBU estimate on (A[n], pooled counts).
+
+    Raises
+    ------
+    ValueError
+        If counts does not hold one array per mechanism, or as ``average`` and ``ibu``.
+    """
     return ibu(*_pooled(mechanisms, counts), delta=delta, max_iter=max_iter)
 
 
 def combine_results(estimates: Sequence[np.ndarray], n: Sequence[float]) -> np.ndarray:
-    """[e]_R (free-will eqs. 4-5): the estimates of each mechanism's own reports, weighted by n^A / n."""
+    """[e]_R (free-will eqs. 4-5): the estimates of each mechanism's own reports, weighted by n^A / n.
+
+    Parameters
+    ----------
+    estimates : sequence of array_like, each of shape (k,)
+        theta-hat[A] = e(A, D^A), one per mechanism (eq. 4).
+    n : array_like, shape (len(estimates),)
+        The number of users n^A of each mechanism.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        sum_A (n^A / n) theta-hat[A] (eq. 5).
+
+    Raises
+    ------
+    ValueError
+        If n does not have one non-negative entry per estimate, or sums to 0.
+    """
     n = _check_distribution_length(n, len(estimates), "n")
     return np.tensordot(n / n.sum(), np.asarray(estimates, dtype=np.float64), axes=1)
 
@@ -287,7 +566,27 @@ def _rap(bit_sums: np.ndarray, n: float, flip: float, post: Post) -> np.ndarray:
 def rap(bits: np.ndarray, eps: float | np.ndarray, post: Post = None) -> np.ndarray:
     """[RAP]_M (free-will eqs. 13-14) from a (users x k) bit matrix, eps one value or one per user.
 
-    With one eps this is RAPPOR's own estimator RAP.
+    With one eps this is RAPPOR's own estimator RAP. eps[n] is defined by eq. 13 (the flip probabilities averaged
+    over the users), and theta = (s[n] - f) / (1 - 2 f) with s[n] the mean bit vector and f = 1/(1 + e^{eps[n]/2}).
+
+    Parameters
+    ----------
+    bits : array_like, shape (n, k)
+        One RAPPOR report (eq. 12) per user.
+    eps : float or array_like of shape (n,)
+        The users' privacy levels.
+    post : {None, "projection", "normalization"}
+        The post-processing, as in ``inv``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        The estimate of theta.
+
+    Raises
+    ------
+    ValueError
+        If bits is not a non-empty 2-D matrix, eps is not finite and positive, or post is not one of the values above.
     """
     bits = np.asarray(bits)
     if bits.ndim != 2 or bits.shape[0] == 0:
@@ -297,7 +596,25 @@ def rap(bits: np.ndarray, eps: float | np.ndarray, post: Post = None) -> np.ndar
 
 
 def rap_grouped(reports: Sequence[RapporReports], post: Post = None) -> np.ndarray:
-    """[RAP]_M (free-will eqs. 13-14) from grouped reports, through the sufficient statistics (bit sums, n^A)."""
+    """[RAP]_M (free-will eqs. 13-14) from grouped reports, through the sufficient statistics (bit sums, n^A).
+
+    Parameters
+    ----------
+    reports : sequence of RapporReports
+        The grouped reports of each RAPPOR mechanism, all on the same k secrets.
+    post : {None, "projection", "normalization"}
+        The post-processing, as in ``inv``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        The estimate of theta; equal to ``rap`` on the ungrouped bits.
+
+    Raises
+    ------
+    ValueError
+        If reports is empty or its groups have different k, or post is not one of the values above.
+    """
     if not reports or len({r.k for r in reports}) != 1:
         raise ValueError("reports must be a non-empty list of RAPPOR groups on one alphabet")
     n = np.array([r.n for r in reports], dtype=np.float64)

@@ -111,7 +111,25 @@ def _check_distances(distances: np.ndarray, k: int | None = None, name: str = "d
 def check_row_stochastic(A: np.ndarray, name: str = "A", atol: float = 1e-12) -> np.ndarray:
     """A as a float64 array, after checking that it is a mechanism: 2-D, finite, non-negative, rows summing to 1.
 
-    Rows must sum to 1 within ``atol``. Raises ValueError naming ``name`` and the worst row otherwise.
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        The candidate mechanism ``A[x, z] = P(z | x)``.
+    name : str
+        The argument's name, used in the error message.
+    atol : float
+        How far from 1 a row sum may be.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, m)
+        A as float64.
+
+    Raises
+    ------
+    ValueError
+        If A is not a non-empty 2-D matrix of finite non-negative entries, or a row sum differs from 1 by more than
+        ``atol``; the message names ``name`` and the worst row.
     """
     A = _check_matrix(A, name)
     error = np.abs(A.sum(axis=1) - 1.0)
@@ -127,7 +145,31 @@ def check_row_stochastic(A: np.ndarray, name: str = "A", atol: float = 1e-12) ->
 def krr(k: int, eps: float) -> np.ndarray:
     """k-ary randomised response (free-will eq. 1): P(z|x) = e^eps / (k-1+e^eps) if z = x, else 1 / (k-1+e^eps).
 
-    Shape (k, k); eps-LDP.
+    Parameters
+    ----------
+    k : int
+        The number of secrets, |X| = |Z| = k >= 2.
+    eps : float
+        The privacy level, finite and positive.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, k)
+        The row-stochastic matrix ``A[x, z] = P(z | x)``; it is eps-LDP (``ldp_level(krr(k, eps)) == eps``).
+
+    Raises
+    ------
+    ValueError
+        If k is not an integer >= 2 or eps is not finite and positive.
+
+    Examples
+    --------
+    >>> import math
+    >>> import privest
+    >>> print(privest.krr(3, math.log(2)).round(3))   # e^eps = 2: keep 2/4, each other value 1/4
+    [[0.5  0.25 0.25]
+     [0.25 0.5  0.25]
+     [0.25 0.25 0.5 ]]
     """
     k = _check_int(k, "k", minimum=2)
     eps = _check_eps(eps)
@@ -150,7 +192,24 @@ def geometric(k: int, eps: float) -> np.ndarray:
     """Truncated linear geometric mechanism on X = Z = {0..k-1} (free-will eqs. 2-3).
 
     P(z|x) = c_z e^{-eps|z-x|} with c_z = 1/(1+e^-eps) at the borders z in {0, k-1} and (1-e^-eps)/(1+e^-eps) inside:
-    the untruncated mechanism with every report beyond a border moved onto it. Shape (k, k); eps*|x-x'| geo-ind.
+    the untruncated mechanism with every report beyond a border moved onto it.
+
+    Parameters
+    ----------
+    k : int
+        The number of secrets, k >= 2.
+    eps : float
+        The privacy level per step of the alphabet, finite and positive.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, k)
+        The row-stochastic matrix ``A[x, z]``; eps*|x-x'| geo-indistinguishable.
+
+    Raises
+    ------
+    ValueError
+        If k is not an integer >= 2 or eps is not finite and positive.
     """
     k = _check_int(k, "k", minimum=2)
     eps = _check_eps(eps)
@@ -186,7 +245,25 @@ def laplace(k: int, eps: float) -> np.ndarray:
     Continuous noise of density (eps/2) e^{-eps|t|} is added to x and the result is remapped to the nearest integer of
     {0..k-1}: P(z|x) is the noise mass of the cell [z - 1/2, z + 1/2] - x, the border cells extending to -inf and +inf.
     Closed form from the Laplace CDF, each entry computed on the side of x it lies on so that tiny entries keep their
-    relative precision. Shape (k, k); eps*|x-x'| geo-indistinguishable (post-processing of the continuous mechanism).
+    relative precision.
+
+    Parameters
+    ----------
+    k : int
+        The number of secrets, k >= 2.
+    eps : float
+        The privacy level per step of the alphabet, finite and positive.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, k)
+        The row-stochastic matrix ``A[x, z]``; eps*|x-x'| geo-indistinguishable (post-processing of the continuous
+        mechanism).
+
+    Raises
+    ------
+    ValueError
+        If k is not an integer >= 2 or eps is not finite and positive.
     """
     k = _check_int(k, "k", minimum=2)
     eps = _check_eps(eps)
@@ -204,9 +281,26 @@ def laplace(k: int, eps: float) -> np.ndarray:
 def exponential(distances: np.ndarray, eps: float) -> np.ndarray:
     """Exponential mechanism in its geo-indistinguishable form (IBU paper section 7.3, NOTES section 2).
 
-    P(z|x) = e^{-eps d(x,z)/2} / sum_z' e^{-eps d(x,z')/2} over Z = X. distances: (k, k), d(x, z). Shape (k, k).
+    P(z|x) = e^{-eps d(x,z)/2} / sum_z' e^{-eps d(x,z')/2} over Z = X.
     For a metric d it is eps*d geo-indistinguishable: the kernel ratio is at most e^{eps d(x,x')/2} by the triangle
     inequality, and so is the ratio of the normalisers; the bound eps*d (not eps*d/2) is what it guarantees.
+
+    Parameters
+    ----------
+    distances : array_like, shape (k, k)
+        d(x, z) between the elements of the alphabet (e.g. ``linear_distances(k)`` or ``Grid.distances()``), k >= 2.
+    eps : float
+        The privacy level per unit of distance, finite and positive.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, k)
+        The row-stochastic matrix ``A[x, z]``.
+
+    Raises
+    ------
+    ValueError
+        If distances is not a finite non-negative square matrix of size at least 2, or eps is not finite and positive.
     """
     d = _check_distances(distances)
     eps = _check_eps(eps)
@@ -287,7 +381,25 @@ def planar_geometric(grid: Grid, eps: float) -> np.ndarray:
     (its cell indices are clamped). Computed from the reverse 2-D cumulative sums of one kernel over the offsets
     max(|i|,|j|) <= W, W chosen so that the kernel left out is below 1e-17 of every quadrant sum used (so every entry,
     however small, keeps its relative precision, and far less than 1e-12 of the total is lost); rows sum to 1 to
-    rounding. Shape (k, k), index row * columns + column as in ``Grid``; eps*d geo-indistinguishable.
+    rounding.
+
+    Parameters
+    ----------
+    grid : Grid
+        The planar alphabet X = Z: ``grid.k`` cells, index ``row * columns + column``.
+    eps : float
+        The privacy level per km, finite and positive.
+
+    Returns
+    -------
+    numpy.ndarray, shape (grid.k, grid.k)
+        The row-stochastic matrix ``A[x, z]``; eps*d geo-indistinguishable.
+
+    Raises
+    ------
+    ValueError
+        If grid is not a ``Grid``, eps is not finite and positive, or ``eps * grid.cell_km`` is so small (below about
+        3e-3) that the kernel window would exceed ``MAX_PLANAR_WINDOW`` cells.
     """
     grid = _check_grid(grid)
     eps = _check_eps(eps)
@@ -354,8 +466,25 @@ def planar_laplace(grid: Grid, eps: float) -> np.ndarray:
     Continuous noise of density (eps^2 / 2pi) e^{-eps r} (r in km, eps per km) around the true cell's centre; the
     noisy point is reported as the cell containing it, border cells extending to infinity. P(z|x) is the noise mass
     of z's region, from quadrant masses computed by a 1-D Gauss-Legendre quadrature of the radial survival function
-    (1 + eps r) e^{-eps r} over the angle of each quadrant's edges (relative precision about 1e-13). Shape (k, k);
-    eps*d geo-indistinguishable (post-processing of the continuous mechanism).
+    (1 + eps r) e^{-eps r} over the angle of each quadrant's edges (relative precision about 1e-13).
+
+    Parameters
+    ----------
+    grid : Grid
+        The planar alphabet X = Z: ``grid.k`` cells, index ``row * columns + column``.
+    eps : float
+        The privacy level per km, finite and positive.
+
+    Returns
+    -------
+    numpy.ndarray, shape (grid.k, grid.k)
+        The row-stochastic matrix ``A[x, z]``; eps*d geo-indistinguishable (post-processing of the continuous
+        mechanism).
+
+    Raises
+    ------
+    ValueError
+        If grid is not a ``Grid`` or eps is not finite and positive.
     """
     grid = _check_grid(grid)
     eps = _check_eps(eps)
@@ -412,8 +541,23 @@ def planar_geometric_remapped(grid: Grid, output_grid: Grid, eps: float) -> np.n
 def average(mechanisms: Sequence[np.ndarray], weights: Sequence[float] | np.ndarray | None = None) -> np.ndarray:
     """The average mechanism sum_A w_A A with the weights normalised to sum 1 (free-will eq. 7, A[n] with n^A/n).
 
-    mechanisms: row-stochastic matrices of one shape (one alphabet of observables); weights: non-negative, one per
-    mechanism, positive sum (default: equal).
+    Parameters
+    ----------
+    mechanisms : sequence of array_like, each of shape (k, m)
+        Row-stochastic matrices of one shape (one alphabet of observables), rows summing to 1 within 1e-9.
+    weights : array_like, shape (len(mechanisms),), optional
+        Non-negative, positive sum, e.g. the numbers of users n^A (default: equal weights).
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, m)
+        The row-stochastic average mechanism.
+
+    Raises
+    ------
+    ValueError
+        If mechanisms is empty, a matrix is not row-stochastic, the shapes differ, or the weights have the wrong shape,
+        a negative or non-finite entry, or a zero sum.
     """
     if len(mechanisms) == 0:
         raise ValueError("mechanisms must hold at least one matrix")
@@ -442,7 +586,23 @@ def _column_blocks(A: np.ndarray) -> Iterator[np.ndarray]:
 
 
 def ldp_level(A: np.ndarray) -> float:
-    """The smallest eps for which A is eps-LDP: max over columns of log(max_x A[x,z] / min_x A[x,z]) (inf if none)."""
+    """The smallest eps for which A is eps-LDP: max over columns of log(max_x A[x,z] / min_x A[x,z]) (inf if none).
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        A mechanism (non-negative; rows need not sum to 1). All-zero columns are ignored.
+
+    Returns
+    -------
+    float
+        The LDP level, 0 for a mechanism whose columns are constant, inf if a column mixes zero and positive entries.
+
+    Raises
+    ------
+    ValueError
+        If A is not a non-empty 2-D matrix of finite non-negative entries.
+    """
     A = _check_matrix(A, "A")
     high, low = A.max(axis=0), A.min(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -452,7 +612,26 @@ def ldp_level(A: np.ndarray) -> float:
 
 
 def is_ldp(A: np.ndarray, eps: float, rtol: float = 1e-9) -> bool:
-    """Whether A is eps-LDP: A[x,z] <= e^eps A[x',z] (1 + rtol) for all secrets x, x' and observables z."""
+    """Whether A is eps-LDP: A[x,z] <= e^eps A[x',z] (1 + rtol) for all secrets x, x' and observables z.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        A mechanism (non-negative; rows need not sum to 1).
+    eps : float
+        The privacy level to check, finite and positive.
+    rtol : float
+        Relative tolerance on the ratio, for round-off.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        If A is not a non-empty 2-D matrix of finite non-negative entries, or eps is not finite and positive.
+    """
     eps = _check_eps(eps)
     return ldp_level(A) <= eps + math.log1p(rtol)
 
@@ -480,7 +659,26 @@ def geo_indistinguishability_level(A: np.ndarray, distances: np.ndarray) -> floa
 def is_geo_indistinguishable(A: np.ndarray, distances: np.ndarray, eps: float, rtol: float = 1e-9) -> bool:
     """Whether A is eps*d geo-indistinguishable: A[x,z] <= e^{eps d(x,x')} A[x',z] (1 + rtol) for all x, x', z.
 
-    distances: (k, k), d(x, x') between the secrets, in the unit eps is given per. A need not be row-stochastic.
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        A mechanism (non-negative; rows need not sum to 1).
+    distances : array_like, shape (k, k)
+        d(x, x') between the secrets, in the unit eps is given per (steps, km).
+    eps : float
+        The privacy level per unit of distance, finite and positive.
+    rtol : float
+        Relative tolerance on the ratio, for round-off.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        If A is not a non-empty 2-D matrix of finite non-negative entries, distances is not a finite non-negative
+        (k, k) matrix, or eps is not finite and positive.
     """
     A = _check_matrix(A, "A")
     d = _check_distances(distances, A.shape[0])
@@ -501,6 +699,16 @@ def by_name(kind: str, alphabet: Alphabet, eps: float) -> np.ndarray:
         The secrets (and, for these mechanisms, the observables).
     eps : float
         The privacy parameter (per unit of distance for the metric mechanisms).
+
+    Returns
+    -------
+    numpy.ndarray, shape (alphabet.k, alphabet.k)
+        The row-stochastic matrix ``A[x, z]``.
+
+    Raises
+    ------
+    ValueError
+        If kind is not one of the names above, or the mechanism rejects eps (see ``krr``, ``geometric``, ...).
     """
     if kind == "krr":
         return krr(alphabet.k, eps)

@@ -43,7 +43,23 @@ def log_probability(bits: np.ndarray, eps: float) -> np.ndarray:
 class RapporReports:
     """The reports of the users of one RAPPOR mechanism, reduced to the distinct bit vectors and their counts.
 
-    bits: (m, k) uint8, each row a distinct report; counts: (m,) number of users who sent it; eps: the mechanism's eps.
+    Basic one-time RAPPOR (free-will eq. 12): each user's one-hot vector of k bits, every bit flipped with probability
+    1 / (1 + e^(eps/2)). Build it with ``RapporReports.from_bits`` from a (users x k) bit matrix (e.g. from
+    ``privest.sampling.rappor``); ``rappor_group`` turns it into a GIBU group, ``rap_grouped`` estimates from it.
+
+    Parameters
+    ----------
+    bits : numpy.ndarray, shape (m, k)
+        uint8, each row a distinct report.
+    counts : numpy.ndarray, shape (m,)
+        The number of users who sent each report.
+    eps : float
+        The mechanism's eps.
+
+    Raises
+    ------
+    ValueError
+        If bits is not a 2-D 0/1 array, eps is not finite and positive, or counts is not non-negative of shape (m,).
     """
 
     bits: np.ndarray

@@ -14,6 +14,18 @@ def rng_for(seed: int, *keys: object) -> np.random.Generator:
     """A Generator determined by the config seed and the job's keys (study, experiment, n, run, ...).
 
     The keys are hashed with SHA-256 (not Python's salted hash), so the stream is the same on every machine.
+
+    Parameters
+    ----------
+    seed : int
+        The base seed.
+    *keys : object
+        Any values, compared by their ``str``: the same seed and keys give the same stream.
+
+    Returns
+    -------
+    numpy.random.Generator
+        A fresh generator fed with a ``SeedSequence`` of the hash; never the global numpy state.
     """
     text = "\x1f".join([str(int(seed)), *map(str, keys)])
     digest = hashlib.sha256(text.encode()).digest()
@@ -33,6 +45,25 @@ def sample(A: np.ndarray, secrets: np.ndarray, rng: np.random.Generator) -> np.n
     """One report per user: z ~ A[secrets[i], :], returned as column indices, shape (n,).
 
     Inverse-CDF sampling: one uniform per user, one searchsorted per row of A over the users holding that secret.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        The mechanism, rows summing to 1 within 1e-9.
+    secrets : array_like of int, shape (n,)
+        Each user's secret, in 0..k-1.
+    rng : numpy.random.Generator
+        The source of randomness (e.g. from ``rng_for``).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        Each user's report, a column index of A.
+
+    Raises
+    ------
+    ValueError
+        If A is not row-stochastic, or secrets is not a 1-D integer array with values in 0..k-1.
     """
     A = check_row_stochastic(A, "A", atol=1e-9)
     k = A.shape[0]
@@ -52,7 +83,36 @@ def sample(A: np.ndarray, secrets: np.ndarray, rng: np.random.Generator) -> np.n
 def sample_counts(A: np.ndarray, secret_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The counts of reports over the columns of A when secret_counts[x] users hold secret x, shape (m,).
 
-    Equal in distribution to ``bincount(sample(A, secrets))`` and costs O(k m), whatever the number of users.
+    Equal in distribution to ``bincount(sample(A, secrets))`` and costs O(k m), whatever the number of users: one
+    multinomial draw per secret.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        The mechanism, rows summing to 1 within 1e-9.
+    secret_counts : array_like of int, shape (k,)
+        How many users hold each secret.
+    rng : numpy.random.Generator
+        The source of randomness (e.g. from ``rng_for``).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (m,)
+        How many users reported each column of A; sums to ``secret_counts.sum()``.
+
+    Raises
+    ------
+    ValueError
+        If A is not row-stochastic, or secret_counts is not non-negative of shape (k,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import privest
+    >>> rng = privest.rng_for(2026, "sample_counts doctest")
+    >>> q = privest.sample_counts(privest.krr(3, 1.0), np.array([500, 300, 200]), rng)
+    >>> q.shape, int(q.sum())
+    ((3,), 1000)
     """
     A = check_row_stochastic(A, "A", atol=1e-9)
     secret_counts = np.asarray(secret_counts)
@@ -89,9 +149,27 @@ Reports = np.ndarray | RapporReports
 def population(mechanisms: Sequence[Mechanism], secret_counts: np.ndarray, rng: np.random.Generator) -> list[Reports]:
     """Reports of a population whose users use different mechanisms, in one call.
 
-    secret_counts: (len(mechanisms), k) integers, the secrets of each mechanism's users. Returns, per mechanism, the
-    counts of reports over its columns (a matrix mechanism) or the grouped bit reports (RAPPOR). The cost is
-    independent of the number of users for matrix mechanisms and linear in it for RAPPOR.
+    The cost is independent of the number of users for matrix mechanisms and linear in it for RAPPOR.
+
+    Parameters
+    ----------
+    mechanisms : sequence of numpy.ndarray or Rappor
+        A matrix mechanism (k, m_A) or a ``privest.sampling.Rappor(k, eps)`` (free-will eq. 12) per group of users.
+    secret_counts : array_like of int, shape (len(mechanisms), k)
+        The secrets of each mechanism's users (e.g. from ``split_users``).
+    rng : numpy.random.Generator
+        The source of randomness.
+
+    Returns
+    -------
+    list
+        Per mechanism, the counts of reports over its columns, shape (m_A,) (a matrix mechanism), or the grouped bit
+        reports as ``RapporReports`` (RAPPOR). Pass them to ``matrix_group`` and ``rappor_group`` for ``gibu``.
+
+    Raises
+    ------
+    ValueError
+        If secret_counts does not have one row per mechanism, or as ``sample_counts``.
     """
     secret_counts = np.asarray(secret_counts)
     if secret_counts.ndim != 2 or secret_counts.shape[0] != len(mechanisms):
@@ -109,7 +187,28 @@ def population(mechanisms: Sequence[Mechanism], secret_counts: np.ndarray, rng: 
 def split_users(n: int, groups: int, theta: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Secret counts of n users drawn i.i.d. from theta and split as equally as possible over ``groups`` mechanisms.
 
-    Returns (groups, k) integers; the first n % groups mechanisms get one user more.
+    The first n % groups mechanisms get one user more.
+
+    Parameters
+    ----------
+    n : int
+        The number of users, at least ``groups``.
+    groups : int
+        The number of mechanisms, at least 1.
+    theta : array_like, shape (k,)
+        The distribution of the secrets (renormalised to sum 1).
+    rng : numpy.random.Generator
+        The source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (groups, k)
+        Row g: how many of mechanism g's users hold each secret.
+
+    Raises
+    ------
+    ValueError
+        If n < groups or groups < 1.
     """
     theta = np.asarray(theta, dtype=np.float64)
     if n < groups or groups < 1:

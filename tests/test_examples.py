@@ -2,6 +2,8 @@
 privest loads none of the heavy dependencies; the library's docstring examples hold."""
 
 import doctest
+import importlib
+import pkgutil
 import re
 import subprocess
 import sys
@@ -67,3 +69,16 @@ def test_importing_privest_loads_no_heavy_dependency():
 def test_the_library_docstring_examples_hold():
     failures, tried = doctest.testmod(privest, raise_on_error=False)[:2]
     assert tried > 0 and failures == 0
+
+
+@pytest.mark.parametrize("name", sorted(info.name for info in pkgutil.walk_packages(privest.__path__, "privest.")))
+def test_every_module_docstring_example_holds(name):
+    failures, tried = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert failures == 0, f"{failures} of {tried} doctests failed in {name}"
+
+
+def test_the_central_functions_show_an_example():
+    finder = doctest.DocTestFinder()
+    for function in (privest.krr, privest.sample_counts, privest.ibu, privest.gibu, privest.emd_1d,
+                     privest.project_simplex):
+        assert any(test.examples for test in finder.find(function)), function.__name__
