@@ -50,7 +50,7 @@ def set_members(config: Mapping[str, Any], mechanism_set: str) -> list[Member]:
     return members(spec, _scale(config).get("shokri_Q", {}).get(mechanism_set))
 
 
-def alphabet_data(config: Mapping[str, Any], alphabet: str) -> str:
+def alphabet_data(alphabet: str) -> str:
     """The path prefix of an alphabet's files: <prefix>.npz (theta) and <prefix>_alphabet.json."""
     return f"{RESULTS}/alphabets/{alphabet}"
 
@@ -68,7 +68,7 @@ def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
         found[name] = Experiment(
             study=STUDY, name=name, axis="n", members=tuple(chosen),
             points=tuple(Point(int(n), tuple(range(len(chosen))), int(n)) for n in scale["n"]),
-            runs=int(scale["runs"]), families=tuple(spec["families"]), data=alphabet_data(config, spec["alphabet"]),
+            runs=int(scale["runs"]), families=tuple(spec["families"]), data=alphabet_data(spec["alphabet"]),
             labels=(("study", STUDY), ("mechanism_set", name), ("alphabet", spec["alphabet"])),
             shokri=tuple(shokri_file(spec["alphabet"], m.parameter) for m in chosen if m.kind == "shokri"),
             stopping=tuple(study["ibu"].items()))
