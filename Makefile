@@ -4,9 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLUSTER_STAMP := $(VENV)/.installed-cluster
+PEERS_STAMP := $(VENV)/.installed-peers
 CORES ?= all
 
-.PHONY: test test-cluster test-report reproduce lint clean
+.PHONY: test test-peers test-cluster test-report reproduce lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,7 +20,17 @@ lint: $(STAMP)
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 
 test: $(STAMP) lint
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report --ignore=tests/peers
+
+# Conformance with the peer libraries multi-freq-ldpy and pure-LDP (tests/peers, README "Conformance with the peer
+# libraries"): the `peers` extra, then the same reports' distributions, estimates and IBU against privest.protocols.
+# .ci/run calls it after `make test`.
+$(PEERS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,peers]'
+	touch $(PEERS_STAMP)
+
+test-peers: $(PEERS_STAMP)
+	$(BIN)/python -m pytest -q tests/peers
 
 # The pipeline on a real one-node SLURM cluster (tests/cluster, README "Running on a cluster"): the SLURM executor
 # plugin (the `cluster` extra), then slurm-wlm and munge from apt (root; skipped, with the reason, where apt cannot
