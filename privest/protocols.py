@@ -281,21 +281,29 @@ class Protocol:
         if self.count(reports) == 0:
             raise ValueError(f"{self.name}: reports must not be empty")
         unique, counts = self.distinct(reports)
-        rows = max(1, _CHUNK_ENTRIES // self.k)
         sizes, indices = [], []
-        for start in range(0, len(counts), rows):
-            member = self.membership(unique[start:start + rows])
+        for member in self._membership_blocks(unique, len(counts)):
             sizes.append(member.sum(axis=1))
-            indices.append(np.nonzero(member)[1].astype(np.int32))
+            indices.append((np.flatnonzero(member) % self.k).astype(np.int32))
         indptr = np.concatenate([[0], np.cumsum(np.concatenate(sizes))]).astype(np.int64)
         return SetGroup(self.k, indptr, np.concatenate(indices), counts.astype(np.float64), float(self.high),
                         float(self.low), self.log_scale(unique).astype(np.float64))
 
+    def _membership_blocks(self, reports: Any, n: int) -> Any:
+        """``membership`` of ``_CHUNK_ENTRIES`` entries of the (n, k) matrix at a time, block after block."""
+        rows = max(1, _CHUNK_ENTRIES // self.k)
+        for start in range(0, n, rows):
+            yield self.membership(reports[start:start + rows])
+
     def support(self, reports: Any) -> np.ndarray:
         """How many reports' sets hold each value, shape (k,) int64: the count C(v) of Wang et al. (2017)."""
-        group = self.group(reports)
-        rows = np.repeat(np.arange(group.counts.size), np.diff(group.indptr))
-        return np.rint(np.bincount(group.indices, weights=group.counts[rows], minlength=self.k)).astype(np.int64)
+        unique, counts = self.distinct(reports)
+        rows = max(1, _CHUNK_ENTRIES // self.k)
+        support = np.zeros(self.k)
+        for start, member in zip(range(0, len(counts), rows), self._membership_blocks(unique, len(counts)),
+                                 strict=True):
+            support += counts[start:start + rows].astype(np.float64) @ member
+        return np.rint(support).astype(np.int64)
 
     def estimate(self, reports: Any, post: Post = None) -> np.ndarray:
         """The unbiased frequency estimate of Wang et al. (2017, eq. 1): (C(v)/n - q*) / (p* - q*), post-processed.
