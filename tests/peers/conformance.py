@@ -76,6 +76,15 @@ def xxh(v: int, seed: int, g: int) -> int:
     return xxhash.xxh32(str(v), seed=int(seed)).intdigest() % g
 
 
+def local_hashing_likelihood(name: str, pairs, hashes: int | None = None) -> np.ndarray:
+    """P(report | x) for a peer's (value, seed) local-hashing reports, shape (n, K), hashed here by xxhash with the
+    peer's own seeds: P(seed) (p if xxh32(str(x), seed) mod g = y else q), P(seed) = 1/hashes (or 2^-32)."""
+    g = protocol(name).g
+    e = np.exp(EPS)
+    ratio = np.array([[e if xxh(x, s, g) == y else 1.0 for x in range(K)] for y, s in pairs])
+    return ratio / (e + g - 1) / (hashes or 2**32)
+
+
 def contains(reports, v: int, g: int) -> np.ndarray:
     """Whether each local-hashing report's set holds v, bool (n,), hashed here with xxhash (not with privest)."""
     return np.array([xxh(v, s, g) == y for s, y in zip(reports.seeds, reports.values, strict=True)])

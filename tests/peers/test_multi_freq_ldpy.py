@@ -31,6 +31,7 @@ from conformance import (
     hash_reports,
     homogeneity,
     homogeneity_power,
+    local_hashing_likelihood,
     pair_counts,
     pair_probabilities,
     peer_seed,
@@ -179,12 +180,10 @@ def test_local_hashing_likelihood_of_peer_seeds(name):
     """The peer's seeds go up to 2^63; privest's likelihood of its reports, with the seeds taken modulo 2^32, equals
     2^-32 (p if xxh32(str(x), seed) mod g = y else q), hashed here by xxhash with the peer's own seeds."""
     m = protocol(name)
-    raw, reports = peer_sample(name)
-    raw, reports = raw[:2000], hash_reports([s for _, s in raw[:2000]], [y for y, _ in raw[:2000]])
+    raw = peer_sample(name)[0][:2000]
+    reports = hash_reports([s for _, s in raw], [y for y, _ in raw])
     assert max(int(s) for _, s in raw) > 2**40  # the peer's seeds do exceed 2^32
-    e = np.exp(EPS)
-    expected = np.array([[e if xxh(x, s, m.g) == y else 1.0 for x in range(K)] for y, s in raw]) / (e + m.g - 1)
-    np.testing.assert_allclose(m.likelihood(reports), expected / 2**32, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(m.likelihood(reports), local_hashing_likelihood(name, raw), rtol=1e-12, atol=0)
 
 
 def test_xxhash_takes_seeds_modulo_2_32():
