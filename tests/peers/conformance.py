@@ -35,21 +35,21 @@ NO_STOP = float(np.finfo(np.float64).tiny)  # a stopping tolerance no iteration 
 
 @numba.njit
 def _seed_numba(seed: int) -> None:
-    np.random.seed(seed)  # inside jit code this seeds numba's generator, which the peers' jit clients draw from
+    np.random.seed(seed)  # noqa: NPY002 (in jit code: numba's generator, which the peers' jit clients use)
 
 
 @contextmanager
 def peer_seed(seed: int) -> Iterator[None]:
     """Seed Python's ``random``, numpy's global generator and numba's generator; restore the first two on exit."""
-    python_state, numpy_state = random.getstate(), np.random.get_state()
+    python_state, numpy_state = random.getstate(), np.random.get_state()  # noqa: NPY002
     random.seed(seed)
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 (the peers draw from the global generator)
     _seed_numba(seed)
     try:
         yield
     finally:
         random.setstate(python_state)
-        np.random.set_state(numpy_state)
+        np.random.set_state(numpy_state)  # noqa: NPY002
 
 
 @cache

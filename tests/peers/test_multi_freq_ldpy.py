@@ -19,13 +19,12 @@ import numpy as np
 import pytest
 from conformance import (
     EPS,
-    K,
     MIN_POWER,
-    N,
     NO_STOP,
-    OTHER,
     SECRET,
     SEED,
+    K,
+    N,
     coordinate_power,
     coordinates,
     hash_reports,

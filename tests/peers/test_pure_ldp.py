@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 from conformance import (
     EPS,
-    K,
     MIN_POWER,
-    N,
     SECRET,
     SEED,
+    K,
+    N,
     coordinate_power,
     coordinates,
     hash_reports,
