@@ -34,7 +34,8 @@ KINDS = ("krr", "geometric", "laplace", "exponential", "rappor")
 """The mechanisms a study may use (Shokri's LP is left to the free-will study: it is solved per alphabet and Q)."""
 ONE_MECHANISM = ("inv", "rap", "ibu")
 """Estimator families that take one mechanism per point; the others ([e]_R, [e]_M, GIBU) take any mixture."""
-RESERVED = ("data", "ibu_consistency", "free_will", "constrained_counts", "report", "tables", "figures")
+RESERVED = ("data", "ibu_consistency", "free_will", "constrained_counts", "standard_protocols", "report", "tables",
+            "figures")
 BUILTIN = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
 STOPPING = {"delta": 1e-10, "max_iter": 10_000}
 
