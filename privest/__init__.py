@@ -15,16 +15,19 @@ LPs) and POT (EMD on a grid) load when first used.
 True
 
 Modules: ``alphabets`` (linear ranges and planar grids), ``mechanisms`` (matrix mechanisms and their privacy
-levels), ``rappor`` (basic one-time RAPPOR reports), ``sampling`` (the users' reports), ``estimators`` (INV, IBU,
-GIBU, RAP and likely subsets), ``metrics`` (EMD), ``counts`` (the count-data paper's mechanisms and LPs), ``shokri``
-(Shokri et al.'s optimal mechanism).
+levels), ``protocols`` (the standard LDP frequency oracles GRR, SUE, OUE, BLH, OLH, SS and HR: sampling, exact
+likelihood, unbiased estimators), ``rappor`` (basic one-time RAPPOR reports), ``sampling`` (the users' reports),
+``estimators`` (INV, IBU, GIBU over any mix of matrices and protocols, the k-RR MLE, RAP and likely subsets),
+``metrics`` (EMD), ``counts`` (the count-data paper's mechanisms and LPs), ``shokri`` (Shokri et al.'s optimal
+mechanism).
 """
 
-from privest import alphabets, counts, estimators, mechanisms, metrics, rappor, sampling, shokri
+from privest import alphabets, counts, estimators, mechanisms, metrics, protocols, rappor, sampling, shokri
 from privest.alphabets import Alphabet, Grid, linear_distances
 from privest.estimators import (
     Group,
     IbuResult,
+    SetGroup,
     combine_results,
     gibu,
     ibu,
@@ -33,6 +36,7 @@ from privest.estimators import (
     inv,
     inv_m,
     inv_runs,
+    krr_mle,
     matrix_group,
     normalise,
     project_simplex,
@@ -64,6 +68,7 @@ __all__ = [
     "Group",
     "IbuResult",
     "RapporReports",
+    "SetGroup",
     "alphabets",
     "average",
     "by_name",
@@ -85,6 +90,7 @@ __all__ = [
     "is_geo_indistinguishable",
     "is_ldp",
     "krr",
+    "krr_mle",
     "laplace",
     "ldp_level",
     "linear_distances",
@@ -96,6 +102,7 @@ __all__ = [
     "planar_laplace",
     "population",
     "project_simplex",
+    "protocols",
     "rap",
     "rap_grouped",
     "rappor",

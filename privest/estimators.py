@@ -6,6 +6,7 @@ group holds one column per distinct bit vector. GIBU (free-will Algorithm 1) wor
 with one group.
 """
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -40,6 +41,52 @@ class Group:
     G: np.ndarray
     counts: np.ndarray
     log_scale: np.ndarray
+
+    @property
+    def n(self) -> float:
+        return float(self.counts.sum())
+
+
+@dataclass(frozen=True)
+class SetGroup:
+    """The reports of the users of one set-valued protocol (``privest.protocols``), grouped by distinct report.
+
+    P(report_i | x) = exp(log_scale[i]) * (high if x in S_i else low), with S_i the set of report i held in CSR form
+    (the members of S_i are ``indices[indptr[i]:indptr[i + 1]]``). GIBU iterates on it in O(sum of |S_i|), never
+    forming the k x |Z| matrix (OLH's Z holds 2^32 g reports). Build it with ``Protocol.group``.
+
+    Attributes
+    ----------
+    k : int
+        The number of secrets.
+    indptr : numpy.ndarray of int64, shape (m + 1,)
+        Where each distinct report's set starts in ``indices``.
+    indices : numpy.ndarray of int32, shape (nnz,)
+        The members of the sets, one after the other.
+    counts : numpy.ndarray, shape (m,)
+        How many users sent each distinct report.
+    high, low : float
+        The two likelihood values (up to the report's factor), for secrets in and out of the set; both positive.
+    log_scale : numpy.ndarray, shape (m,)
+        The log of each report's factor, so that the log-likelihood is exact.
+    """
+
+    k: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    counts: np.ndarray
+    high: float
+    low: float
+    log_scale: np.ndarray
+
+    def __post_init__(self) -> None:
+        m = self.counts.shape[0]
+        if self.indptr.shape != (m + 1,) or self.log_scale.shape != (m,) or self.indptr[-1] != self.indices.size:
+            raise ValueError("SetGroup: indptr, indices, counts and log_scale do not describe the same reports")
+        if not (self.high > 0 and self.low > 0):
+            raise ValueError(f"SetGroup: high and low must be positive, got {self.high}, {self.low}")
+        if self.indices.size and (self.indices.min() < 0 or self.indices.max() >= self.k):
+            raise ValueError(f"SetGroup: set members must lie in 0..{self.k - 1}")
 
     @property
     def n(self) -> float:
@@ -105,10 +152,85 @@ def rappor_group(reports: RapporReports) -> Group:
     return Group(np.exp(log_p - log_scale), reports.counts.astype(np.float64), log_scale)
 
 
-def log_likelihood(theta: np.ndarray, groups: Sequence[Group]) -> float:
+Accelerate = Literal["squarem"] | None
+GroupLike = Group | SetGroup | tuple
+
+
+class _Sets:
+    """The set-valued groups of one GIBU call as one sparse membership matrix M (rows: the distinct reports of every
+    group, columns: secrets), each row with its two likelihood values: d_i = low_i + (high_i - low_i) theta(S_i) is
+    P(z_i | x-mixture) / exp(log_scale_i), one sparse product; the GIBU update adds
+    sum_i r_i low_i + sum_{i : x in S_i} r_i (high_i - low_i) to x's factor, r_i = w_i / d_i, another one."""
+
+    def __init__(self, groups: Sequence[SetGroup], n: float) -> None:
+        from scipy import sparse  # here: scipy.sparse costs 0.1 s to import
+
+        k = groups[0].k
+        starts = np.cumsum([0] + [g.indices.size for g in groups[:-1]])
+        indptr = np.concatenate([[0]] + [g.indptr[1:] + start for g, start in zip(groups, starts, strict=True)])
+        indices = np.concatenate([g.indices for g in groups])
+        index_type = np.int32 if indices.size < 2**31 else np.int64  # one index type: scipy would copy to agree
+        self.M = sparse.csr_array((np.ones(indices.size), indices.astype(index_type, copy=False),
+                                   indptr.astype(index_type)), shape=(indptr.size - 1, k))
+        self.MT = self.M.T  # a CSC view: its product is O(nnz) like the CSR one, without a transposed copy
+        rows = [g.counts.size for g in groups]
+        self.low = np.repeat([g.low for g in groups], rows)
+        self.gap = np.repeat([g.high - g.low for g in groups], rows)
+        self.w = np.concatenate([g.counts for g in groups]) / n
+
+    def forward(self, theta: np.ndarray) -> np.ndarray:
+        return self.low + self.gap * (self.M @ theta)
+
+    def backward(self, d: np.ndarray) -> np.ndarray:
+        ratio = self.w / d
+        return float(ratio @ self.low) + self.MT @ (ratio * self.gap)
+
+    def log_likelihood(self, d: np.ndarray) -> float:
+        return float(self.w @ np.log(d))
+
+
+@dataclass(frozen=True)
+class _Likelihood:
+    """The normalised log-likelihood of GIBU's groups (free-will Algorithm 1) and its EM map: the matrix groups'
+    columns side by side in G (k, m) with weights w (m,), the set-valued groups in ``sets``, and the constant
+    ``offset`` of the column scales."""
+
+    G: np.ndarray
+    w: np.ndarray
+    offset: float
+    sets: _Sets | None
+
+    @classmethod
+    def of(cls, groups: Sequence[Group | SetGroup]) -> "_Likelihood":
+        k = groups[0].k if isinstance(groups[0], SetGroup) else groups[0].G.shape[0]
+        if any((g.k if isinstance(g, SetGroup) else g.G.shape[0]) != k for g in groups):
+            raise ValueError(f"groups must all have k = {k} rows (secrets)")
+        n = sum(g.n for g in groups)
+        matrices = [g for g in groups if isinstance(g, Group)]
+        sets = [g for g in groups if isinstance(g, SetGroup)]
+        G = np.concatenate([g.G for g in matrices], axis=1) if matrices else np.zeros((k, 0))
+        w = np.concatenate([g.counts for g in matrices]) / n if matrices else np.zeros(0)
+        offset = float(sum(g.counts @ g.log_scale for g in groups) / n)
+        return cls(G, w, offset, _Sets(sets, n) if sets else None)
+
+    @property
+    def k(self) -> int:
+        return self.G.shape[0]
+
+    def value(self, theta: np.ndarray) -> float:
+        """L(theta)."""
+        value = float(self.w @ np.log(theta @ self.G)) + self.offset
+        return value + self.sets.log_likelihood(self.sets.forward(theta)) if self.sets else value
+
+    def em(self, theta: np.ndarray) -> np.ndarray:
+        """One GIBU update (free-will Algorithm 1, line 5)."""
+        update = self.G @ (self.w / (theta @ self.G))
+        return theta * (update + self.sets.backward(self.sets.forward(theta)) if self.sets else update)
+
+
+def log_likelihood(theta: np.ndarray, groups: Sequence[Group | SetGroup]) -> float:
     """The normalised log-likelihood L(theta) = sum_A (n^A/n) sum_z q^A_z log sum_x theta_x A_xz (Algorithm 1)."""
-    n = sum(g.n for g in groups)
-    return float(sum(g.counts @ (np.log(theta @ g.G) + g.log_scale) for g in groups) / n)
+    return _Likelihood.of(groups).value(np.asarray(theta, dtype=np.float64))
 
 
 @dataclass(frozen=True)
@@ -134,34 +256,87 @@ class IbuResult:
     capped: bool
 
 
-def _iterate_one(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarray, delta: float,
-                 max_iter: int) -> IbuResult:
-    """The IBU iteration on columns G (k, m) with weights w (m,) summing to 1, from theta (k,): per iteration one
-    division, two matrix-vector products, a log and a dot product, into reused buffers (numpy's call overhead, not
-    arithmetic, is the cost at k = 100). Stops at the first t with |L(theta^t) - L(theta^{t-1})| < delta."""
+def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter: int) -> IbuResult:
+    """The GIBU iteration from theta: per iteration one division, two matrix-vector products (and two sparse ones
+    for set-valued groups), a log and a dot product, into reused buffers (numpy's call overhead, not arithmetic, is
+    the cost at k = 100). Stops at the first t with |L(theta^t) - L(theta^{t-1})| < delta."""
+    G, w, offset, sets = likelihood.G, likelihood.w, likelihood.offset, likelihood.sets
     GT = np.ascontiguousarray(G.T)
     theta = theta.copy()
     m = theta @ G
+    d = sets.forward(theta) if sets else None
     ratio, update, log_m = np.empty_like(m), np.empty_like(theta), np.empty_like(m)
-    previous = float(w @ np.log(m)) + offset
+    previous = float(w @ np.log(m)) + offset + (sets.log_likelihood(d) if sets else 0.0)
     for t in range(1, max_iter + 1):
         np.divide(w, m, out=ratio)
         np.dot(G, ratio, out=update)
+        if sets:
+            update += sets.backward(d)
         theta *= update
         np.dot(GT, theta, out=m)
         np.log(m, out=log_m)
         current = float(np.dot(w, log_m)) + offset
+        if sets:
+            d = sets.forward(theta)
+            current += sets.log_likelihood(d)
         if abs(current - previous) < delta:
             return IbuResult(theta / theta.sum(), t, current, False)
         previous = current
     return IbuResult(theta / theta.sum(), max_iter, current, True)
 
 
+def _squarem(likelihood: _Likelihood, theta: np.ndarray, delta: float | None, max_iter: int, tol: float | None = None,
+            step_max0: float = 1.0, step_factor: float = 4.0) -> IbuResult:
+    """GIBU accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3): the same fixed points, far fewer updates.
+
+    From theta: theta1 = F(theta), theta2 = F(theta1) with F the GIBU update; r = theta1 - theta, v = theta2 - 2
+    theta1 + theta; alpha = ||r|| / ||v|| clipped to [1, step_max]; the extrapolation theta + 2 alpha r + alpha^2 v
+    (still summing to 1) is halved towards theta2 (alpha = 1) until non-negative, then one GIBU update; if that lowers
+    the log-likelihood, theta2 is taken instead and step_max shrinks, else step_max grows by step_factor when reached.
+    Each step costs three updates and never lowers L. Stops when a step changes L by less than delta, or when
+    max |theta1 - theta| < tol (either may be None), else after the step that reaches max_iter updates (capped).
+    ``iterations`` counts GIBU updates.
+    """
+    current = likelihood.value(theta)
+    step_max, updates = step_max0, 0
+    while updates < max_iter:
+        theta1 = likelihood.em(theta)
+        r = theta1 - theta
+        if tol is not None and np.abs(r).max() < tol:
+            theta1 = theta1 / theta1.sum()
+            return IbuResult(theta1, updates + 1, likelihood.value(theta1), False)
+        theta2 = likelihood.em(theta1)
+        v = theta2 - 2 * theta1 + theta
+        updates += 2
+        norm_v = math.sqrt(float(v @ v))
+        alpha = 1.0 if norm_v == 0 else min(max(math.sqrt(float(r @ r)) / norm_v, 1.0), step_max)
+        proposal = theta + 2 * alpha * r + alpha**2 * v
+        while alpha > 1.0 and proposal.min() < 0:
+            alpha = (alpha + 1.0) / 2 if alpha > 1.0 + 1e-6 else 1.0
+            proposal = theta + 2 * alpha * r + alpha**2 * v
+        if alpha == 1.0:
+            proposal = theta2  # theta + 2 r + v, without its rounding
+        candidate = likelihood.em(proposal)
+        updates += 1
+        candidate /= candidate.sum()
+        value = likelihood.value(candidate)
+        if not np.isfinite(value) or value < current:
+            candidate = theta2 / theta2.sum()
+            value = likelihood.value(candidate)
+            step_max = max(step_max0, step_max / step_factor)
+        elif alpha >= step_max:
+            step_max *= step_factor
+        change, theta, current = abs(value - current), candidate, value
+        if delta is not None and change < delta:
+            return IbuResult(theta, updates, current, False)
+    return IbuResult(theta, updates, current, True)
+
+
 def _iterate_batch(G: np.ndarray, W: np.ndarray, delta: float, max_iter: int) -> list[IbuResult]:
-    """``_iterate_one`` for R problems sharing the columns G, row r of W (R, m) the weights of problem r, all from
+    """``_iterate`` for R problems sharing the columns G, row r of W (R, m) the weights of problem r, all from
     the uniform distribution: matrix-matrix products instead of matrix-vector ones. A problem leaves the batch at
-    its own stopping iteration, so each result equals that of ``_iterate_one`` on its own. A column that a problem
-    did not report (weight 0) takes no part in its update or likelihood, as in ``_iterate_one``, even where that
+    its own stopping iteration, so each result equals that of ``_iterate`` on its own. A column that a problem
+    did not report (weight 0) takes no part in its update or likelihood, as in ``_iterate``, even where that
     problem's estimate gives the column probability 0 (which would make 0/0)."""
     R, k = W.shape[0], G.shape[0]
     GT = np.ascontiguousarray(G.T)
@@ -198,24 +373,81 @@ def _check_stopping(delta: float, max_iter: int) -> None:
         raise ValueError(f"delta must be positive and max_iter at least 1, got delta={delta}, max_iter={max_iter}")
 
 
-def gibu(groups: Sequence[Group], delta: float = 1e-10, max_iter: int = 10_000,
-         theta0: np.ndarray | None = None) -> IbuResult:
-    """Generalised IBU (free-will Algorithm 1): the MLE of theta from the reports of several mechanisms.
+def squarem(groups: Sequence[GroupLike], delta: float | None = 1e-10, max_iter: int = 10_000, tol: float | None = None,
+            theta0: np.ndarray | None = None) -> IbuResult:
+    """GIBU accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3), with its two stopping rules.
 
-    theta^{t+1}_x = sum_A (n^A/n) sum_z q^A_z theta^t_x A_xz / sum_u theta^t_u A_uz: the columns of all groups side
-    by side, two matrix-vector products per iteration whatever the number of users. It equals the per-user update
-    (free-will eq. 15) with users grouped by mechanism and report.
+    From theta: theta1 = F(theta), theta2 = F(theta1) with F the GIBU update; r = theta1 - theta, v = theta2 - 2
+    theta1 + theta; alpha = ||r|| / ||v|| clipped to [1, step_max]; the extrapolation theta + 2 alpha r + alpha^2 v
+    (still summing to 1) is halved towards theta2 (alpha = 1) until non-negative, then one GIBU update; if that lowers
+    the log-likelihood, theta2 is taken instead and step_max shrinks, else step_max grows fourfold when reached.
+    Each step costs three updates and never lowers L.
 
     Parameters
     ----------
-    groups : sequence of Group
-        The reports of each mechanism (``matrix_group``, ``rappor_group``), all on the same k secrets.
+    groups : sequence
+        As in ``gibu``.
+    delta : float or None
+        Stop when a step changes the normalised log-likelihood by less than delta (None: never).
+    max_iter : int
+        Stop after the step that reaches this many GIBU updates (then ``capped=True``).
+    tol : float or None
+        Stop when an update moves no entry of theta by tol or more (None: never).
+    theta0 : array_like, shape (k,), optional
+        The starting distribution, with full support (default: uniform).
+
+    Returns
+    -------
+    IbuResult
+        ``iterations`` counts GIBU updates (three per step, one for the last step a tol stop ends).
+    """
+    if not groups:
+        raise ValueError("groups must hold at least one group of reports")
+    if (delta is not None and not delta > 0) or (tol is not None and not tol > 0) or max_iter < 1:
+        raise ValueError(f"delta and tol must be positive or None and max_iter at least 1, got delta={delta}, "
+                         f"tol={tol}, max_iter={max_iter}")
+    likelihood = _Likelihood.of([_as_group(item) for item in groups])
+    return _squarem(likelihood, _start(likelihood.k, theta0), delta, max_iter, tol)
+
+
+def _as_group(item: GroupLike) -> Group | SetGroup:
+    """A GIBU group from what a caller holds: a group, a (protocol, reports) pair or a (matrix, counts) pair."""
+    if isinstance(item, Group | SetGroup):
+        return item
+    if isinstance(item, tuple) and len(item) == 2:
+        mechanism, reports = item
+        if hasattr(mechanism, "group"):
+            return mechanism.group(reports)
+        if isinstance(mechanism, np.ndarray | list):
+            return matrix_group(mechanism, reports)
+    raise ValueError("groups: each item must be a Group, a SetGroup, a (protocol, reports) pair or a (matrix, counts) "
+                     f"pair, got {type(item).__name__}")
+
+
+def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_000,
+         theta0: np.ndarray | None = None, accelerate: Accelerate = None) -> IbuResult:
+    """Generalised IBU (free-will Algorithm 1): the MLE of theta from the reports of several mechanisms.
+
+    theta^{t+1}_x = sum_A (n^A/n) sum_z q^A_z theta^t_x A_xz / sum_u theta^t_u A_uz: the columns of all matrix groups
+    side by side, two matrix-vector products per iteration whatever the number of users; the set-valued protocols'
+    distinct reports as one sparse membership matrix, two sparse products per iteration costing O(sum of |S|). It
+    equals the per-user update (free-will eq. 15) with users grouped by mechanism and report.
+
+    Parameters
+    ----------
+    groups : sequence of Group, SetGroup, (Protocol, reports) or (matrix, counts)
+        The reports of each mechanism, all on the same k secrets: groups from ``matrix_group``, ``rappor_group`` or
+        ``Protocol.group``, or the pairs those take (a protocol of ``privest.protocols`` and its reports; a
+        row-stochastic matrix and its report counts).
     delta : float
         Stop when |L(theta^t) - L(theta^{t-1})| < delta (L the normalised log-likelihood).
     max_iter : int
         Stop after this many iterations at most (then ``capped=True``).
     theta0 : array_like, shape (k,), optional
         The starting distribution, with full support (default: uniform).
+    accelerate : {None, "squarem"}
+        "squarem" runs SQUAREM (``squarem``): three updates per step, stopping when a step changes L by less than
+        delta or after the step that reaches max_iter updates; ``iterations`` then counts updates.
 
     Returns
     -------
@@ -225,8 +457,8 @@ def gibu(groups: Sequence[Group], delta: float = 1e-10, max_iter: int = 10_000,
     Raises
     ------
     ValueError
-        If groups is empty, the groups have different numbers of rows, delta <= 0 or max_iter < 1, or theta0 has the
-        wrong shape or a zero entry.
+        If groups is empty, an item is not one of the above, the groups have different numbers of secrets,
+        delta <= 0 or max_iter < 1, theta0 has the wrong shape or a zero entry, or accelerate is unknown.
 
     Examples
     --------
@@ -243,15 +475,14 @@ def gibu(groups: Sequence[Group], delta: float = 1e-10, max_iter: int = 10_000,
     """
     if not groups:
         raise ValueError("groups must hold at least one group of reports")
-    k = groups[0].G.shape[0]
-    if any(g.G.shape[0] != k for g in groups):
-        raise ValueError(f"groups must all have k = {k} rows (secrets)")
     _check_stopping(delta, max_iter)
-    n = sum(g.n for g in groups)
-    G = np.concatenate([g.G for g in groups], axis=1)
-    w = np.concatenate([g.counts for g in groups]) / n
-    offset = float(sum(g.counts @ g.log_scale for g in groups) / n)
-    return _iterate_one(G, w, offset, _start(k, theta0), delta, max_iter)
+    likelihood = _Likelihood.of([_as_group(item) for item in groups])
+    theta = _start(likelihood.k, theta0)
+    if accelerate == "squarem":
+        return _squarem(likelihood, theta, delta, max_iter)
+    if accelerate is not None:
+        raise ValueError(f"accelerate must be None or 'squarem', got {accelerate!r}")
+    return _iterate(likelihood, theta, delta, max_iter)
 
 
 def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000,
@@ -532,6 +763,53 @@ def ibu_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], delta:
         If counts does not hold one array per mechanism, or as ``average`` and ``ibu``.
     """
     return ibu(*_pooled(mechanisms, counts), delta=delta, max_iter=max_iter)
+
+
+def krr_mle(counts: np.ndarray, eps: float) -> np.ndarray:
+    """The maximum-likelihood estimate of theta from k-RR reports, in closed form (Pinzon, ElSalamouny, Massot, Miller,
+    Arcolezi and Palamidessi, AAAI 2026, arXiv 2601.08603).
+
+    Under k-RR, P(z) = q + (p - q) theta_z with p = e^eps/(e^eps + k - 1), q = 1/(e^eps + k - 1). The KKT conditions
+    of max sum_z c_z log P(z) on the simplex give theta_z = max(mu c_z - r, 0) with r = q/(p - q) = 1/(e^eps - 1)
+    and mu the one value that makes theta sum to 1: the support is the j values with the largest counts, j the largest
+    with mu_j c_(j) > r, mu_j = (1 + j r) / (c_(1) + ... + c_(j)). Where the unbiased estimate (c_z/n - q)/(p - q)
+    has no negative entry, mu = 1/(n (p - q)) and the two agree. IBU run to convergence reaches it.
+
+    Parameters
+    ----------
+    counts : array_like, shape (k,)
+        How many users reported each value (any non-negative weights with a positive sum).
+    eps : float
+        The k-RR privacy level.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        The MLE: a distribution, zero where the counts are too small.
+
+    Raises
+    ------
+    ValueError
+        If counts is not 1-D of length at least 2, non-negative with a positive sum, or eps is not finite and positive.
+
+    Examples
+    --------
+    >>> import privest
+    >>> privest.krr_mle([50, 30, 15, 5], 1.0).round(4)
+    array([0.7705, 0.2295, 0.    , 0.    ])
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.ndim != 1 or counts.size < 2:
+        raise ValueError(f"counts must be a 1-D array of at least 2 values, got shape {counts.shape}")
+    counts = _check_distribution_length(counts, counts.size, "counts")
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps must be finite and positive, got {eps}")
+    r = 1 / math.expm1(eps)
+    ordered = np.sort(counts)[::-1]
+    j = np.arange(1, counts.size + 1)
+    mu = (1 + j * r) / np.cumsum(ordered)
+    support = np.flatnonzero(mu * ordered > r)[-1]
+    return np.maximum(mu[support] * counts - r, 0.0)
 
 
 def combine_results(estimates: Sequence[np.ndarray], n: Sequence[float]) -> np.ndarray:

@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from privest import estimators
 from privest.alphabets import Grid
 from privest.estimators import Group, IbuResult, gibu
 from privest.estimators import log_likelihood as normalised_log_likelihood
@@ -199,56 +200,12 @@ def duality_gap(group: Group, theta: np.ndarray) -> float:
     return float(g.max() - 1.0)
 
 
-def _ibu_step(G: np.ndarray, w: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    return theta * (G @ (w / (theta @ G)))
-
-
-def squarem_ibu(group: Group, tol: float = 1e-12, max_steps: int = 10_000, theta0: np.ndarray | None = None,
-                step_max0: float = 1.0, step_factor: float = 4.0) -> IbuResult:
-    """IBU accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3): the same fixed points as IBU, far fewer steps.
-
-    From theta: theta1 = F(theta), theta2 = F(theta1) with F the IBU update; r = theta1 - theta, v = theta2 - 2
-    theta1 + theta; alpha = ||r|| / ||v|| clipped to [1, step_max]; the extrapolation theta + 2 alpha r + alpha^2 v
-    (still summing to 1) is halved towards theta2 (alpha = 1) until non-negative, then one IBU update; if that lowers
-    the log-likelihood, theta2 is taken instead and step_max shrinks, else step_max grows by step_factor when reached.
-    Stops when max |theta1 - theta| < tol (returned capped=False) or after max_steps steps (capped=True).
-    ``iterations`` counts IBU updates (three per step).
-    """
-    G = np.asarray(group.G, dtype=np.float64)
-    w = group.counts / group.n
-    offset = float(group.counts @ group.log_scale / group.n)
-    k = G.shape[0]
-    theta = np.full(k, 1.0 / k) if theta0 is None else np.asarray(theta0, dtype=np.float64) / np.sum(theta0)
-    current = float(w @ np.log(theta @ G))
-    step_max, updates = step_max0, 0
-    for _ in range(max_steps):
-        theta1 = _ibu_step(G, w, theta)
-        r = theta1 - theta
-        if np.abs(r).max() < tol:
-            return IbuResult(theta1 / theta1.sum(), updates + 1, normalised_log_likelihood(theta1 / theta1.sum(),
-                                                                                             [group]), False)
-        theta2 = _ibu_step(G, w, theta1)
-        v = theta2 - 2 * theta1 + theta
-        updates += 2
-        norm_v = math.sqrt(float(v @ v))
-        alpha = 1.0 if norm_v == 0 else min(max(math.sqrt(float(r @ r)) / norm_v, 1.0), step_max)
-        proposal = theta + 2 * alpha * r + alpha**2 * v
-        while alpha > 1.0 and proposal.min() < 0:
-            alpha = (alpha + 1.0) / 2 if alpha > 1.0 + 1e-6 else 1.0
-            proposal = theta + 2 * alpha * r + alpha**2 * v
-        if alpha == 1.0:
-            proposal = theta2  # theta + 2 r + v, without its rounding
-        candidate = _ibu_step(G, w, proposal)
-        updates += 1
-        candidate /= candidate.sum()
-        value = float(w @ np.log(candidate @ G))
-        if not np.isfinite(value) or value < current:
-            candidate, value = theta2 / theta2.sum(), float(w @ np.log(theta2 @ G))
-            step_max = max(step_max0, step_max / step_factor)
-        elif alpha >= step_max:
-            step_max *= step_factor
-        theta, current = candidate, value
-    return IbuResult(theta, updates, current + offset, True)
+def squarem_ibu(group: Group, tol: float = 1e-12, max_steps: int = 10_000, theta0: np.ndarray | None = None
+                ) -> IbuResult:
+    """IBU accelerated by SQUAREM (``privest.estimators.squarem``): stops when an update moves no entry of theta by
+    tol or more (capped=False), or after max_steps steps of three IBU updates (capped=True). ``iterations`` counts
+    IBU updates."""
+    return estimators.squarem([group], delta=None, max_iter=3 * max_steps, tol=tol, theta0=theta0)
 
 
 # --- mechanisms on large alphabets, sampled and restricted to the reported values (section 8) ----------------------

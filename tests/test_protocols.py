@@ -1,0 +1,223 @@
+"""The standard LDP frequency oracles (privest.protocols) against their definitions: every report enumerated on a
+small alphabet (the likelihood sums to 1, the LDP ratio bound, p* and q*), 10^6-draw frequencies against the
+likelihood, the unbiased estimator's variance against Wang et al.'s formula, GIBU over a mix against the per-user EM
+update, the k-RR MLE against IBU run to convergence, and the hash against the xxhash package."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.linalg import hadamard
+
+import privest
+from privest import protocols
+from privest.rappor import log_probability
+
+K, EPS, FAMILY = 5, 1.2, 7  # small enough to enumerate every report; FAMILY: the hash family of BLH/OLH here
+
+PROTOCOLS = {
+    "grr": protocols.grr(K, EPS),
+    "sue": protocols.sue(K, EPS),
+    "oue": protocols.oue(K, EPS),
+    "blh": protocols.blh(K, EPS, hashes=FAMILY),
+    "olh": protocols.olh(K, EPS, hashes=FAMILY),
+    "ss": protocols.ss(K, EPS),
+    "hr": protocols.hr(K, EPS),
+}
+
+
+def every_report(m: protocols.Protocol):
+    """All the reports the protocol can send, and a function giving each sampled report's index among them."""
+    if m.name in ("GRR", "HR"):
+        size = m.K if m.name == "HR" else m.k
+        return np.arange(size), lambda r: np.asarray(r)
+    if m.name in ("SUE", "OUE", "SS"):
+        bits = np.array(list(itertools.product([False, True], repeat=m.k)))
+        if m.name == "SS":
+            bits = bits[bits.sum(axis=1) == m.omega]
+        codes = bits.astype(np.int64) @ (1 << np.arange(m.k))
+        lookup = {code: i for i, code in enumerate(codes)}
+        return bits, lambda r: np.array([lookup[c] for c in np.asarray(r).astype(np.int64) @ (1 << np.arange(m.k))])
+    seeds, values = np.divmod(np.arange(m.hashes * m.g), m.g)
+    return protocols.HashReports(seeds.astype(np.uint32), values), lambda r: r.seeds.astype(np.int64) * m.g + r.values
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_likelihood_is_a_distribution_over_reports_within_the_ldp_bound(name):
+    m = PROTOCOLS[name]
+    L = m.likelihood(every_report(m)[0])
+    np.testing.assert_allclose(L.sum(axis=0), 1.0, rtol=0, atol=1e-12)
+    assert (L.max(axis=1) / L.min(axis=1)).max() <= math.exp(EPS) * (1 + 1e-12)
+    assert privest.is_ldp(L.T, EPS)
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_p_star_and_q_star_are_the_membership_probabilities(name):
+    m = PROTOCOLS[name]
+    reports = every_report(m)[0]
+    L, member = m.likelihood(reports), m.membership(reports)
+    inside = np.einsum("zx,zv->xv", L, member)  # P(v in S | x)
+    np.testing.assert_allclose(np.diag(inside), m.p_star, atol=1e-12)
+    if name in ("blh", "olh"):  # q* = 1/g holds for an ideal hash; a family of 7 functions only approaches it
+        np.testing.assert_allclose(inside[~np.eye(K, dtype=bool)], m.q_star, atol=0.3)
+    else:
+        np.testing.assert_allclose(inside[~np.eye(K, dtype=bool)], m.q_star, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_sampler_frequencies_match_the_likelihood(name):
+    """10^6 reports of secret 3 (and 2 * 10^5 of secret 0): a chi-square test of the report histogram against the
+    likelihood column. At 10^6 draws a probability off by 1% of a typical cell (about 1/32) moves the statistic by
+    about 30 standard deviations, so p > 1e-4 tells a right sampler from a wrong one."""
+    m = PROTOCOLS[name]
+    reports, index = every_report(m)
+    L = m.likelihood(reports)
+    rng = privest.rng_for(2026, "test_protocols", name)
+    for secret, n in ((3, 1_000_000), (0, 200_000)):
+        observed = np.bincount(index(m.sample(np.full(n, secret), rng)), minlength=L.shape[0])
+        expected = n * L[:, secret]
+        assert observed[expected == 0].sum() == 0
+        assert stats.chisquare(observed[expected > 0], expected[expected > 0]).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("name", ["grr", "sue", "oue", "blh", "olh", "ss", "hr"])
+def test_unbiased_estimator_mean_and_variance_match_wang_et_al(name):
+    """600 runs of 3000 users with fixed secrets: the mean estimate is theta and the per-value variance is Wang et
+    al.'s formula (exact here, with an ideal hash for BLH and OLH: seeds from 2^32). Each empirical variance has a
+    relative standard error of sqrt(2/600) = 6%; the total over the values is held to 15%, each value to 30%."""
+    m = protocols.by_name(name, 6, 1.0)
+    theta = np.array([0.3, 0.25, 0.2, 0.15, 0.1, 0.0])
+    n, runs = 3000, 600
+    secrets = np.repeat(np.arange(6), np.rint(theta * n).astype(int))
+    rng = privest.rng_for(2026, "test_protocols variance", name)
+    estimates = np.array([m.estimate(m.sample(secrets, rng)) for _ in range(runs)])
+    expected = m.variance(theta, n)
+    np.testing.assert_allclose(estimates.mean(axis=0), theta, atol=5 * np.sqrt(expected.max() / runs))
+    variance = estimates.var(axis=0, ddof=1)
+    assert variance.sum() == pytest.approx(expected.sum(), rel=0.15)
+    np.testing.assert_allclose(variance, expected, rtol=0.3)
+
+
+def per_user_em(likelihoods: np.ndarray, theta: np.ndarray, steps: int) -> np.ndarray:
+    """Free-will eq. 15, user by user: theta_x <- (1/n) sum_i theta_x P(z_i | x) / sum_u theta_u P(z_i | u)."""
+    for _ in range(steps):
+        posterior = likelihoods * theta
+        theta = (posterior / posterior.sum(axis=1, keepdims=True)).mean(axis=0)
+    return theta
+
+
+def test_gibu_over_a_mix_of_protocols_and_a_matrix_is_the_per_user_em_update():
+    k = 12
+    rng = privest.rng_for(2026, "test_protocols gibu mix")
+    theta = rng.dirichlet(np.ones(k))
+    mix = [protocols.oue(k, 1.0), protocols.olh(k, 2.0), protocols.grr(k, 3.0), protocols.hr(k, 0.5),
+           protocols.ss(k, 1.5), protocols.blh(k, 4.0, hashes=50), protocols.sue(k, 0.7)]
+    pairs, rows = [], []
+    for m in mix:
+        reports = m.sample(rng.choice(k, 300, p=theta), rng)
+        pairs.append((m, reports))
+        rows.append(m.likelihood(reports))
+    A = privest.geometric(k, 0.8)
+    z = privest.sample(A, rng.choice(k, 200, p=theta), rng)
+    pairs.append((A, np.bincount(z, minlength=k)))
+    rows.append(A[:, z].T)
+    likelihoods = np.concatenate(rows)
+    for steps in (1, 7, 40):
+        result = privest.gibu(pairs, max_iter=steps, delta=1e-300)
+        assert result.iterations == steps and result.capped
+        np.testing.assert_allclose(result.theta, per_user_em(likelihoods, np.full(k, 1 / k), steps), rtol=1e-10)
+    result = privest.gibu(pairs, delta=1e-300, max_iter=3)
+    assert result.log_likelihood == pytest.approx(np.log(likelihoods @ result.theta).mean(), abs=1e-10)
+
+
+def test_squarem_reaches_the_same_estimate_in_fewer_updates():
+    k = 30
+    rng = privest.rng_for(2026, "test_protocols squarem")
+    theta = rng.dirichlet(np.ones(k) * 0.5)
+    pairs = [(m, m.sample(rng.choice(k, 4000, p=theta), rng)) for m in (protocols.oue(k, 0.5), protocols.olh(k, 1.0))]
+    plain = privest.gibu(pairs, delta=1e-13, max_iter=100_000)
+    fast = privest.gibu(pairs, delta=1e-13, max_iter=100_000, accelerate="squarem")
+    assert not plain.capped and not fast.capped
+    assert fast.iterations < plain.iterations / 3
+    assert fast.log_likelihood >= plain.log_likelihood - 1e-9
+    np.testing.assert_allclose(fast.theta, plain.theta, atol=2e-3)
+
+
+@pytest.mark.parametrize("counts, eps", [
+    ([50, 30, 15, 5], 1.0),                 # two zeros in the MLE
+    ([10, 0, 3, 200, 7], 0.5),              # a zero count, a point mass
+    ([400, 300, 200, 100], 2.0),            # no negative unbiased entry: the MLE is the unbiased estimate
+    ([120, 80, 80, 0, 3, 61, 9, 1], 0.8),
+])
+def test_krr_mle_is_ibu_run_to_convergence(counts, eps):
+    counts = np.asarray(counts, dtype=float)
+    k = counts.size
+    mle = privest.krr_mle(counts, eps)
+    assert mle.sum() == pytest.approx(1.0, abs=1e-14) and mle.min() >= 0
+    converged = privest.gibu([(protocols.grr(k, eps), np.repeat(np.arange(k), counts.astype(int)))], delta=1e-15,
+                             max_iter=200_000, accelerate="squarem")
+    np.testing.assert_allclose(mle, converged.theta, atol=1e-6)
+    A = privest.krr(k, eps)
+    likelihood = counts @ np.log(mle @ A)
+    for _ in range(200):  # no distribution nearby does better
+        other = privest.project_simplex(mle + privest.rng_for(2026, "krr_mle", _).normal(0, 1e-3, k))
+        assert counts @ np.log(other @ A) <= likelihood + 1e-9
+    unbiased = protocols.grr(k, eps).estimate(np.repeat(np.arange(k), counts.astype(int)))
+    if unbiased.min() >= 0:
+        np.testing.assert_allclose(mle, unbiased, atol=1e-12)
+
+
+def test_sue_likelihood_is_rappor_and_hr_sets_are_hadamard_rows():
+    m = protocols.sue(7, 1.3)
+    bits = m.sample(np.arange(7).repeat(3), privest.rng_for(2026, "sue"))
+    np.testing.assert_allclose(np.log(m.likelihood(bits)), log_probability(bits.astype(np.uint8), 1.3).T, atol=1e-12)
+    m = protocols.hr(11, 1.0)
+    assert m.K == 16
+    H = hadamard(16)
+    np.testing.assert_array_equal(m.membership(np.arange(16)), (H[1:12] == 1).T)
+
+
+def test_hash_is_xxh32_of_the_decimal_string():
+    xxhash = pytest.importorskip("xxhash")
+    rng = privest.rng_for(2026, "xxh32")
+    values = np.concatenate([np.arange(1200), rng.integers(0, 10**15, 300)])
+    seeds = rng.integers(0, 2**40, values.size)  # above 2^32: xxhash keeps the low 32 bits
+    expected = [xxhash.xxh32(str(v).encode(), seed=int(s) % 2**32).intdigest() for v, s in zip(values, seeds,
+                                                                                                  strict=True)]
+    np.testing.assert_array_equal(protocols.xxh32_decimal(values, seeds), expected)
+    table = protocols._hash_table(np.array([0, 7, 2**32 - 1], dtype=np.uint32), 1200)
+    np.testing.assert_array_equal(table[1], [xxhash.xxh32(str(v).encode(), seed=7).intdigest() for v in range(1200)])
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_group_support_and_storage_agree_with_the_reports(name):
+    m = PROTOCOLS[name]
+    rng = privest.rng_for(2026, "storage", name)
+    reports = m.sample(rng.integers(0, K, 500), rng)
+    member = m.membership(reports)
+    np.testing.assert_array_equal(m.support(reports), member.sum(axis=0))
+    group = m.group(reports)
+    assert group.n == 500 and group.indices.size == sum(np.diff(group.indptr))
+    stored = m.from_arrays({key: np.asarray(v) for key, v in m.to_arrays(reports, "p0_").items()}, "p0_")
+    np.testing.assert_array_equal(m.membership(stored), member)
+
+
+def test_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="eps"):
+        protocols.oue(8, -1.0)
+    with pytest.raises(ValueError, match="k must"):
+        protocols.grr(1, 1.0)
+    with pytest.raises(ValueError, match="secrets"):
+        protocols.ss(8, 1.0).sample(np.array([8]), np.random.default_rng(0))
+    with pytest.raises(ValueError, match="unknown protocol"):
+        protocols.by_name("rappor2", 8, 1.0)
+    with pytest.raises(ValueError, match="hashes"):
+        protocols.olh(8, 1.0, hashes=0)
+    with pytest.raises(ValueError, match="omega"):
+        protocols.ss(8, 1.0).likelihood(np.ones((1, 8), dtype=bool))
+    with pytest.raises(ValueError, match="groups"):
+        privest.gibu([("not a protocol", np.ones(3))])
+    with pytest.raises(ValueError, match="accelerate"):
+        privest.gibu([(protocols.grr(3, 1.0), np.array([0, 1]))], accelerate="aitken")
