@@ -170,7 +170,28 @@ def stopping_text(config: Mapping[str, Any]) -> str:
     return f"GIBU and [IBU]_R: {how}stop at ΔL < {rule['delta']:g} or {rule['max_iter']:,} {unit}"
 
 
-METRIC_TITLES = {"emd": "EMD to θ (steps of 1, log scale)", "l2sq": "squared ℓ2 error ‖θ̂ − θ‖² (log scale)"}
+UNITS = {"ages": "years"}
+
+
+def metric_title(metric: str, dataset: str) -> str:
+    """The y label of a panel: the EMD in the dataset's unit (years of age, steps of 1 on the Zipf's ranks), or l2^2."""
+    if metric == "emd":
+        return f"EMD to θ ({UNITS.get(dataset, 'steps of 1')}, log scale)"
+    return "squared ℓ2 error ‖θ̂ − θ‖² (log scale)"
+
+
+def panel_title(metric: str, lines: Sequence[Mapping[str, Any]], dataset: str) -> str:
+    """A panel's title: the metric and GIBU's mean over the best other method's at the largest n (from ``summary``)."""
+    name = {"emd": "earth mover's distance", "l2sq": "squared ℓ2 error"}[metric]
+    mine = [line for line in lines if line["dataset"] == dataset]
+    if not mine:
+        return name
+    n = max(line["n"] for line in mine)
+    means = {line["method"]: line[f"{metric}_mean"] for line in mine if line["n"] == n}
+    others = [value for method, value in means.items() if method != "GIBU"]
+    if "GIBU" not in means or not others:
+        return name
+    return f"{name}\nGIBU ÷ best per-protocol estimator at n = {n:,}: {means['GIBU'] / min(others):.2f}"
 
 
 def method_labels() -> dict[str, str]:

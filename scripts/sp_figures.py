@@ -12,33 +12,40 @@ def main() -> None:
     study = config["standard_protocols"]
     runs = config["scales"][config["scale"]]["standard_protocols"]["runs"]
     table = files.load_table(snakemake.input.scores, dtypes={"note": str})
-    labels = {name: standard_protocols.dataset_label(name, files.load_json(path))
-              for name, path in zip(standard_protocols.DATASETS, snakemake.input.alphabets, strict=True)}
+    alphabets = {name: files.load_json(path)
+                 for name, path in zip(standard_protocols.DATASETS, snakemake.input.alphabets, strict=True)}
+    summary = standard_protocols.summary(table.to_dict("records"), study["methods"])
     outputs = list(snakemake.output)
     for dataset in dict.fromkeys(PurePath(path).stem for path in outputs):
         rows = table[table["dataset"] == dataset]
         ns = sorted(rows["n"].unique())
-        fig, axes = plotting.figure(ncols=2, figsize=(10.5, 4.3))
+        fig, axes = plotting.figure(ncols=2, figsize=(11.0, 5.0))
+        notes = []
         for ax, metric in zip(axes, ("emd", "l2sq"), strict=True):
-            notes = plotting.emd_bands_by_n(ax, rows, study["methods"], metric, standard_protocols.method_labels())
+            notes += plotting.emd_bands_by_n(ax, rows, study["methods"], metric, standard_protocols.method_labels())
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xticks(ns, [f"{n:,}" for n in ns])
             ax.set_xlabel("number of users n (log scale)")
-            ax.set_ylabel(standard_protocols.METRIC_TITLES[metric])
-        axes[0].set_title("earth mover's distance")
-        axes[1].set_title("squared ℓ2 error")
-        axes[0].legend(loc="lower left", fontsize=7.5)
+            ax.set_ylabel(standard_protocols.metric_title(metric, dataset))
+            ax.set_title(standard_protocols.panel_title(metric, summary, dataset), fontsize=9)
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.885), ncol=len(labels), fontsize=8)
         fig.suptitle(f"{standard_protocols.TITLES[dataset]}: GIBU over the whole mixture of standard LDP protocols "
-                     f"vs per-protocol estimators\nn users split equally over {standard_protocols.groups_text(config)}"
-                     " — pooling every protocol's reports in one MLE is what no peer library can do", fontsize=9.5)
+                     "vs per-protocol estimators\n"
+                     f"n users split equally over {standard_protocols.groups_text(config)}\n"
+                     "GIBU pools every protocol's reports in one MLE, which no peer library can do", fontsize=10,
+                     y=0.995)
+        fig.subplots_adjust(top=0.74, wspace=0.25)
         iterative = [m for m in study["methods"] if "IBU" in m and (rows["method"] == m).any()]
         capped = ", ".join(f"{m} {rows.loc[rows['method'] == m, 'capped'].mean():.0%}" for m in iterative)
-        footer = [f"{labels[dataset]}; n users drawn i.i.d. from θ in each run; {runs} runs per n, mean ± 1 s.d.; "
-                  f"scale: {config['scale']}",
+        footer = [f"{standard_protocols.dataset_label(dataset, alphabets[dataset])}; n users drawn i.i.d. from θ in "
+                  f"each run; {runs} runs per n, mean ± 1 s.d.; scale: {config['scale']}",
+                  "[e]_R: each (protocol, ε) group estimated from its own reports, the estimates weighted by n^A/n "
+                  "(free-will eqs. 4-5); unbiased estimator: Wang et al. 2017, projected onto the simplex",
                   f"{standard_protocols.stopping_text(config)}; runs stopped by the cap: {capped or 'none'}",
                   standard_protocols.hashes_text(config)]
-        footer += [f"NA: {note}" for note in notes]
+        footer += [f"NA: {note}" for note in dict.fromkeys(notes)]
         fig.text(0.5, -0.01, "\n".join(line for line in footer if line), ha="center", va="top", fontsize=7.5)
         pdf, png = (p for p in outputs if PurePath(p).stem == dataset)
         plotting.save(fig, pdf, png)
