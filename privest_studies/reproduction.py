@@ -514,6 +514,9 @@ def markdown(items: Sequence[Item], papers: Mapping[str, str], header: str,
         for i in rows:
             files = ", ".join(f"[{f.split('/')[-1]}]({f})" for f in i.files) or "—"
             lines.append(f"| {_cell(i.item)} | {_cell(i.section)} | {files} | **{i.status}** | {_cell(i.why)} |")
+        if not any(i.comparisons for i in rows):  # a study beyond the papers: nothing to set side by side
+            lines.append("")
+            continue
         lines += ["", f"### {paper}: numbers side by side", "",
                   "| item | quantity | paper | ours | tolerance | agrees |", "|---|---|---|---|---|---|"]
         for i in rows:
