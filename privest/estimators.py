@@ -486,7 +486,7 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
 
 
 def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000,
-        theta0: np.ndarray | None = None) -> IbuResult:
+        theta0: np.ndarray | None = None, accelerate: Accelerate = None) -> IbuResult:
     """IBU (free-will eq. 10; IBU paper Algorithm 1) on one mechanism A (k, m) and the counts or frequencies q (m,).
 
     GIBU with one group: ``gibu([matrix_group(A, q)], ...)``.
@@ -497,8 +497,8 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
         The mechanism, rows summing to 1 within 1e-9.
     q : array_like, shape (m,)
         The report counts (or frequencies) over the columns of A.
-    delta, max_iter, theta0
-        The stopping rule and the start, as in ``gibu``.
+    delta, max_iter, theta0, accelerate
+        The stopping rule, the start and the acceleration, as in ``gibu``.
 
     Returns
     -------
@@ -521,7 +521,7 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
     >>> result.theta.shape, bool(abs(result.theta.sum() - 1) < 1e-12), result.capped
     ((5,), True, False)
     """
-    return gibu([matrix_group(A, q)], delta=delta, max_iter=max_iter, theta0=theta0)
+    return gibu([matrix_group(A, q)], delta=delta, max_iter=max_iter, theta0=theta0, accelerate=accelerate)
 
 
 def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000) -> list[IbuResult]:

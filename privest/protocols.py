@@ -41,6 +41,7 @@ import numpy as np
 
 from privest.estimators import Post, SetGroup, post_process
 from privest.rappor import distinct_rows
+from privest.sampling import check_secrets
 
 NAMES = ("grr", "sue", "oue", "blh", "olh", "ss", "hr")
 
@@ -153,15 +154,6 @@ class HashReports:
 
     def __getitem__(self, index: Any) -> "HashReports":
         return HashReports(self.seeds[index], self.values[index])
-
-
-def _check_secrets(secrets: np.ndarray, k: int) -> np.ndarray:
-    secrets = np.asarray(secrets)
-    if secrets.ndim != 1 or not np.issubdtype(secrets.dtype, np.integer):
-        raise ValueError(f"secrets must be a 1-D integer array, got {secrets.dtype} of shape {secrets.shape}")
-    if secrets.size and (secrets.min() < 0 or secrets.max() >= k):
-        raise ValueError(f"secrets must lie in 0..{k - 1}, got values in {secrets.min()}..{secrets.max()}")
-    return secrets.astype(np.int64)
 
 
 def _grr(secrets: np.ndarray, size: int, keep: float, rng: np.random.Generator) -> np.ndarray:
@@ -281,21 +273,29 @@ class Protocol:
         if self.count(reports) == 0:
             raise ValueError(f"{self.name}: reports must not be empty")
         unique, counts = self.distinct(reports)
-        rows = max(1, _CHUNK_ENTRIES // self.k)
         sizes, indices = [], []
-        for start in range(0, len(counts), rows):
-            member = self.membership(unique[start:start + rows])
+        for member in self._membership_blocks(unique, len(counts)):
             sizes.append(member.sum(axis=1))
-            indices.append(np.nonzero(member)[1].astype(np.int32))
+            indices.append((np.flatnonzero(member) % self.k).astype(np.int32))
         indptr = np.concatenate([[0], np.cumsum(np.concatenate(sizes))]).astype(np.int64)
         return SetGroup(self.k, indptr, np.concatenate(indices), counts.astype(np.float64), float(self.high),
                         float(self.low), self.log_scale(unique).astype(np.float64))
 
+    def _membership_blocks(self, reports: Any, n: int) -> Any:
+        """``membership`` of ``_CHUNK_ENTRIES`` entries of the (n, k) matrix at a time, block after block."""
+        rows = max(1, _CHUNK_ENTRIES // self.k)
+        for start in range(0, n, rows):
+            yield self.membership(reports[start:start + rows])
+
     def support(self, reports: Any) -> np.ndarray:
         """How many reports' sets hold each value, shape (k,) int64: the count C(v) of Wang et al. (2017)."""
-        group = self.group(reports)
-        rows = np.repeat(np.arange(group.counts.size), np.diff(group.indptr))
-        return np.rint(np.bincount(group.indices, weights=group.counts[rows], minlength=self.k)).astype(np.int64)
+        unique, counts = self.distinct(reports)
+        rows = max(1, _CHUNK_ENTRIES // self.k)
+        support = np.zeros(self.k)
+        for start, member in zip(range(0, len(counts), rows), self._membership_blocks(unique, len(counts)),
+                                 strict=True):
+            support += counts[start:start + rows].astype(np.float64) @ member
+        return np.rint(support).astype(np.int64)
 
     def estimate(self, reports: Any, post: Post = None) -> np.ndarray:
         """The unbiased frequency estimate of Wang et al. (2017, eq. 1): (C(v)/n - q*) / (p* - q*), post-processed.
@@ -379,7 +379,7 @@ class _UnaryEncoding(_BitReports):
     flip: ClassVar[float]
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        secrets = _check_secrets(secrets, self.k)
+        secrets = check_secrets(secrets, self.k)
 
         def draw(chunk: np.ndarray) -> np.ndarray:
             bits = rng.random((chunk.size, self.k)) < self.flip
@@ -428,7 +428,7 @@ class GRR(_ValueReports):
     q_star = low
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return _grr(_check_secrets(secrets, self.k), self.k, self.high, rng)
+        return _grr(check_secrets(secrets, self.k), self.k, self.high, rng)
 
     def _reports(self, reports: np.ndarray) -> np.ndarray:
         reports = np.asarray(reports)
@@ -514,7 +514,7 @@ class _LocalHashing(Protocol):
         return 1 / self.g
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> HashReports:
-        secrets = _check_secrets(secrets, self.k)
+        secrets = check_secrets(secrets, self.k)
         seeds = rng.integers(0, self.hashes or 2**32, secrets.size, dtype=np.uint64).astype(np.uint32)
         hashed = (xxh32_decimal(secrets, seeds) % np.uint32(self.g)).astype(np.int64)
         return HashReports(seeds, _grr(hashed, self.g, self.high, rng))
@@ -607,7 +607,7 @@ class SS(_BitReports):
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The omega smallest of k uniform keys, with x's key forced to -1 (x in S) or 2 (x not in S): the rest of S
         is a uniform subset of the other values."""
-        secrets = _check_secrets(secrets, self.k)
+        secrets = check_secrets(secrets, self.k)
         omega, p_in = self.omega, self.p_in
 
         def draw(chunk: np.ndarray) -> np.ndarray:
@@ -658,7 +658,7 @@ class HR(_ValueReports):
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """A uniform y, moved to the wanted half by flipping the lowest bit of the row index x + 1 (a bijection
         between the halves) when it lies in the other one."""
-        rows = _check_secrets(secrets, self.k) + 1
+        rows = check_secrets(secrets, self.k) + 1
         inside = rng.random(rows.size) < self.high
         y = rng.integers(0, self.K, rows.size)
         wrong = (np.bitwise_count(rows & y) % 2 == 0) != inside

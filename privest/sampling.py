@@ -32,13 +32,14 @@ def rng_for(seed: int, *keys: object) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(int.from_bytes(digest, "little")))
 
 
-def _check_secrets(secrets: np.ndarray, k: int) -> np.ndarray:
+def check_secrets(secrets: np.ndarray, k: int) -> np.ndarray:
+    """secrets as an int64 array, checked 1-D, of an integer type, with values in 0..k-1 (else a ValueError)."""
     secrets = np.asarray(secrets)
     if secrets.ndim != 1 or not np.issubdtype(secrets.dtype, np.integer):
         raise ValueError(f"secrets must be a 1-D integer array, got {secrets.dtype} of shape {secrets.shape}")
     if secrets.size and (secrets.min() < 0 or secrets.max() >= k):
         raise ValueError(f"secrets must lie in 0..{k - 1}, got values in {secrets.min()}..{secrets.max()}")
-    return secrets
+    return secrets.astype(np.int64, copy=False)
 
 
 def sample(A: np.ndarray, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -67,7 +68,7 @@ def sample(A: np.ndarray, secrets: np.ndarray, rng: np.random.Generator) -> np.n
     """
     A = check_row_stochastic(A, "A", atol=1e-9)
     k = A.shape[0]
-    secrets = _check_secrets(secrets, k)
+    secrets = check_secrets(secrets, k)
     cdf = np.cumsum(A, axis=1)
     cdf[:, -1] = np.inf
     u = rng.random(secrets.size)
@@ -127,7 +128,7 @@ def rappor(secrets: np.ndarray, k: int, eps: float | np.ndarray, rng: np.random.
 
     eps is one value or one per user. Returns a (n, k) uint8 bit matrix.
     """
-    secrets = _check_secrets(secrets, k)
+    secrets = check_secrets(secrets, k)
     flip = np.broadcast_to(flip_probability(eps), secrets.shape)[:, None]
     bits = rng.random((secrets.size, k)) < flip
     bits[np.arange(secrets.size), secrets] ^= True
@@ -219,7 +220,7 @@ def split_users(n: int, groups: int, theta: np.ndarray, rng: np.random.Generator
 
 def split_secrets(secrets: np.ndarray, k: int, groups: int, rng: np.random.Generator) -> np.ndarray:
     """Secret counts of the given users (a dataset) assigned at random, as equally as possible, to ``groups``."""
-    secrets = _check_secrets(secrets, k)
+    secrets = check_secrets(secrets, k)
     order = rng.permutation(secrets.size)
     assignment = np.arange(secrets.size) % groups
     return np.stack([np.bincount(secrets[order][assignment == g], minlength=k) for g in range(groups)])

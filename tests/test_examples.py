@@ -40,7 +40,7 @@ def test_the_readme_quickstart_runs_and_ibu_beats_the_noisy_reports():
 
 
 def test_there_are_examples():
-    assert {p.name for p in EXAMPLES} >= {"quickstart.py", "free_will_mixture.py", "locations.py"}
+    assert {p.name for p in EXAMPLES} >= {"quickstart.py", "free_will_mixture.py", "locations.py", "protocols.py"}
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
@@ -52,6 +52,9 @@ def test_every_example_runs_and_prints_what_it_claims(script):
     elif script.name == "quickstart.py":
         noisy, _inv_n, _inv_p, ibu = (float(x) for x in lines[2].split()[1:5])  # eps 0.05
         assert ibu < noisy / 5
+    elif script.name == "protocols.py":
+        assert emd(output, "GIBU")[0] < min(emd(output, "[INV-P]_R")[0], emd(output, "[IBU]_R")[0])
+        assert float(lines[-1].split()[-1]) < 1e-5  # the k-RR MLE is IBU run to convergence
     elif script.name == "locations.py":
         noisy, _inv_p, ibu = (float(x) for x in lines[2].split()[1:4])  # eps 0.5 per km
         assert ibu < noisy
