@@ -22,11 +22,13 @@ include: "workflow/rules/ibu_consistency.smk"
 include: "workflow/rules/ibu_theory.smk"
 include: "workflow/rules/constrained_counts.smk"
 include: "workflow/rules/free_will.smk"
+include: "workflow/rules/standard_protocols.smk"
 include: "workflow/rules/own_study.smk"
 include: "workflow/rules/report.smk"
 
 
-# Every figure and table of the active scale, and the reproduction report that sets them beside the papers.
+# Every figure and table of the active scale (the papers' and the standard-protocols study beyond them), and the
+# reproduction report that sets them beside the papers.
 rule all:
     default_target: True
     input:

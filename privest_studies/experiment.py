@@ -12,9 +12,13 @@ on a point (INV on a singular matrix, RAP on matrix reports, ...) gives NaN esti
 
 Storage (npz, written by the scripts of rules mechanisms, perturb and estimate):
 - mechanisms: ``kinds`` and ``parameters`` (D,) of the experiment's distinct mechanisms, ``k``, and ``A`` (D, k, m)
-  when none is RAPPOR (RAPPOR has 2^k observables: never a matrix, NOTES 2).
+  when every one is a matrix (RAPPOR has 2^k observables: never a matrix, NOTES 2; the standard protocols of
+  ``privest.protocols`` report sets, not columns); ``hashes`` (D,) when a member is a protocol (BLH and OLH: the size
+  of the hash family, -1 for seeds from 2^32; -1 for the others).
 - reports: ``points`` (P,), ``runs``, ``secret_counts`` (P, R, M, k), and ``counts`` (P, R, M, m) when every mechanism
-  is a matrix, else each RAPPOR group's distinct bit vectors under the prefix ``p{point}_r{run}_m{mechanism}_``.
+  is a matrix, else each group's reports under the prefix ``p{point}_r{run}_m{mechanism}_``: a RAPPOR group's distinct
+  bit vectors, a protocol's reports as ``Protocol.to_arrays`` writes them (then ``protocol_reports`` is set), a
+  matrix's counts.
 - estimates: ``methods`` (F,), ``points`` (P,), ``theta`` (F, P, R, k), ``iterations`` and ``capped`` (F, P, R),
   ``notes`` (P,): why the family could not run at a point ('' where it ran).
 """
@@ -26,23 +30,30 @@ from typing import Any
 
 import numpy as np
 
-from privest import estimators
+from privest import estimators, protocols
 from privest.alphabets import Alphabet
 from privest.mechanisms import average, by_name
+from privest.protocols import Protocol
 from privest.rappor import RapporReports
 from privest.sampling import Mechanism, Rappor, Reports, population, rng_for, split_secrets, split_users
 
-MECHANISM_KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", "shokri")
+PROTOCOL_KINDS = protocols.NAMES
+"""The standard LDP frequency oracles (``privest.protocols``: GRR, SUE, OUE, BLH, OLH, SS, HR): set-valued reports."""
+HASHED_KINDS = ("blh", "olh")
+"""The protocols that take a hash family size (``Member.hashes``)."""
+MECHANISM_KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", "shokri", *PROTOCOL_KINDS)
 KIND_NAMES = {"krr": "k-RR", "geometric": "geometric", "laplace": "Laplace", "exponential": "exponential",
-              "rappor": "RAPPOR", "shokri": "Shokri"}
+              "rappor": "RAPPOR", "shokri": "Shokri", **{kind: kind.upper() for kind in PROTOCOL_KINDS}}
 
 
 @dataclass(frozen=True)
 class Member:
-    """One mechanism of an experiment: its kind (``MECHANISM_KINDS``) and parameter (eps, or Q for Shokri's)."""
+    """One mechanism of an experiment: its kind (``MECHANISM_KINDS``) and parameter (eps, or Q for Shokri's); for BLH
+    and OLH the size of the hash family (None: seeds from 2^32, as the peer libraries)."""
 
     kind: str
     parameter: float
+    hashes: int | None = None
 
     @property
     def symbol(self) -> str:
@@ -73,8 +84,9 @@ class Experiment:
     its synthetic data). score_noisy: also score the pooled noisy reports where the observables are the secrets.
     shokri: the solved Shokri matrices the members need, one file per Shokri member, in member order. stopping: the
     rule of IBU and GIBU, (('delta', d), ('max_iter', m)): the change of the normalised log-likelihood below d, or m
-    iterations. point_column: the name of the score column that holds the point (default: the axis, eps or n; a
-    study whose experiments have different axes names it 'point' and gives the axis as a label).
+    iterations; with ('accelerate', 'squarem') (protocol members only) GIBU runs SQUAREM and counts updates.
+    point_column: the name of the score column that holds the point (default: the axis, eps or n; a study whose
+    experiments have different axes names it 'point' and gives the axis as a label).
     """
 
     study: str
@@ -101,6 +113,13 @@ class Experiment:
         unknown = sorted({m.kind for m in self.members} - set(MECHANISM_KINDS))
         if unknown:
             raise ValueError(f"{where}: unknown mechanism kinds {unknown}; known: {', '.join(MECHANISM_KINDS)}")
+        hashed = [m for m in self.members if m.hashes is not None and (m.kind not in HASHED_KINDS or m.hashes < 1)]
+        if hashed:
+            raise ValueError(f"{where}: hashes is a positive hash family size of {' and '.join(HASHED_KINDS)} "
+                             f"members only, got {hashed[0]}")
+        if "accelerate" in dict(self.stopping) and any(m.kind not in PROTOCOL_KINDS for m in self.members):
+            raise ValueError(f"{where}: accelerate (SQUAREM) applies to protocol members only; the matrix families "
+                             "batch plain IBU over runs")
         unknown = sorted(set(self.families) - set(FAMILIES))
         if unknown:
             raise ValueError(f"{where}: unknown estimator families {unknown}; known: {', '.join(FAMILIES)}")
@@ -122,7 +141,8 @@ class Experiment:
     @property
     def stopping_rule(self) -> dict:
         """The stopping rule as the estimators take it: {'delta': d, 'max_iter': m}."""
-        return {key: int(value) if key == "max_iter" else float(value) for key, value in self.stopping}
+        return {key: int(value) if key == "max_iter" else value if key == "accelerate" else float(value)
+                for key, value in self.stopping}
 
     def seed_keys(self, point: Point, run: int) -> tuple:
         """The keys of the generator of one (point, run), after the config seed: study, experiment, the point (eps as
@@ -131,12 +151,18 @@ class Experiment:
         return (self.study, self.name, value, run)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The experiment as plain data (a member's hashes only where set: the other studies' dicts are unchanged)."""
+        spec = dataclasses.asdict(self)
+        spec["members"] = [{key: value for key, value in m.items() if key != "hashes" or value is not None}
+                           for m in spec["members"]]
+        return spec
 
     @classmethod
     def from_dict(cls, spec: Mapping[str, Any]) -> "Experiment":
         fields = dict(spec)
-        fields["members"] = tuple(Member(str(m["kind"]), float(m["parameter"])) for m in spec["members"])
+        fields["members"] = tuple(Member(str(m["kind"]), float(m["parameter"]),
+                                         None if m.get("hashes") is None else int(m["hashes"]))
+                                  for m in spec["members"])
         fields["points"] = tuple(Point(p["value"], tuple(p["mechanisms"]), p["users"]) for p in spec["points"])
         fields["families"] = tuple(spec["families"])
         fields["labels"] = tuple((str(k), str(v)) for k, v in spec["labels"])
@@ -148,13 +174,31 @@ class Experiment:
 # --- mechanisms -------------------------------------------------------------------------------------------------------
 
 
+def is_protocol(mechanism: Any) -> bool:
+    """Whether a built mechanism is a standard protocol (``privest.protocols``): its reports are sets, not counts."""
+    return isinstance(mechanism, Protocol)
+
+
+def protocol(member: Member, k: int) -> Protocol:
+    """A protocol member on k secrets (``privest.protocols.by_name``; BLH and OLH with their hash family size)."""
+    options = {"hashes": member.hashes} if member.kind in HASHED_KINDS else {}
+    return protocols.by_name(member.kind, k, member.parameter, **options)
+
+
+def mechanism_k(mechanism: Any) -> int:
+    """The number of secrets of a built mechanism (a matrix's rows)."""
+    return mechanism.k if isinstance(mechanism, Rappor | Protocol) else np.asarray(mechanism).shape[0]
+
+
 def build_mechanisms(members: Sequence[Member], alphabet: Alphabet, shokri: Mapping[float, np.ndarray] | None = None
-                     ) -> list[Mechanism]:
+                     ) -> list[Any]:
     """The mechanisms on an alphabet: matrices (``privest.mechanisms.by_name``; Shokri's from the solved matrices
-    ``shokri[Q]``) or ``Rappor`` for RAPPOR members."""
-    result: list[Mechanism] = []
+    ``shokri[Q]``), ``Rappor`` for RAPPOR members, or a protocol of ``privest.protocols``."""
+    result: list[Any] = []
     for m in members:
-        if m.kind == "rappor":
+        if m.kind in PROTOCOL_KINDS:
+            result.append(protocol(m, alphabet.k))
+        elif m.kind == "rappor":
             result.append(Rappor(alphabet.k, m.parameter))
         elif m.kind == "shokri":
             if shokri is None or m.parameter not in shokri:
@@ -165,23 +209,29 @@ def build_mechanisms(members: Sequence[Member], alphabet: Alphabet, shokri: Mapp
     return result
 
 
-def mechanisms_to_arrays(members: Sequence[Member], built: Sequence[Mechanism]) -> dict[str, np.ndarray]:
-    """The arrays that store built mechanisms in an npz: kinds, parameters, k, and A (D, k, m) when every one is a
-    matrix."""
-    k = built[0].k if isinstance(built[0], Rappor) else built[0].shape[0]
+def mechanisms_to_arrays(members: Sequence[Member], built: Sequence[Any]) -> dict[str, np.ndarray]:
+    """The arrays that store built mechanisms in an npz: kinds, parameters, k, A (D, k, m) when every one is a
+    matrix, and hashes (D,) when one is a protocol (-1 for None)."""
     arrays = {"kinds": np.array([m.kind for m in members]),
-              "parameters": np.array([m.parameter for m in members], dtype=np.float64), "k": np.int64(k)}
-    if not any(isinstance(m, Rappor) for m in built):
+              "parameters": np.array([m.parameter for m in members], dtype=np.float64),
+              "k": np.int64(mechanism_k(built[0]))}
+    if not any(isinstance(m, Rappor | Protocol) for m in built):
         arrays["A"] = np.stack(built)
+    if any(is_protocol(m) for m in built):
+        arrays["hashes"] = np.array([-1 if m.hashes is None else m.hashes for m in members], dtype=np.int64)
     return arrays
 
 
-def mechanisms_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[list[Member], list[Mechanism]]:
+def mechanisms_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[list[Member], list[Any]]:
     """The members and mechanisms stored by ``mechanisms_to_arrays``."""
-    members = [Member(str(kind), float(p)) for kind, p in zip(arrays["kinds"], arrays["parameters"], strict=True)]
+    hashes = ([None if h < 0 else int(h) for h in arrays["hashes"]] if "hashes" in arrays
+              else [None] * len(arrays["kinds"]))
+    members = [Member(str(kind), float(p), h)
+               for kind, p, h in zip(arrays["kinds"], arrays["parameters"], hashes, strict=True)]
     k = int(arrays["k"])
     matrices = iter(arrays["A"]) if "A" in arrays else iter(())
-    return members, [Rappor(k, m.parameter) if m.kind == "rappor" else next(matrices) for m in members]
+    return members, [Rappor(k, m.parameter) if m.kind == "rappor" else protocol(m, k) if m.kind in PROTOCOL_KINDS
+                     else next(matrices) for m in members]
 
 
 def describe(members: Sequence[Member]) -> str:
@@ -199,7 +249,20 @@ def describe(members: Sequence[Member]) -> str:
 # --- perturb ----------------------------------------------------------------------------------------------------------
 
 
-def perturb(experiment: Experiment, built: Sequence[Mechanism], data: Mapping[str, np.ndarray], seed: int
+def population_reports(mechanisms: Sequence[Any], secret_counts: np.ndarray, rng: np.random.Generator) -> list:
+    """``privest.sampling.population`` for points whose mechanisms include protocols: each group in turn from the one
+    generator, a protocol's users (secrets in increasing order) through ``Protocol.sample``, the others as
+    ``population`` draws them."""
+    reports = []
+    for mechanism, counts in zip(mechanisms, np.asarray(secret_counts), strict=True):
+        if is_protocol(mechanism):
+            reports.append(mechanism.sample(np.repeat(np.arange(mechanism.k), counts), rng))
+        else:
+            reports.append(population([mechanism], counts[None], rng)[0])
+    return reports
+
+
+def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.ndarray], seed: int
             ) -> dict[str, np.ndarray]:
     """Every (point, run)'s reports, as the arrays of a reports archive.
 
@@ -209,6 +272,7 @@ def perturb(experiment: Experiment, built: Sequence[Mechanism], data: Mapping[st
     """
     k = int(np.asarray(data["theta"]).size)
     own = np.bincount(data["secrets"], minlength=k) if "secrets" in data else None
+    sets = any(is_protocol(m) for m in built)
     reports, secret_counts = [], []
     for point in experiment.points:
         point_mechanisms = [built[j] for j in point.mechanisms]
@@ -223,19 +287,33 @@ def perturb(experiment: Experiment, built: Sequence[Mechanism], data: Mapping[st
                 counts = own[None]
             else:
                 counts = split_secrets(data["secrets"], k, len(point_mechanisms), rng)
-            by_run.append(population(point_mechanisms, counts, rng))
+            by_run.append((population_reports if sets else population)(point_mechanisms, counts, rng))
             counts_by_run.append(counts)
         reports.append(by_run)
         secret_counts.append(counts_by_run)
     return {"points": np.array([p.value for p in experiment.points], dtype=np.float64),
             "runs": np.int64(experiment.runs), "secret_counts": np.array(secret_counts, dtype=np.int64),
-            **reports_to_arrays(reports)}
+            **reports_to_arrays(reports, [[built[j] for j in p.mechanisms] for p in experiment.points] if sets
+                                else None)}
 
 
-def reports_to_arrays(reports: Sequence[Sequence[Sequence[Reports]]]) -> dict[str, np.ndarray]:
+def reports_to_arrays(reports: Sequence[Sequence[Sequence[Any]]], mechanisms: Sequence[Sequence[Any]] | None = None
+                      ) -> dict[str, np.ndarray]:
     """Arrays for an npz of the reports indexed [point][run][mechanism]: ``counts`` (P, R, M, m) when every mechanism
     is a matrix; else each mechanism's reports under the prefix ``p{point}_r{run}_m{mechanism}_``: a RAPPOR group's
-    distinct bit vectors, or a matrix mechanism's ``counts``."""
+    distinct bit vectors, or a matrix mechanism's ``counts``. With protocols among the mechanisms of the points
+    (``mechanisms[point][mechanism]``), a protocol's reports as ``Protocol.to_arrays`` writes them, and the flag
+    ``protocol_reports``."""
+    if mechanisms is not None and any(is_protocol(m) for by_point in mechanisms for m in by_point):
+        arrays: dict[str, np.ndarray] = {"protocol_reports": np.bool_(True)}
+        for p, (by_run, point_mechanisms) in enumerate(zip(reports, mechanisms, strict=True)):
+            for r, by_mechanism in enumerate(by_run):
+                for j, (mechanism, group) in enumerate(zip(point_mechanisms, by_mechanism, strict=True)):
+                    prefix = f"p{p}_r{r}_m{j}_"
+                    arrays |= (mechanism.to_arrays(group, prefix) if is_protocol(mechanism)
+                               else group.to_arrays(prefix) if isinstance(group, RapporReports)
+                               else {f"{prefix}counts": np.asarray(group, dtype=np.int64)})
+        return arrays
     if all(not isinstance(r, RapporReports) for by_run in reports for by_mechanism in by_run for r in by_mechanism):
         return {"counts": np.array(reports, dtype=np.int64)}
     arrays: dict[str, np.ndarray] = {}
@@ -248,16 +326,23 @@ def reports_to_arrays(reports: Sequence[Sequence[Sequence[Reports]]]) -> dict[st
     return arrays
 
 
-def reports_from_arrays(arrays: Mapping[str, np.ndarray]) -> list[list[list[Reports]]]:
-    """The reports stored by ``perturb``, indexed [point][run][mechanism]."""
+def reports_from_arrays(arrays: Mapping[str, np.ndarray], mechanisms: Sequence[Sequence[Any]] | None = None
+                        ) -> list[list[list[Any]]]:
+    """The reports stored by ``perturb``, indexed [point][run][mechanism]; protocols' reports need the mechanisms of
+    each point (``mechanisms[point][mechanism]``) to be read."""
     points, runs, members = arrays["secret_counts"].shape[:3]
     if "counts" in arrays:
         return [[list(arrays["counts"][p, r]) for r in range(runs)] for p in range(points)]
+    if "protocol_reports" in arrays and mechanisms is None:
+        raise ValueError("these are protocols' reports: give the mechanisms of each point to read them")
 
-    def group(prefix: str) -> Reports:
+    def group(prefix: str, mechanism: Any) -> Any:
+        if is_protocol(mechanism):
+            return mechanism.from_arrays(arrays, prefix)
         return arrays[f"{prefix}counts"] if f"{prefix}bits" not in arrays else RapporReports.from_arrays(arrays, prefix)
 
-    return [[[group(f"p{p}_r{r}_m{j}_") for j in range(members)] for r in range(runs)] for p in range(points)]
+    return [[[group(f"p{p}_r{r}_m{j}_", None if mechanisms is None else mechanisms[p][j]) for j in range(members)]
+             for r in range(runs)] for p in range(points)]
 
 
 # --- estimator families -----------------------------------------------------------------------------------------------
@@ -281,6 +366,9 @@ def _one(mechanisms: Sequence[Mechanism], family: str) -> Mechanism:
 def _matrices(mechanisms: Sequence[Mechanism], method: str) -> list[np.ndarray]:
     if any(isinstance(m, Rappor) for m in mechanisms):
         raise ValueError(f"{method} needs matrix mechanisms; RAPPOR has 2^k observables")
+    if any(is_protocol(m) for m in mechanisms):
+        names = ", ".join(dict.fromkeys(m.name for m in mechanisms if is_protocol(m)))
+        raise ValueError(f"{method} needs matrix mechanisms with one common set of observables; {names} report sets")
     return [np.asarray(m) for m in mechanisms]
 
 
@@ -304,10 +392,42 @@ def _ibu_estimates(results: Sequence[estimators.IbuResult]) -> list[Estimate]:
     return [Estimate(r.theta, r.iterations, r.capped) for r in results]
 
 
+def _group(mechanism: Any, reports: Any) -> Any:
+    """One mechanism's reports as a GIBU group: a protocol's distinct sets, a RAPPOR group's distinct bit vectors, or
+    a matrix's report counts."""
+    if is_protocol(mechanism):
+        return mechanism.group(reports)
+    if isinstance(reports, RapporReports):
+        return estimators.rappor_group(reports)
+    return estimators.matrix_group(mechanism, reports)
+
+
+def _sets_or_matrices(mechanisms: Sequence[Any], method: str) -> None:
+    """The [e]_R families on protocols run on protocols and matrices; RAPPOR's groups go to rap_r."""
+    if any(isinstance(m, Rappor) for m in mechanisms):
+        raise ValueError(f"{method} needs matrix mechanisms or protocols; RAPPOR has 2^k observables")
+
+
+def _own_estimate(mechanism: Any, reports: Any, post: str) -> np.ndarray:
+    """A mechanism's own unbiased estimate, post-processed: a protocol's (Wang et al. 2017, ``Protocol.estimate``) or
+    INV on a matrix."""
+    if is_protocol(mechanism):
+        return mechanism.estimate(reports, post=post)
+    return estimators.inv(np.asarray(mechanism), np.asarray(reports, dtype=np.float64), post=post)
+
+
+def _users_of(mechanism: Any, reports: Any) -> float:
+    return float(mechanism.count(reports)) if is_protocol(mechanism) else float(np.sum(reports))
+
+
 def _inv(mechanisms, reports, _stopping):
     """INV (IBU paper section 3) on the one matrix mechanism of a point: one factorisation for every run, then
-    normalised (INV-N) or projected (INV-P)."""
-    A = _matrices([_one(mechanisms, "inv")], "INV")[0]
+    normalised (INV-N) or projected (INV-P); a protocol's unbiased estimator (which is INV for GRR)."""
+    mechanism = _one(mechanisms, "inv")
+    if is_protocol(mechanism):
+        return {name: [Estimate(mechanism.estimate(by_mechanism[0], post=post)) for by_mechanism in reports]
+                for name, post in (("INV-N", "normalization"), ("INV-P", "projection"))}
+    A = _matrices([mechanism], "INV")[0]
     raw = estimators.inv_runs(A, np.array([by_mechanism[0] for by_mechanism in reports]))
     return {"INV-N": [Estimate(estimators.normalise(v)) for v in raw],
             "INV-P": [Estimate(estimators.project_simplex(v)) for v in raw]}
@@ -326,6 +446,9 @@ def _ibu(mechanisms, reports, stopping):
     """IBU (free-will eq. 10) on the one mechanism of a point: batched over runs for a matrix, GIBU on the one group
     of distinct bit vectors for RAPPOR."""
     mechanism = _one(mechanisms, "ibu")
+    if is_protocol(mechanism):
+        return {"IBU": _ibu_estimates([estimators.gibu([mechanism.group(by_mechanism[0])], **stopping)
+                                       for by_mechanism in reports])}
     if isinstance(mechanism, Rappor):
         return {"IBU": _ibu_estimates([estimators.gibu([estimators.rappor_group(by_mechanism[0])], **stopping)
                                        for by_mechanism in reports])}
@@ -334,7 +457,17 @@ def _ibu(mechanisms, reports, stopping):
 
 
 def _inv_r(mechanisms, reports, _stopping):
-    """[INV]_R (eqs. 4-5 with e = INV): INV on each mechanism's own reports, post-processed, weighted by n^A/n."""
+    """[INV]_R (eqs. 4-5 with e = INV): INV on each mechanism's own reports, post-processed, weighted by n^A/n; a
+    protocol's own unbiased estimator (``Protocol.estimate``) in place of INV."""
+    if any(is_protocol(m) for m in mechanisms):
+        _sets_or_matrices(mechanisms, "[INV]_R")
+        out = {"[INV]_R-N": [], "[INV]_R-P": []}
+        for by_mechanism in reports:
+            n = [_users_of(m, r) for m, r in zip(mechanisms, by_mechanism, strict=True)]
+            for method, post in (("[INV]_R-N", "normalization"), ("[INV]_R-P", "projection")):
+                thetas = [_own_estimate(m, r, post) for m, r in zip(mechanisms, by_mechanism, strict=True)]
+                out[method].append(Estimate(estimators.combine_results(thetas, n)))
+        return out
     matrices = _matrices(mechanisms, "[INV]_R")
     out = {"[INV]_R-N": [], "[INV]_R-P": []}
     for counts in _counts(reports):
@@ -347,7 +480,18 @@ def _inv_r(mechanisms, reports, _stopping):
 
 def _ibu_r(mechanisms, reports, stopping):
     """[IBU]_R (eqs. 4-5 with e = IBU): IBU on each mechanism's own reports (batched over runs), weighted by n^A/n.
-    Records the most iterations any mechanism's IBU used, and whether any hit the cap."""
+    Records the most iterations any mechanism's IBU used, and whether any hit the cap. With protocols: GIBU on each
+    mechanism's own group (the stopping rule's accelerate applies), run by run."""
+    if any(is_protocol(m) for m in mechanisms):
+        _sets_or_matrices(mechanisms, "[IBU]_R")
+        out = []
+        for by_mechanism in reports:
+            results = [estimators.gibu([_group(m, r)], **stopping) for m, r in zip(mechanisms, by_mechanism,
+                                                                                    strict=True)]
+            n = [_users_of(m, r) for m, r in zip(mechanisms, by_mechanism, strict=True)]
+            out.append(Estimate(estimators.combine_results([r.theta for r in results], n),
+                                max(r.iterations for r in results), any(r.capped for r in results)))
+        return {"[IBU]_R": out}
     matrices = _matrices(mechanisms, "[IBU]_R")
     counts = _counts(reports)
     per_mechanism = [estimators.ibu_runs(A, counts[:, j], **stopping) for j, A in enumerate(matrices)]
@@ -427,14 +571,14 @@ def gibu_matrix_runs(matrices: Sequence[np.ndarray], counts: np.ndarray, delta: 
 
 def _gibu(mechanisms, reports, stopping):
     """GIBU (Algorithm 1) on all reports, each mechanism with its own marginal: batched over runs for matrix
-    mechanisms, one run at a time over RAPPOR groups of distinct bit vectors."""
-    if not any(isinstance(m, Rappor) for m in mechanisms):
+    mechanisms, one run at a time over RAPPOR groups of distinct bit vectors and protocols' groups of distinct sets
+    (one call over the whole mixture)."""
+    if not any(isinstance(m, Rappor | Protocol) for m in mechanisms):
         return {"GIBU": _ibu_estimates(gibu_matrix_runs([np.asarray(m) for m in mechanisms], _counts(reports),
                                                         **stopping))}
     results = []
     for by_mechanism in reports:
-        groups = [estimators.rappor_group(r) if isinstance(r, RapporReports) else estimators.matrix_group(m, r)
-                  for m, r in zip(mechanisms, by_mechanism, strict=True)]
+        groups = [_group(m, r) for m, r in zip(mechanisms, by_mechanism, strict=True)]
         results.append(estimators.gibu(groups, **stopping))
     return {"GIBU": _ibu_estimates(results)}
 
@@ -463,7 +607,9 @@ FAMILIES: dict[str, Family] = {
 """Every estimator family. inv, rap, ibu: one mechanism per point (the IBU paper's INV-N, INV-P and IBU; rap is
 RAPPOR's estimator, which the IBU paper names INV-N and INV-P); [e]_R (inv_r, ibu_r, rap_r) and [e]_M (inv_m, ibu_m,
 rap_m) and GIBU: any mixture (free-will sections 4-6). -N: normalisation, -P: projection, -raw: before
-post-processing (not a distribution: scored by l2^2 only, for Propositions 2 and 3)."""
+post-processing (not a distribution: scored by l2^2 only, for Propositions 2 and 3). On the standard protocols
+(``privest.protocols``) inv and inv_r take each protocol's unbiased estimator, ibu and ibu_r GIBU on one protocol's
+reports, gibu the whole mixture; the [e]_M families need a common matrix and say NA."""
 
 RAW_SUFFIX = "-raw"
 
@@ -486,8 +632,7 @@ def estimate_family(family: str, point_mechanisms: Sequence[Mechanism], reports:
     try:
         estimates = FAMILIES[family].compute(point_mechanisms, reports, dict(stopping))
     except ValueError as error:
-        first = point_mechanisms[0]
-        nan = Estimate(np.full(first.k if isinstance(first, Rappor) else np.asarray(first).shape[0], np.nan))
+        nan = Estimate(np.full(mechanism_k(point_mechanisms[0]), np.nan))
         return FamilyResult({m: [nan] * len(reports) for m in FAMILIES[family].methods}, " ".join(str(error).split()))
     for method, by_run in estimates.items():
         if not all(np.all(np.isfinite(e.theta)) for e in by_run):
@@ -498,9 +643,10 @@ def estimate_family(family: str, point_mechanisms: Sequence[Mechanism], reports:
 def estimate(experiment: Experiment, family: str, built: Sequence[Mechanism], reports: Mapping[str, np.ndarray],
              stopping: Mapping) -> dict[str, np.ndarray]:
     """One estimator family on every point and run of an experiment, as the arrays of an estimates archive."""
-    by_point = reports_from_arrays(reports)
-    results = [estimate_family(family, [built[j] for j in point.mechanisms], point_reports, stopping)
-               for point, point_reports in zip(experiment.points, by_point, strict=True)]
+    point_mechanisms = [[built[j] for j in point.mechanisms] for point in experiment.points]
+    by_point = reports_from_arrays(reports, point_mechanisms)
+    results = [estimate_family(family, mechanisms, point_reports, stopping)
+               for mechanisms, point_reports in zip(point_mechanisms, by_point, strict=True)]
     methods = FAMILIES[family].methods
 
     def stack(field: str) -> np.ndarray:

@@ -27,14 +27,17 @@ from typing import Any
 import numpy as np
 
 from privest.alphabets import Grid
-from privest_studies.experiment import FAMILIES, Experiment, Member, Point
+from privest_studies.experiment import FAMILIES, HASHED_KINDS, PROTOCOL_KINDS, Experiment, Member, Point
 from privest_studies.regions import Box, cell_of
 
-KINDS = ("krr", "geometric", "laplace", "exponential", "rappor")
-"""The mechanisms a study may use (Shokri's LP is left to the free-will study: it is solved per alphabet and Q)."""
+KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", *PROTOCOL_KINDS)
+"""The mechanisms a study may use: matrices, RAPPOR and the standard protocols of ``privest.protocols`` (BLH and OLH
+take an optional ``hashes``, the size of their hash family). Shokri's LP is left to the free-will study: it is solved
+per alphabet and Q."""
 ONE_MECHANISM = ("inv", "rap", "ibu")
 """Estimator families that take one mechanism per point; the others ([e]_R, [e]_M, GIBU) take any mixture."""
-RESERVED = ("data", "ibu_consistency", "free_will", "constrained_counts", "report", "tables", "figures")
+RESERVED = ("data", "ibu_consistency", "free_will", "constrained_counts", "standard_protocols", "report", "tables",
+            "figures")
 BUILTIN = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
 STOPPING = {"delta": 1e-10, "max_iter": 10_000}
 
@@ -119,17 +122,22 @@ def empirical_data(secrets: np.ndarray, k: int) -> dict[str, np.ndarray]:
 
 
 def _members(key: str, spec: Mapping[str, Any]) -> list:
-    """The mechanisms of an experiment as (kind, eps or None); one line naming the key when a kind is unknown."""
+    """The mechanisms of an experiment as (kind, eps or None, hashes or None); one line naming the key when a kind is
+    unknown or hashes is given to a mechanism without a hash family."""
     entries = []
     for i, entry in enumerate(spec["mechanisms"]):
         kind, eps = (entry, None) if isinstance(entry, str) else (entry.get("kind"), entry.get("eps"))
+        hashes = None if isinstance(entry, str) else entry.get("hashes")
         if kind not in KINDS:
             raise ValueError(f"{key}.mechanisms[{i}]: unknown mechanism {kind!r}; known: {', '.join(KINDS)}")
+        if hashes is not None and kind not in HASHED_KINDS:
+            raise ValueError(f"{key}.mechanisms[{i}]: hashes (a hash family size) is for {' and '.join(HASHED_KINDS)}"
+                             f" only, not {kind}")
         if ("n" in spec) != (eps is not None):
             need = "{kind, eps} (an n grid gives each mechanism its eps)" if "n" in spec else "a kind (the eps grid " \
                 "gives the eps)"
             raise ValueError(f"{key}.mechanisms[{i}]: needs {need}")
-        entries.append((kind, eps))
+        entries.append((kind, eps, hashes))
     return entries
 
 
@@ -146,13 +154,13 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
                          "inv_r, ibu_r, rap_r, inv_m, ibu_m or rap_m")
     if "eps" in spec:
         grid = [float(e) for e in spec["eps"]]
-        members = tuple(Member(kind, e) for e in grid for kind, _ in entries)
+        members = tuple(Member(kind, e, hashes) for e in grid for kind, _, hashes in entries)
         users = spec.get("users")
         points = tuple(Point(e, tuple(range(i * len(entries), (i + 1) * len(entries))), users)
                        for i, e in enumerate(grid))
         axis = "eps"
     else:
-        members = tuple(Member(kind, float(eps)) for kind, eps in entries)
+        members = tuple(Member(kind, float(eps), hashes) for kind, eps, hashes in entries)
         points = tuple(Point(int(n), tuple(range(len(entries))), int(n)) for n in spec["n"])
         axis = "n"
     stopping = {**STOPPING, **study.get("ibu", {})}

@@ -117,21 +117,24 @@ def method_label(method: str) -> str:
     return f"{text} {POST.get(post, post)}" if post else text
 
 
-def emd_bands_by_n(ax, table, methods: list[str]) -> list[str]:
-    """EMD against the number of users n: one line per method, the mean over runs with a +-1 s.d. band (free-will
-    Figures 2-14); returns the notes of methods that cannot run (NA)."""
+def emd_bands_by_n(ax, table, methods: list[str], metric: str = "emd", labels: dict[str, str] | None = None
+                   ) -> list[str]:
+    """EMD (or another score column, ``metric``) against the number of users n: one line per method, the mean over
+    runs with a +-1 s.d. band (free-will Figures 2-14), labelled ``labels[method]`` or the method's name; returns the
+    notes of methods that cannot run (NA)."""
     notes = []
     for method in methods:
         rows = table[table["method"] == method]
-        if rows.empty or rows["emd"].isna().all():
+        if rows.empty or rows[metric].isna().all():
             reason = rows["note"].dropna().iloc[0] if not rows.empty and rows["note"].notna().any() else "not run"
             notes.append(f"{method}: {reason}")
             continue
-        stats = rows.groupby("n")["emd"].agg(["mean", "std"]).sort_index()
+        stats = rows.groupby("n")[metric].agg(["mean", "std"]).sort_index()
         n, mean, sd = stats.index.to_numpy(), stats["mean"].to_numpy(), np.nan_to_num(stats["std"].to_numpy())
         colour = METHOD_COLOURS.get(method)
         style = "--" if method.endswith("-N") else "-"
-        ax.plot(n, mean, style, marker="o", ms=3.5, lw=1.5, color=colour, label=method_label(method))
+        label = (labels or {}).get(method, method_label(method))
+        ax.plot(n, mean, style, marker="o", ms=3.5, lw=1.5, color=colour, label=label)
         ax.fill_between(n, np.maximum(mean - sd, mean * 0.05), mean + sd, color=colour, alpha=0.18, lw=0)
     return notes
 

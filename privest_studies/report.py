@@ -56,8 +56,9 @@ def table_page(path: str) -> str:
 
 
 def subcategory(entry: Mapping) -> str:
-    """The report's subcategory of an item: 'Figure 9 (section 7.3)'."""
-    return f"{entry['item']} (section {entry['section']})"
+    """The report's subcategory of an item: 'Figure 9 (section 7.3)', or the item alone where no paper numbers it
+    (a study beyond the papers)."""
+    return f"{entry['item']} (section {entry['section']})" if entry.get("section") else str(entry["item"])
 
 
 def catalogue_files(catalogue: Mapping, targets: Sequence[str]) -> dict[str, list[str]]:

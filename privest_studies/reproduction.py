@@ -502,9 +502,11 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(items: Sequence[Item], papers: Mapping[str, str], header: str) -> str:
-    """REPRODUCTION.md: a summary, then per paper one row per item and the numbers side by side."""
-    lines = [header, "", summary_table(items), ""]
+def markdown(items: Sequence[Item], papers: Mapping[str, str], header: str,
+             counted: Sequence[Item] | None = None) -> str:
+    """REPRODUCTION.md: a summary (of ``counted``, default every item), then per paper one row per item and the
+    numbers side by side."""
+    lines = [header, "", summary_table(items if counted is None else counted), ""]
     for study, paper in papers.items():
         rows = [i for i in items if i.study == study]
         lines += [f"## {paper}", "", "| item | section | our files | status | why / differences |",
@@ -512,6 +514,9 @@ def markdown(items: Sequence[Item], papers: Mapping[str, str], header: str) -> s
         for i in rows:
             files = ", ".join(f"[{f.split('/')[-1]}]({f})" for f in i.files) or "—"
             lines.append(f"| {_cell(i.item)} | {_cell(i.section)} | {files} | **{i.status}** | {_cell(i.why)} |")
+        if not any(i.comparisons for i in rows):  # a study beyond the papers: nothing to set side by side
+            lines.append("")
+            continue
         lines += ["", f"### {paper}: numbers side by side", "",
                   "| item | quantity | paper | ours | tolerance | agrees |", "|---|---|---|---|---|---|"]
         for i in rows:
@@ -535,12 +540,14 @@ def summary_table(items: Sequence[Item]) -> str:
     return "\n".join(["| | count |", "|---|---|"] + [f"| {key} | {value} |" for key, value in n.items()])
 
 
-def summary_text(items: Sequence[Item], figures: int, where: Mapping[str, str]) -> str:
-    """The one-screen summary `make reproduce` prints: files, counts, and every difference in one line each."""
+def summary_text(items: Sequence[Item], figures: int, where: Mapping[str, str], beyond: Sequence[Item] = ()) -> str:
+    """The one-screen summary `make reproduce` prints: files, counts of the papers' items (``items``; ``beyond``:
+    the items of studies beyond the papers, counted apart), and every difference in one line each."""
     n = counts(items)
     lines = [f"privest: {figures} figure files built; {n['items']} paper items: {n[REPRODUCED]} reproduced, "
              f"{n[DIFFERS]} differ, {n[UNAVAILABLE]} not reproducible here, {n[BUILT]} built with nothing to check; "
-             f"{n['numbers matched']} of {n['numbers judged']} judged numbers match.", ""]
+             f"{n['numbers matched']} of {n['numbers judged']} judged numbers match."
+             + (f" And {len(beyond)} items beyond the papers, built." if beyond else ""), ""]
     lines += [f"  {name}: {path}" for name, path in where.items()]
     lines += ["", "Differences:"]
     for i in items:
@@ -562,7 +569,8 @@ def rst_escape(text: str) -> str:
 
 def caption(item: Item, shows: str, path: str) -> str:
     """The report caption of one of an item's files: what it shows, the facts, the status and the numbers (rst)."""
-    lines = [f"**{rst_escape(item.paper)}, {rst_escape(item.item)}** (section {rst_escape(item.section)}), "
+    section = f" (section {rst_escape(item.section)})" if item.section else ""
+    lines = [f"**{rst_escape(item.paper)}, {rst_escape(item.item)}**{section}, "
              f"file {rst_escape(path.split('/')[-1])}: {rst_escape(shows)}", ""]
     lines += [f"- {rst_escape(key)}: {rst_escape(value)}" for key, value in item.facts.items()]
     lines += [f"- reproduction: **{item.status}**" + (f": {rst_escape(item.why)}" if item.why else "")]

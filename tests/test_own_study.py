@@ -53,6 +53,9 @@ def test_a_csv_column_becomes_the_secrets_and_their_distribution(tmp_path):
     ("age\n", {}, "ages.csv: no records"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": ["kkr"], "eps": [1.0], "estimators": ["ibu"]}}},
      "config key studies.mine.experiments.e.mechanisms\\[0\\]: unknown mechanism 'kkr'"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "krr", "hashes": 64}], "eps": [1.0],
+                                        "estimators": ["ibu"]}}},
+     "mechanisms\\[0\\]: hashes \\(a hash family size\\) is for blh and olh only, not krr"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": ["krr"], "eps": [1.0], "estimators": ["magic"]}}},
      "config key studies.mine.experiments.e.estimators: unknown \\['magic'\\]"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "krr", "eps": 1}, {"kind": "geometric", "eps": 1}],
@@ -94,3 +97,28 @@ def test_the_summary_is_the_mean_and_sd_over_runs():
     rows.append({"experiment": "e", "axis": "eps", "point": "1.0", "method": "INV-N", "emd": "nan"})
     (row,) = own_study.summary(rows)
     assert row["emd_mean"] == 2.0 and row["emd_sd"] == pytest.approx(np.sqrt(2)) and row["runs"] == 2
+
+
+def test_the_standard_protocols_are_mechanisms_of_a_study_and_run_through_the_chain(tmp_path):
+    from privest.alphabets import Alphabet
+    from privest_studies import experiment
+
+    config = config_with(tmp_path, experiments={
+        "protocols_by_eps": {"mechanisms": ["oue", {"kind": "olh", "hashes": 64}], "eps": [1.0, 2.0],
+                             "estimators": ["inv_r", "gibu"]},
+        "mixture_by_n": {"mechanisms": [{"kind": "krr", "eps": 2}, {"kind": "hr", "eps": 1}], "n": [300],
+                         "estimators": ["ibu_r", "gibu"]}})
+    own_study.check(config)
+    by_eps, by_n = own_study.experiments(config)["mine"].values()
+    assert [(m.kind, m.parameter, m.hashes) for m in by_eps.members] == [
+        ("oue", 1.0, None), ("olh", 1.0, 64), ("oue", 2.0, None), ("olh", 2.0, 64)]
+    alphabet = Alphabet.from_dict(own_study.alphabet_of({"kind": "linear", "k": 100}))
+    data = own_study.empirical_data(np.array([30, 45, 30, 60] * 20), 100)
+    for spec, methods in ((by_eps, {"[INV]_R-P", "GIBU"}), (by_n, {"[IBU]_R", "GIBU"})):
+        built = experiment.build_mechanisms(spec.members, alphabet)
+        reports = experiment.perturb(spec, built, data, seed=2026)
+        for family in spec.families:
+            estimates = experiment.estimate(spec, family, built, reports, spec.stopping_rule)
+            for method, theta in zip(estimates["methods"], estimates["theta"], strict=True):
+                if method in methods:
+                    assert np.isfinite(theta).all() and np.allclose(theta.sum(axis=-1), 1.0)

@@ -144,3 +144,18 @@ def test_the_papers_printed_numbers_are_typed_once_in_the_catalogue_and_fill_its
     config_values = yaml.safe_dump(CONFIG)  # the values, without config.yaml's comments
     for printed in ("98060", "98,060", "0.7658", "227.28", "7238", "0.238", "0.224", "6.33"):
         assert not any(printed in text for text in [*scripts, config_values]), printed
+
+
+def test_a_study_beyond_the_papers_is_listed_without_a_section_or_an_empty_numbers_table():
+    paper = reproduction.Item("s", "Paper", "Figure 1", "7.2", "t", ["s/figures/fig01.png"], reproduction.REPRODUCED,
+                              "", [reproduction.Comparison("q", "1", "1", "exact", True)])
+    beyond = reproduction.Item("b", "Beyond the papers", "Zipf", "", "t", ["b/figures/zipf.png"], reproduction.BUILT,
+                               "no paper")
+    text = reproduction.markdown([paper, beyond], {"s": "Paper", "b": "Beyond the papers"}, "# Head", [paper])
+    assert "| Zipf |  |" in text and "Beyond the papers: numbers side by side" not in text
+    assert "| items | 1 |" in text  # the summary counts the papers' items only
+    assert reproduction.caption(beyond, "shows", "results/b/figures/zipf.png").startswith(
+        "**Beyond the papers, Zipf**, file zipf.png")
+    assert report.subcategory({"item": "Zipf"}) == "Zipf"
+    summary = reproduction.summary_text([paper], 2, {}, [beyond])
+    assert "1 paper items" in summary and "And 1 items beyond the papers" in summary

@@ -25,6 +25,7 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snake
 UNREACHABLE = "http://127.0.0.1:9/unreachable"
 FREE_WILL_RUNS = 4  # runs per n of the free-will study in the tiny run: enough for its findings to be tested
 IBU_RUNS = 6  # runs per eps of the IBU study in the tiny run: enough for its claims to be tested on means
+SP_RUNS = 2  # runs per n of the standard-protocols study in the tiny run
 IBU_BOXPLOTS = ["fig09a", "fig09b", "fig09c", "fig09d", "fig09e", "fig09f", "fig10a", "fig10b", "fig12a", "fig12b"]
 IBU_FIGURES = ["fig01a", "fig01b", "fig01c", "fig07", "fig08a", "fig08b", "fig08c", "fig08d", "fig08e", "fig11a",
                "fig11b", *IBU_BOXPLOTS]
@@ -109,6 +110,9 @@ def tiny_config(mirror: Path, **changes) -> dict:
     for check in config["free_will"]["findings"]["checks"]:
         if check["better"] == "[INV]_M-P":
             check["mechanism_sets"] = ["krr_linear"]
+    # The standard-protocols study: every protocol at two eps (14 groups), a Zipf over 64 values, few users.
+    config["standard_protocols"].update(eps=[1.0, 4.0], zipf={"k": 64, "exponent": 1.1})
+    config["scales"]["quick"]["standard_protocols"] = {"n": [200, 2000], "runs": SP_RUNS}
     return deep_update(config, changes)
 
 
@@ -167,7 +171,7 @@ def test_dry_run_of_the_whole_dag(scale, tmp_path):
                  "counts_fig_synthetic",
                  "fw_alphabet", "fw_shokri",
                  "fw_tables", "fw_mechanism_tables", "fw_figures", "fw_propositions", "fw_noninformative",
-                 "reproduction"):
+                 "sp_zipf", "sp_summary", "sp_figures", "reproduction"):
         assert f"rule {rule}:" in result.stdout
 
 
@@ -325,6 +329,28 @@ def test_free_will_findings_hold_on_the_aggregated_table(tiny_run):
               for x in lines if not x["passed"]]
     assert not failed, failed
     assert len(pd.read_csv(results / "findings.csv")) == len(lines)
+
+
+# The standard-protocols study (workflow/rules/standard_protocols.smk) in the tiny run.
+
+
+def test_standard_protocols_builds_a_figure_per_dataset_the_summary_and_its_report_entries(tiny_run):
+    results = tiny_run / "results" / "standard_protocols"
+    for name in ("ages", "zipf"):
+        for ext in ("pdf", "png"):
+            assert (results / "figures" / f"{name}.{ext}").stat().st_size > 1000, name
+    scores = pd.read_csv(results / "tables" / "scores.csv")
+    assert set(scores["method"]) == {"[INV]_R-N", "[INV]_R-P", "[IBU]_R", "GIBU"}
+    assert len(scores) == 2 * 2 * SP_RUNS * 4 and scores["note"].isna().all()  # datasets x n x runs x methods
+    assert scores["emd"].notna().all() and not scores["capped"].any()
+    summary = pd.read_csv(results / "tables" / "summary.csv")
+    assert len(summary) == 2 * 2 * 3 and set(summary["runs"]) == {SP_RUNS}
+    assert "GIBU ÷ best other" in (results / "tables" / "summary.md").read_text()
+    items = pd.read_csv(tiny_run / "results" / "reproduction.csv", keep_default_na=False)
+    beyond = items[items["study"] == "standard_protocols"]
+    assert len(beyond) == 3 and set(beyond["status"]) == {"built, nothing to check"}
+    summary_text = (tiny_run / "results" / "reproduction_summary.txt").read_text()
+    assert f"{len(items) - 3} paper items" in summary_text and "And 3 items beyond the papers" in summary_text
 
 
 def test_reproduction_lists_every_paper_item_and_every_figure_built(tiny_run):

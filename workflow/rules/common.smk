@@ -11,9 +11,14 @@ import privest_studies.free_will
 import privest_studies.ibu_consistency
 import privest_studies.own_study
 import privest_studies.report
+import privest_studies.standard_protocols
 
 privest_studies.configuration.check(config, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"))
-STUDY_MODULES = {"ibu_consistency": privest_studies.ibu_consistency, "free_will": privest_studies.free_will}
+STUDY_MODULES = {
+    "ibu_consistency": privest_studies.ibu_consistency,
+    "free_will": privest_studies.free_will,
+    "standard_protocols": privest_studies.standard_protocols,
+}
 for _module in [*STUDY_MODULES.values(), privest_studies.constrained_counts, privest_studies.own_study]:
     _module.check(config)
 EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
@@ -88,6 +93,13 @@ def reported(path: str, source: str | None = None):
 
 
 def study_targets() -> list[str]:
-    """Every output of the papers' studies at the active scale: the inputs of their target rules."""
-    studies = [rules.ibu_consistency, rules.ibu_theory, rules.constrained_counts, rules.free_will]
+    """Every output of the studies at the active scale (the papers' and the standard protocols beyond them): the
+    inputs of their target rules."""
+    studies = [
+        rules.ibu_consistency,
+        rules.ibu_theory,
+        rules.constrained_counts,
+        rules.free_will,
+        rules.standard_protocols,
+    ]
     return [str(path) for study in studies for path in study.input]
