@@ -389,14 +389,29 @@ def ratio_to_gibu(scores: Mapping[tuple[str, int, str], Summary], mechanism_set:
     return summary.mean / scores[(mechanism_set, n, "GIBU")].mean
 
 
-def verdict_table(scores: Mapping[tuple[str, int, str], Summary], spec: Mapping, rule: Sequence[Mapping]
-                  ) -> list[dict]:
+def cell_verdict(cells: Sequence[Mapping], rule: Sequence[Mapping], alphabets: Mapping[str, str]) -> str:
+    """The verdict of one table cell from its sets' ratios: per alphabet, that of the worst set (largest ratio) among
+    the sets where the method ran, 'NA' when it ran on none; one verdict when the alphabets agree, else each with its
+    alphabet, e.g. 'NA (linear) / Bad (planar)', so that the cell hides neither."""
+    by_alphabet: dict[str, list[float]] = {}
+    for c in cells:
+        by_alphabet.setdefault(alphabets.get(c["mechanism_set"], ""), []).append(c["ratio"])
+    verdicts = {alphabet: verdict(max(finite), rule) if (finite := [r for r in ratios if np.isfinite(r)]) else "NA"
+                for alphabet, ratios in by_alphabet.items()}
+    if len(set(verdicts.values())) == 1:
+        return next(iter(verdicts.values()))
+    return " / ".join(f"{v} ({alphabet})" for alphabet, v in verdicts.items())
+
+
+def verdict_table(scores: Mapping[tuple[str, int, str], Summary], spec: Mapping, rule: Sequence[Mapping],
+                  alphabets: Mapping[str, str] | None = None) -> list[dict]:
     """The cells of Table 1 or 2 computed from measured EMDs. spec: {'columns': [{'label', 'methods'}], 'rows':
-    [{'label', 'mechanism_sets', 'paper': [verdict per column, in column order]}]}.
+    [{'label', 'mechanism_sets', 'paper': [verdict per column, in column order]}]}; alphabets: each mechanism set's
+    alphabet (linear, planar, ...).
 
     One line per (row, column, mechanism set): the best variant of the column's methods (e.g. projection or
-    normalisation) and its EMD ratio to GIBU at the largest n; the cell's verdict is that of the worst set (largest
-    ratio) among the sets where the method ran; 'NA' when it could run on none.
+    normalisation) and its EMD ratio to GIBU at the largest n; the cell's verdict is ``cell_verdict``: per alphabet
+    that of the worst set where the method ran ('NA' where it ran on none), both shown when the alphabets differ.
     """
     lines = []
     columns = [(column["label"], column["methods"]) for column in spec["columns"]]
@@ -417,8 +432,7 @@ def verdict_table(scores: Mapping[tuple[str, int, str], Summary], spec: Mapping,
             if not cells:
                 raise ValueError(f"table cell ({row['label']}, {column}): none of {methods} ran on "
                                  f"{row['mechanism_sets']}")
-            finite = [c["ratio"] for c in cells if np.isfinite(c["ratio"])]
-            ours = verdict(max(finite), rule) if finite else "NA"
+            ours = cell_verdict(cells, rule, alphabets or {})
             lines += [{"row": row["label"], "column": column, **c, "verdict": ours, "paper": paper} for c in cells]
     return lines
 

@@ -18,10 +18,11 @@ def main() -> None:
     table = files.load_table(snakemake.input[0], dtypes={"note": str})
     files.save_table(summarise(table), snakemake.output.summary)
     scores = free_will.emd_by_run(table.to_dict("records"))
+    alphabets = dict(zip(table["mechanism_set"], table["alphabet"], strict=True))
     columns = ["row", "column", "mechanism_set", "n", "method", "ratio", "verdict", "paper"]
     for name in ("table01", "table02"):
         spec = snakemake.params.tables[name]
-        lines = free_will.verdict_table(scores, spec, snakemake.params.verdict)
+        lines = free_will.verdict_table(scores, spec, snakemake.params.verdict, alphabets)
         csv_path, md_path = snakemake.output[name]
         files.save_rows(lines, columns, csv_path)
         files.write_text(md_path, free_will.verdict_markdown(spec["title"], lines))

@@ -119,6 +119,21 @@ def test_verdict_table_uses_the_best_variant_per_set_and_the_worst_set_per_cell(
     assert "**NA**" in fw.verdict_markdown("T", lines)
 
 
+def test_a_cell_shows_each_alphabets_verdict_when_they_differ():
+    measured = scores({("lin", "GIBU"): [1.0, 1.0], ("lin", "[INV]_M-N"): [np.nan] * 2,
+                       ("pl", "GIBU"): [1.0, 1.0], ("pl", "[INV]_M-N"): [9.0, 9.0],
+                       ("lin2", "GIBU"): [1.0, 1.0], ("lin2", "[INV]_M-N"): [1.1, 1.1],
+                       ("pl2", "GIBU"): [1.0, 1.0], ("pl2", "[INV]_M-N"): [1.1, 1.1]})
+    spec = {"columns": [{"label": "[INV]_M", "methods": ["[INV]_M-N"]}],
+            "rows": [{"label": "shokri", "mechanism_sets": ["lin", "pl"], "paper": ["NA"]},
+                     {"label": "same", "mechanism_sets": ["lin2", "pl2"], "paper": ["Excellent"]}]}
+    alphabets = {"lin": "linear", "pl": "planar", "lin2": "linear", "pl2": "planar"}
+    lines = fw.verdict_table(measured, spec, RULE, alphabets)
+    assert {line["row"]: line["verdict"] for line in lines} == {"shokri": "NA (linear) / Bad (planar)",
+                                                                "same": "Excellent"}
+    assert "**NA (linear) / Bad (planar)**" in fw.verdict_markdown("T", lines)
+
+
 def test_findings_pass_and_fail_on_synthetic_scores():
     checks = [{"name": "gibu", "test": "not_worse", "better": "GIBU", "worse": "any"},
               {"name": "r", "test": "better", "better": "GIBU", "worse": ["[IBU]_R"]}]
