@@ -4,6 +4,7 @@ checks judge with their stated tolerances, and the renderings hold every item.""
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -108,6 +109,25 @@ def test_fig08_judges_values_only_on_the_papers_region_and_the_ranking_everywher
     on_manhattan = reproduction.fig08_emd(fig08_outputs("manhattan"), CONFIG, 98060)
     assert on_manhattan.unavailable == ""
     assert [c.agrees for c in on_manhattan.comparisons[:4]] == [True, True, False, False]  # relative 0.25
+
+
+def test_comparable_accounts_for_noise_and_a_floor_not_only_the_ratio():
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for eps, best, worst, noise in ((1.0, 1.0, 1.2, 0.05), (5.0, 0.003, 0.006, 0.0001), (3.0, 0.5, 1.1, 0.01),
+                                    (0.5, 1.0, 1.6, 1.5)):
+        common = rng.normal(0, noise, 30)
+        for run in range(30):
+            own = rng.normal(0, noise, 2)
+            rows += [{"eps": eps, "run": run, "method": "IBU", "emd": best + common[run] + own[0]},
+                     {"eps": eps, "run": run, "method": "INV-N", "emd": worst + common[run] + own[1]}]
+    table = reproduction.comparable(pd.DataFrame(rows), ratio_limit=1.5, z=2.0, floor=0.01).set_index("eps")
+    assert table.loc[1.0, "comparable"]                                  # ratio 1.2: within 1.5
+    assert table.loc[5.0, "comparable"] and table.loc[5.0, "ratio"] > 1.5  # ratio 2, but 0.003 below the floor
+    assert table.loc[0.5, "comparable"] and table.loc[0.5, "difference"] > 0.01  # within the noise
+    assert not table.loc[3.0, "comparable"]                              # 0.6 apart, far beyond noise and floor
+    assert table.loc[3.0, "worst"] == "INV-N" and table.loc[3.0, "difference"] == pytest.approx(0.6, abs=0.02)
 
 
 def test_status_orders_differs_before_unavailable_before_reproduced_before_built():
