@@ -13,8 +13,8 @@ What the paper's extraction lost is rebuilt in NOTES section 7:
   away from the input, so that ``L0,0 = L0``.
 - The seven properties (eqs. 7-14): RH, RM (rows), CH, CM (columns), F, WH (diagonal) and S (symmetry).
 - GM (Definition 4, Figure 3), UM (Definition 5), EM (eq. 16 with y from eq. 15) in closed form; any combination of
-  properties as a linear program (Theorem 2), solved with pulp's CBC; WM = the L0 optimum under WH + RM + CM (+ S,
-  free by Theorem 1).
+  properties as a linear program (Theorem 2), solved with pulp's CBC; WM = the L0 optimum under WH + RM (+ S, free by
+  Theorem 1) as the paper's figures build it, and WM (CM) with CM added as its section V-A says (NOTES section 7).
 """
 
 import math
@@ -27,10 +27,12 @@ import numpy as np
 __all__ = [
     "COMBINATIONS",
     "FIGURE6_CLAIMS",
+    "MECHANISMS",
     "PROPERTIES",
     "SOLVER",
     "LPError",
     "as_row_stochastic",
+    "by_name",
     "em",
     "em_diagonal",
     "em_exponents",
@@ -50,6 +52,7 @@ __all__ = [
     "um",
     "verdict",
     "wm",
+    "wm_cm",
     "wrong_fraction",
 ]
 
@@ -347,15 +350,37 @@ def optimal(n: int, alpha: float, objective: str = "L0", properties: Iterable[st
 
 
 def wm(n: int, alpha: float) -> np.ndarray:
-    """WM (section V-A): the L0 optimum under BasicDP + WH + RM + CM. The LP has many optima; S is added to pick a
-    symmetric one, at no cost (Theorem 1), as the paper's Figure 6 lists WM as symmetric."""
+    """WM as the paper's Figures 6, 7 and 9 build it (NOTES section 7): the L0 optimum under BasicDP + WH + RM, no
+    column property. Figure 6 prints CM as '—' for WM, Figure 7's WM favours the extreme outputs for middle inputs,
+    and Figure 9(b) has WM meet GM's score at n = 20, none of which the LP with CM can do (``wm_cm``). The LP has
+    many optima; S is added to pick a symmetric one, at no cost (Theorem 1), as Figure 6 lists WM as symmetric."""
+    return optimal(n, alpha, "L0", ("WH", "RM", "S"))
+
+
+def wm_cm(n: int, alpha: float) -> np.ndarray:
+    """'WM (CM)', WM as section V-A's sentence defines it ("the mechanism with WH, RM and CM properties"): the L0
+    optimum under BasicDP + WH + RM + CM (+ S, at no cost). Column monotone by construction; the paper's figures do
+    not fit it (``wm``, NOTES section 7)."""
     return optimal(n, alpha, "L0", ("WH", "RM", "CM", "S"))
+
+
+MECHANISMS = ("GM", "WM", "WM (CM)", "EM", "UM")
+"""The count mechanisms by name: GM, WM (WH + RM), WM (CM) (WH + RM + CM), EM and UM."""
+
+
+def by_name(name: str, n: int, alpha: float) -> np.ndarray:
+    """The count mechanism called ``name`` (one of ``MECHANISMS``) for groups of n at alpha, P[j, i]."""
+    builders = {"GM": gm, "WM": wm, "WM (CM)": wm_cm, "EM": em, "UM": lambda n, _alpha: um(n)}
+    if name not in builders:
+        raise ValueError(f"unknown count mechanism {name!r}; known: {', '.join(MECHANISMS)}")
+    return builders[name](n, alpha)
 
 
 def flowchart(properties: Iterable[str], n: int, alpha: float) -> str:
     """Figure 5 / section IV-D: which of the four mechanisms is L0-optimal for a set of required properties.
 
-    F -> EM (Theorem 4); else a column property (CH or CM) -> WM, the LP with WH + CM (CM => CH => WH); else WH ->
+    F -> EM (Theorem 4); else a column property (CH or CM) -> 'WM (CM)', the LP with WH + CM (CM => CH => WH; the
+    paper calls it WM here, NOTES section 7); else WH ->
     GM when n >= 2 alpha / (1 - alpha) (Lemma 2), else the LP with WH alone ('LP-WH'); else (row properties and S
     only) -> GM (Theorem 3). Row properties and S come free in every case.
     """
@@ -364,7 +389,7 @@ def flowchart(properties: Iterable[str], n: int, alpha: float) -> str:
     if "F" in names:
         return "EM"
     if names & {"CH", "CM"}:
-        return "WM"
+        return "WM (CM)"
     if "WH" in names and n < gm_weak_honesty_threshold(alpha):
         return "LP-WH"
     return "GM"
@@ -379,8 +404,8 @@ def verdict(holds: Sequence[bool]) -> str:
 
 
 def mechanism_key(name: str, n: int, alpha: float) -> str:
-    """The key of one mechanism matrix in a file of many: e.g. 'WM_n4_alpha0.909091'."""
-    return f"{name}_n{_check_n(n)}_alpha{_check_alpha(alpha):.6g}"
+    """The key of one mechanism matrix in a file of many: e.g. 'WM_n4_alpha0.909091', 'WM_CM_n4_alpha0.909091'."""
+    return f"{name.replace(' (', '_').rstrip(')')}_n{_check_n(n)}_alpha{_check_alpha(alpha):.6g}"
 
 
 # --- experiments ------------------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ METHOD_COLOURS = {
     # The count paper's mechanisms.
     "GM": "tab:red",
     "WM": "tab:purple",
+    "WM (CM)": "tab:pink",
     "EM": "tab:green",
     "UM": "0.45",
     "LP-WH": "tab:orange",

@@ -10,10 +10,10 @@ def main() -> None:
     for k, alpha in enumerate(alphas):
         rows = table[table["alpha"] == alpha]
         fig, ax = plotting.figure(figsize=(5.6, 3.8))
-        for name in ("GM", "WM", "EM", "UM", "LP-WH"):
+        for name in ("GM", "WM", "WM (CM)", "EM", "UM", "LP-WH"):
             curve = rows[rows["mechanism"] == name].sort_values("n")
             ax.plot(curve["n"], curve["score"], color=plotting.METHOD_COLOURS[name], marker="o", ms=3,
-                    lw=1.0 if name == "LP-WH" else 1.6, ls="--" if name == "LP-WH" else "-",
+                    lw=1.0 if name in ("LP-WH", "WM (CM)") else 1.6, ls={"LP-WH": "--", "WM (CM)": ":"}.get(name, "-"),
                     label="LP with WH alone" if name == "LP-WH" else name)
         threshold = rows["threshold"].iloc[0]
         if threshold <= rows["n"].max():
@@ -28,7 +28,8 @@ def main() -> None:
         ax.set_title(f"Figure 9({chr(97 + k)}): scores against n, α = {alpha:.4g}")
         ax.legend(fontsize=7, loc="center right")
         fig.text(0.5, -0.02, f"GM is weakly honest from n = 2α/(1-α) = {threshold:.4g} ({where}). WM = L0 optimum"
-                 " under WH + RM + CM; the dashed LP asks for WH alone.", ha="center", va="top", fontsize=7)
+                 " under WH + RM (the paper's figures), WM (CM) adds CM (its section V-A, dotted; NOTES 7); the"
+                 " dashed LP asks for WH alone.", ha="center", va="top", fontsize=7)
         plotting.save(fig, *snakemake.output[2 * k:2 * k + 2])
 
 

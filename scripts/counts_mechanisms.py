@@ -1,4 +1,4 @@
-"""Rule counts_mechanisms: GM, WM (the LP), EM and UM for every (n, alpha) the experiments use, in one npz.
+"""Rule counts_mechanisms: GM, WM and WM (CM) (the LPs), EM and UM for every (n, alpha) the experiments use, in one npz.
 
 Keys are privest.counts.mechanism_key(name, n, alpha); matrices are the paper's P[j, i] (column-stochastic).
 """
@@ -10,9 +10,8 @@ from privest_studies import files, jobs
 def main() -> None:
     arrays = {}
     for n, alpha in snakemake.params.pairs:
-        for name, P in (("GM", counts.gm(n, alpha)), ("WM", counts.wm(n, alpha)), ("EM", counts.em(n, alpha)),
-                        ("UM", counts.um(n))):
-            arrays[counts.mechanism_key(name, n, alpha)] = P
+        for name in counts.MECHANISMS:
+            arrays[counts.mechanism_key(name, n, alpha)] = counts.by_name(name, n, alpha)
     files.save_npz(snakemake.output[0], **arrays)
 
 

@@ -82,6 +82,30 @@ def main() -> None:
     row("Section I, Figure 7", quantity.format("WM"), "between EM and GM", f"{diagonal['WM']:.4f}", "EM <= WM <= GM",
         bool(diagonal["EM"] <= diagonal["WM"] <= diagonal["GM"]))
 
+    # NOTES section 7: the paper's sentence defines WM with WH, RM and CM; its Figures 6, 7 and 9 fit WH + RM only.
+    # Both are built (counts.wm, counts.wm_cm); each row shows both mechanisms' numbers.
+    where, tol = "WM's definition", params.tolerance
+    wm, wm_cm = counts.wm(n, alpha), counts.wm_cm(n, alpha)
+    cm = {name: counts.properties(P, alpha, tol=tol)["CM"] for name, P in (("WM", wm), ("WM (CM)", wm_cm))}
+    row(where, f"Section V-A: 'WM has WH, RM and CM' (checker at n={n}, alpha={alpha:.6g})", "CM holds",
+        f"WM (WH + RM): CM {'holds' if cm['WM'] else 'fails'}; WM (CM): CM {'holds' if cm['WM (CM)'] else 'fails'}",
+        f"checker, tol {tol:g}", cm["WM"])
+    on_grid = {name: counts.verdict([counts.properties(counts.by_name(name, m, a), a, tol=tol)["CM"]
+                                     for m in grid["n"] for a in grid["alpha"]]) for name in ("WM", "WM (CM)")}
+    row(where, f"Figure 6: WM's CM entry (n in {grid['n']}, alpha in {grid['alpha']})", "—",
+        f"WM: {on_grid['WM']}; WM (CM): {on_grid['WM (CM)']}", "exact", on_grid["WM"] == "—")
+    middle = n // 2
+    extreme = {name: (P[0, middle], P[1, middle]) for name, P in (("WM", wm), ("WM (CM)", wm_cm))}
+    row(where, f"Figure 7: WM favours the extreme output for the middle input (P[0, {middle}] against P[1, {middle}],"
+        f" n={n})", f"P[0, {middle}] > P[1, {middle}]",
+        "; ".join(f"{name}: {a:.4f} against {b:.4f}" for name, (a, b) in extreme.items()), "exact",
+        bool(extreme["WM"][0] > extreme["WM"][1]))
+    alpha_b, n_b = params.fig09["alpha"][1], 20
+    scores = {name: counts.loss(counts.by_name(name, n_b, alpha_b)) for name in ("WM", "WM (CM)", "GM")}
+    row(where, f"Figure 9(b): WM meets GM's L0 score at n={n_b}, alpha={alpha_b:.6g}", "WM = GM",
+        ", ".join(f"{name} {s:.6f}" for name, s in scores.items()), "1e-6",
+        bool(abs(scores["WM"] - scores["GM"]) <= 1e-6))
+
     row("Section V", "the LP solver", "PyLPSolve [19] (lp_solve)", counts.solver_description(), "not judged", "")
 
     columns = ["where", "quantity", "paper", "ours", "tolerance", "agrees"]

@@ -1,5 +1,5 @@
-"""Rule counts_scores: Figure 9, the L0 scores of GM, WM, EM and UM against n for each alpha, with the LP that asks
-for WH alone (the curve that meets GM at n = 2a/(1-a), Lemma 2) and GM's weak-honesty threshold."""
+"""Rule counts_scores: Figure 9, the L0 scores of GM, WM, WM (CM), EM and UM against n for each alpha, with the LP
+that asks for WH alone (the curve that meets GM at n = 2a/(1-a), Lemma 2) and GM's weak-honesty threshold."""
 
 from privest import counts
 from privest_studies import files, jobs
@@ -10,9 +10,8 @@ def main() -> None:
     for alpha in snakemake.params.alpha:
         threshold = counts.gm_weak_honesty_threshold(alpha)
         for n in snakemake.params.n:
-            scores = {"GM": counts.loss(counts.gm(n, alpha)), "WM": counts.loss(counts.wm(n, alpha)),
-                      "EM": counts.loss(counts.em(n, alpha)), "UM": counts.loss(counts.um(n)),
-                      "LP-WH": counts.loss(counts.optimal(n, alpha, "L0", ("WH", "S")))}
+            scores = {name: counts.loss(counts.by_name(name, n, alpha)) for name in counts.MECHANISMS}
+            scores["LP-WH"] = counts.loss(counts.optimal(n, alpha, "L0", ("WH", "S")))
             rows += [{"alpha": alpha, "n": n, "mechanism": name, "score": score, "threshold": threshold,
                       "em_diagonal": counts.em_diagonal(n, alpha)} for name, score in scores.items()]
     files.save_rows(rows, ["alpha", "n", "mechanism", "score", "threshold", "em_diagonal"], snakemake.output[0])

@@ -183,13 +183,33 @@ def test_nine_combinations_collapse_to_the_papers_four_behaviours():
         gm, em = counts.gm_score(alpha), counts.loss(counts.em(n, alpha))
         assert gm - LP_TOL <= rows[0] <= columns[0] + LP_TOL <= em + 2 * LP_TOL
         assert (abs(rows[0] - gm) <= LP_TOL) == (n >= counts.gm_weak_honesty_threshold(alpha))
-        assert columns[0] == pytest.approx(counts.loss(counts.wm(n, alpha)), abs=LP_TOL)
+        assert columns[0] == pytest.approx(counts.loss(counts.wm_cm(n, alpha)), abs=LP_TOL)
+        assert rows[0] == pytest.approx(counts.loss(counts.wm(n, alpha)), abs=LP_TOL)
+
+
+def test_wm_is_the_papers_figures_mechanism_and_wm_cm_its_sentences():
+    """NOTES section 7: WM (WH + RM) has no column property and meets GM's score from n = 2a/(1-a) (Figure 9(b) at
+    alpha = 10/11, n = 20); WM (CM) is column monotone and stays above GM there (alpha > 1/2: GM is not CM)."""
+    alpha = 10 / 11
+    wm, wm_cm = counts.wm(20, alpha), counts.wm_cm(20, alpha)
+    assert counts.loss(wm) == pytest.approx(counts.gm_score(alpha), abs=LP_TOL)
+    assert counts.loss(wm_cm) > counts.gm_score(alpha) + 1e-3
+    held, held_cm = counts.properties(wm, alpha, tol=1e-6), counts.properties(wm_cm, alpha, tol=1e-6)
+    assert held["WH"] and held["RM"] and held["S"] and not held["CM"]
+    assert held_cm["WH"] and held_cm["RM"] and held_cm["CM"]
+    for name in counts.MECHANISMS:
+        P = counts.by_name(name, 4, alpha)
+        np.testing.assert_allclose(P.sum(axis=0), 1.0, atol=1e-9)
+    assert counts.mechanism_key("WM (CM)", 4, alpha) == "WM_CM_n4_alpha0.909091"
+    with pytest.raises(ValueError, match="unknown count mechanism"):
+        counts.by_name("XM", 4, alpha)
 
 
 def test_flowchart_picks_an_optimal_mechanism_for_all_128_property_sets():
     n, alpha = 4, 0.9  # below GM's weak-honesty threshold (18) and above 1/2: all four behaviours occur
     scores = {"GM": counts.gm_score(alpha), "EM": counts.loss(counts.em(n, alpha)),
-              "WM": counts.loss(counts.wm(n, alpha)), "LP-WH": counts.loss(counts.optimal(n, alpha, "L0", ["WH"]))}
+              "WM (CM)": counts.loss(counts.wm_cm(n, alpha)),
+              "LP-WH": counts.loss(counts.optimal(n, alpha, "L0", ["WH"]))}
     assert len({round(s, 6) for s in scores.values()}) == 4
     for size in range(len(counts.PROPERTIES) + 1):
         for names in itertools.combinations(counts.PROPERTIES, size):

@@ -129,6 +129,7 @@ rule counts_published:
         published=CATALOGUE["constrained_counts"]["published"],
         example1=COUNTS["example1"],
         fig07=COUNTS["fig07"],
+        fig09=COUNTS["fig09"],
         thresholds=COUNTS["thresholds"],
         grid=COUNTS_SCALE["properties"],
         tolerance=COUNTS["tolerance"],
