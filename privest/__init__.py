@@ -19,10 +19,10 @@ levels), ``protocols`` (the standard LDP frequency oracles GRR, SUE, OUE, BLH, O
 likelihood, unbiased estimators), ``rappor`` (basic one-time RAPPOR reports), ``sampling`` (the users' reports),
 ``estimators`` (INV, IBU, GIBU over any mix of matrices and protocols, the k-RR MLE, RAP and likely subsets),
 ``metrics`` (EMD), ``counts`` (the count-data paper's mechanisms and LPs), ``shokri`` (Shokri et al.'s optimal
-mechanism).
+mechanism), ``lp`` (linear programs on HiGHS, loaded with the first LP).
 """
 
-from privest import alphabets, counts, estimators, mechanisms, metrics, protocols, rappor, sampling, shokri
+from privest import alphabets, counts, estimators, lp, mechanisms, metrics, protocols, rappor, sampling, shokri
 from privest.alphabets import Alphabet, Grid, linear_distances
 from privest.estimators import (
     Group,
@@ -94,6 +94,7 @@ __all__ = [
     "laplace",
     "ldp_level",
     "linear_distances",
+    "lp",
     "matrix_group",
     "mechanisms",
     "metrics",

@@ -13,16 +13,19 @@ What the paper's extraction lost is rebuilt in NOTES section 7:
   away from the input, so that ``L0,0 = L0``.
 - The seven properties (eqs. 7-14): RH, RM (rows), CH, CM (columns), F, WH (diagonal) and S (symmetry).
 - GM (Definition 4, Figure 3), UM (Definition 5), EM (eq. 16 with y from eq. 15) in closed form; any combination of
-  properties as a linear program (Theorem 2), solved with pulp's CBC; WM = the L0 optimum under WH + RM (+ S, free by
-  Theorem 1) as the paper's figures build it, and WM (CM) with CM added as its section V-A says (NOTES section 7).
+  properties as a linear program (Theorem 2), solved with HiGHS (``privest.lp``); WM = the L0 optimum under WH + RM
+  (+ S, free by Theorem 1) as the paper's figures build it, and WM (CM) with CM added as its section V-A says (NOTES
+  section 7).
 """
 
 import math
 import re
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
+
+from privest import lp
+from privest.lp import LPError
 
 __all__ = [
     "COMBINATIONS",
@@ -71,15 +74,15 @@ FIGURE6_CLAIMS = {
 """The paper's Figure 6 as printed (Y: always, N: never, —: depends on n and alpha). Only for comparison: our table
 is computed by ``properties`` on the matrices."""
 
-SOLVER = "PULP_CBC_CMD"
-"""The LP solver, pinned: the L1 and L2 programs are degenerate (many optimal mechanisms) and which vertex comes back
-depends on the solver. CBC single-threaded on the same program returns the same vertex on every run."""
+SOLVER = "highs"
+"""The LP solver, pinned: HiGHS in memory (``privest.lp``). The L1 and L2 programs are degenerate (many optimal
+mechanisms) and which vertex comes back depends on the solver, its version and its method; the serial dual simplex
+returns the same vertex on every run, and ``solver_description()`` records the version beside the results."""
+
+SIMPLEX = "dual"
+"""HiGHS's simplex method for the count LPs."""
 
 _OBJECTIVE = re.compile(r"^L(?P<p>[012])(?:,(?P<d>\d+))?$")
-
-
-class LPError(RuntimeError):
-    """The linear program has no optimal solution (infeasible, unbounded or not solved)."""
 
 
 # --- validation -------------------------------------------------------------------------------------------------------
@@ -252,38 +255,10 @@ def properties(P: np.ndarray, alpha: float, tol: float = 1e-9) -> dict[str, bool
 # --- the linear program -----------------------------------------------------------------------------------------------
 
 
-def _solver():
-    """The pinned solver: pulp's bundled CBC, single-threaded, silent. PuLP 3.3 marks PULP_CBC_CMD as deprecated in
-    favour of a separately installed CBC (COIN_CMD); the bundled binary is the one we pin, so that warning is muted."""
-    import pulp  # here: only the LP jobs pay for it
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return pulp.getSolver(SOLVER, msg=False, threads=1)
-
-
 def solver_description() -> str:
-    """The LP solver as recorded beside results, e.g. 'pulp 3.3.2 PULP_CBC_CMD (CBC 2.10.3)'."""
-    import subprocess
-
-    import pulp
-
-    try:
-        banner = subprocess.run([_solver().path], input="quit\n", capture_output=True, text=True, timeout=10).stdout
-        version = next(line.split(":", 1)[1].strip() for line in banner.splitlines() if line.startswith("Version"))
-    except (OSError, StopIteration, subprocess.SubprocessError):
-        version = "version unknown"
-    return f"pulp {pulp.__version__} {SOLVER} (CBC {version})"
-
-
-def _solve(problem) -> None:
-    """Solve a pulp problem with the pinned solver; anything but an optimal solution raises LPError."""
-    import pulp
-
-    status = problem.solve(_solver())
-    if status != pulp.LpStatusOptimal:
-        raise LPError(f"the LP {problem.name!r} has no optimal solution: {pulp.LpStatus[status]}"
-                      f" (solver {SOLVER})")
+    """The LP solver as recorded beside results, e.g. 'HiGHS 1.15.1 (git 04024d7) through highspy 1.15.1; dual
+    simplex, serial' (``privest.lp.solver_description``)."""
+    return lp.solver_description(SIMPLEX)
 
 
 def optimal(n: int, alpha: float, objective: str = "L0", properties: Iterable[str] = (),
@@ -291,61 +266,61 @@ def optimal(n: int, alpha: float, objective: str = "L0", properties: Iterable[st
     """The mechanism minimising an objective over BasicDP plus the given properties (sections III and IV, Theorem 2).
 
     objective: 'L0', 'L1', 'L2' or 'L0,d' (see ``loss``); properties: any subset of PROPERTIES; weights: the prior
-    over the inputs 0..n of eq. (1) (uniform when None). Returns P[j, i] of shape (n+1, n+1). CBC reports about 8
-    significant digits: entries below 0 are set to 0 and the columns rescaled to sum to 1, so the constraints hold to
-    about 1e-8 (check LP solutions with ``properties(..., tol=1e-7)``). Raises LPError when the LP is not solved to
+    over the inputs 0..n of eq. (1) (uniform when None). Returns P[j, i] of shape (n+1, n+1). HiGHS solves in double
+    precision, within its feasibility tolerance (1e-7): entries below 0 are set to 0 and the columns rescaled to sum
+    to 1 (check LP solutions with ``properties(..., tol=1e-7)``). Raises LPError when the LP is not solved to
     optimality.
-    The variables are the (n+1)^2 entries; every property is a set of linear constraints written from its definition.
+    The variables are the (n+1)^2 entries, P[j, i] at j (n+1) + i; every property is a set of linear constraints
+    written from its definition.
     """
-    import pulp
-
     n, alpha = _check_n(n), _check_alpha(alpha)
     names = _check_properties(properties)
     cost = _weights(n, weights)[None, :] * _cost(n, objective)
     N = n + 1
-    problem = pulp.LpProblem(f"counts_n{n}_{objective.replace(',', 'd')}_{'_'.join(names) or 'BasicDP'}",
-                             pulp.LpMinimize)
-    x = [[problem.add_variable(f"p_{j}_{i}", lowBound=0) for i in range(N)] for j in range(N)]
+    rows, columns, values, lower, upper = [], [], [], [], []
 
-    def add(terms: Mapping, sense: int, rhs: float = 0.0) -> None:
-        problem.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression(terms), sense, rhs=rhs))
+    def add(terms: Mapping[tuple[int, int], float], low: float = -np.inf, high: float = 0.0) -> None:
+        """One row low <= sum terms[(j, i)] P[j, i] <= high."""
+        for (j, i), value in terms.items():
+            rows.append(len(lower))
+            columns.append(j * N + i)
+            values.append(value)
+        lower.append(low)
+        upper.append(high)
 
-    LE, EQ, GE = pulp.LpConstraintLE, pulp.LpConstraintEQ, pulp.LpConstraintGE
-    problem.setObjective(pulp.LpAffineExpression({x[j][i]: cost[j, i] for j in range(N) for i in range(N)
-                                                  if cost[j, i] != 0}))
     for i in range(N):  # eqs. (4)-(5): every column is a distribution
-        add({x[j][i]: 1.0 for j in range(N)}, EQ, 1.0)
+        add({(j, i): 1.0 for j in range(N)}, 1.0, 1.0)
     for j in range(N):  # eq. (6): neighbouring inputs, same output
         for i in range(n):
-            add({x[j][i + 1]: alpha, x[j][i]: -1.0}, LE)
-            add({x[j][i]: alpha, x[j][i + 1]: -1.0}, LE)
-    # Eqs. (7)-(8) on the rows of P and eqs. (9)-(10) on its columns are the same constraints on lines[i], the i-th
+            add({(j, i + 1): alpha, (j, i): -1.0})
+            add({(j, i): alpha, (j, i + 1): -1.0})
+    # Eqs. (7)-(8) on the rows of P and eqs. (9)-(10) on its columns are the same constraints on line i, the i-th
     # row or column: honest, no entry above the diagonal one; monotone, rising up to the diagonal, then falling.
-    columns = [[x[j][i] for j in range(N)] for i in range(N)]
-    for honest, monotone, lines in (("RH", "RM", x), ("CH", "CM", columns)):
+    for honest, monotone, entry in (("RH", "RM", lambda i, k: (i, k)), ("CH", "CM", lambda i, k: (k, i))):
         if honest in names:
             for i in range(N):
                 for k in range(N):
                     if k != i:
-                        add({lines[i][k]: 1.0, lines[i][i]: -1.0}, LE)
+                        add({entry(i, k): 1.0, entry(i, i): -1.0})
         if monotone in names:
             for i in range(N):
                 for k in range(n):
-                    lower, higher = (k, k + 1) if k < i else (k + 1, k)
-                    add({lines[i][lower]: 1.0, lines[i][higher]: -1.0}, LE)
+                    lower_entry, higher_entry = (k, k + 1) if k < i else (k + 1, k)
+                    add({entry(i, lower_entry): 1.0, entry(i, higher_entry): -1.0})
     if "F" in names:  # eq. (11)
         for i in range(1, N):
-            add({x[i][i]: 1.0, x[0][0]: -1.0}, EQ)
+            add({(i, i): 1.0, (0, 0): -1.0}, 0.0, 0.0)
     if "WH" in names:  # eq. (13)
         for i in range(N):
-            add({x[i][i]: 1.0}, GE, 1.0 / N)
+            add({(i, i): 1.0}, 1.0 / N, np.inf)
     if "S" in names:  # eq. (14): centrosymmetric
         for j in range(N):
             for i in range(N):
                 if (j, i) < (n - j, n - i):
-                    add({x[j][i]: 1.0, x[n - j][n - i]: -1.0}, EQ)
-    _solve(problem)
-    P = np.clip(np.array([[x[j][i].varValue for i in range(N)] for j in range(N)], dtype=np.float64), 0.0, None)
+                    add({(j, i): 1.0, (n - j, n - i): -1.0}, 0.0, 0.0)
+    name = f"counts n={n} {objective} {'+'.join(('BasicDP', *names))}"
+    solution = lp.solve(cost.ravel(), rows, columns, values, lower, upper, name=name, method=SIMPLEX)
+    P = np.clip(solution.x.reshape(N, N), 0.0, None)
     return P / P.sum(axis=0, keepdims=True)
 
 

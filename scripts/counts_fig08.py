@@ -45,9 +45,9 @@ def main() -> None:
     ax.legend(ncol=2, fontsize=7)
     groups = table[~table["mechanism"].isin(["GM", "EM"])].groupby([x, table["mechanism"].str.contains("C")])["score"]
     spread = float(np.max(groups.max() - groups.min()))
-    fig.text(0.5, 0.0, "Each curve: the LP (pulp CBC) minimising L0 under BasicDP + the named properties. Row-only"
-             " combinations (orange) coincide, and so do those with a column property (purple, blue): largest spread"
-             f" within a group {spread:.1e}.", ha="center", va="top", fontsize=7, wrap=True)
+    fig.text(0.5, 0.0, "Each curve: the LP (HiGHS, dual simplex) minimising L0 under BasicDP + the named properties."
+             " Row-only combinations (orange) coincide, and so do those with a column property (purple, blue): largest"
+             f" spread within a group {spread:.1e}.", ha="center", va="top", fontsize=7, wrap=True)
     plotting.save(fig, *snakemake.output)
 
 

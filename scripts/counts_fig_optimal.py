@@ -39,8 +39,8 @@ def main() -> None:
     alpha = float(data["alpha"])
     out = snakemake.output
     draw(data, "unconstrained", f"Figure 1: optimal mechanisms under BasicDP only (α = {alpha:g})",
-         "Each column i is the distribution of the reported count for true count i; the LP (pulp CBC) minimises the"
-         " objective over the differentially private mechanisms.", out[0], out[1])
+         "Each column i is the distribution of the reported count for true count i; the LP (HiGHS, dual simplex)"
+         " minimises the objective over the differentially private mechanisms.", out[0], out[1])
     properties = [counts.properties(data[f"constrained_{k}"], alpha, tol=snakemake.params.tolerance)
                   for k in range(len(data["n"]))]
     held = "all" if all(all(p.values()) for p in properties) else "NOT all"

@@ -36,9 +36,8 @@ def main() -> None:
     text = ("# Figure 5 (the flowchart) checked on every property set\n\n"
             "Figure 5 is a diagram: from the 128 property sets only four mechanisms are needed (F -> EM; CH or CM"
             " -> WM (CM), the LP with WH + CM, which the paper calls WM here; WH -> GM when n >= 2a/(1-a), else the"
-            " LP with WH alone; otherwise GM)."
-            " Each row: every set solved as its own LP (pulp CBC) and compared with the score of the flowchart's"
-            " choice.\n\n"
+            " LP with WH alone; otherwise GM). Each row: every set solved as its own LP (HiGHS, dual simplex) and"
+            " compared with the score of the flowchart's choice.\n\n"
             + tables.markdown_table(summary, list(summary[0])))
     files.write_text(snakemake.output.markdown, text)
 

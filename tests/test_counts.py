@@ -13,7 +13,7 @@ from privest.sampling import rng_for
 
 GRID_N = (2, 3, 5, 8)
 GRID_ALPHA = (0.2, 0.5, 0.76, 0.9, 0.99)
-LP_TOL = 1e-6  # CBC reports about 8 significant digits
+LP_TOL = 1e-6  # HiGHS's feasibility tolerance is 1e-7
 
 
 # --- closed forms -----------------------------------------------------------------------------------------------------
@@ -218,20 +218,22 @@ def test_flowchart_picks_an_optimal_mechanism_for_all_128_property_sets():
 
 
 def test_lp_errors_are_clear():
-    import pulp
+    # The count LPs go through privest.lp; its LPError is counts.LPError, and its message names the LP and the status.
+    from privest import lp
 
-    infeasible = pulp.LpProblem("infeasible", pulp.LpMinimize)
-    x = infeasible.add_variable("x", lowBound=0)
-    infeasible += x
-    infeasible += x <= -1
-    with pytest.raises(counts.LPError, match="Infeasible"):
-        counts._solve(infeasible)
-    unbounded = pulp.LpProblem("unbounded", pulp.LpMinimize)
-    y = unbounded.add_variable("y")
-    unbounded += y
-    unbounded += y <= 1
-    with pytest.raises(counts.LPError, match=r"Unbounded|Infeasible|Not Solved|Undefined"):
-        counts._solve(unbounded)
+    assert counts.LPError is lp.LPError
+    with pytest.raises(counts.LPError, match=r"'x <= -1' is infeasible: HiGHS model status 'Infeasible'"):
+        lp.solve([1.0], [0], [0], [1.0], -np.inf, -1.0, name="x <= -1")  # x >= 0 and x <= -1
+    with pytest.raises(counts.LPError, match=r"'min y' is unbounded"):
+        lp.solve([1.0], [0], [0], [1.0], -np.inf, 1.0, lower=-np.inf, name="min y")  # y free, y <= 1
+
+
+def test_the_solver_is_highs_and_recorded_with_its_version():
+    import highspy
+
+    description = counts.solver_description()
+    assert description.startswith(f"HiGHS {highspy.Highs().version()} (git ")
+    assert "highspy" in description and "dual simplex" in description
 
 
 @pytest.mark.parametrize(

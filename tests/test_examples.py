@@ -65,7 +65,7 @@ def test_importing_privest_loads_no_heavy_dependency():
     result = subprocess.run([sys.executable, "-X", "importtime", "-c", "import privest"], capture_output=True,
                             text=True, timeout=60, cwd=ROOT)
     loaded = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}
-    heavy = {"pulp", "matplotlib", "pandas", "snakemake", "ot", "scipy", "privest_studies"}
+    heavy = {"highspy", "matplotlib", "pandas", "snakemake", "ot", "scipy", "privest_studies"}
     assert not {name.split(".")[0] for name in loaded} & heavy
 
 

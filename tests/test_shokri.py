@@ -126,8 +126,8 @@ def test_the_same_input_gives_a_byte_identical_matrix_and_the_solver_is_recorded
     second = shokri(GRID.copy(), 1.2)
     assert first.tobytes() == second.tobytes()
     solution = solved("grid", 1.5)
-    assert solution.solver.startswith("PULP_CBC_CMD: CBC ")
-    assert "pulp" in solution.solver
+    assert solution.solver.startswith("HiGHS ") and "through highspy" in solution.solver
+    assert "primal simplex, then dual simplex from the kept optimal basis" in solution.solver
 
 
 def test_a_tiny_per_round_budget_still_reaches_the_optimum():

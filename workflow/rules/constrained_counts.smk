@@ -1,6 +1,6 @@
 """The count-data paper (Constrained differential privacy for count data): GM, EM, WM and UM.
 
-The analytic part solves linear programs (pulp's CBC, pinned) and checks properties: the optimal mechanisms of
+The analytic part solves linear programs (HiGHS, pinned) and checks properties: the optimal mechanisms of
 Figures 1-2, the 128 property sets behind Figure 5's flowchart, the property table (Figure 6), the nine combinations
 of Figure 8, the scores of Figure 9 and the published numbers. The experiments draw noisy counts from one file of
 mechanism matrices (GM, WM, EM, UM for every (n, alpha) they use): Adult groups (Figure 10) and synthetic Binomial

@@ -38,7 +38,7 @@ rule fw_shokri:
     The LP is degenerate (the solver picks one of many optimal mechanisms), so the cache depends on the solver code."""
     input:
         alphabet="results/free_will/alphabets/{alphabet}_alphabet.json",
-        solver_code=f"{workflow.basedir}/privest/shokri.py",
+        solver_code=[f"{workflow.basedir}/privest/shokri.py", f"{workflow.basedir}/privest/lp.py"],
     output:
         "results/free_will/shokri/{alphabet}_Q{Q}.npz",
     log:
