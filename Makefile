@@ -1,4 +1,4 @@
-# The two commands of README.md. Both set up .venv from scratch when it is missing.
+# The two commands of README.md. Both set up .venv from scratch when it is missing or the lock changed.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -6,14 +6,37 @@ STAMP := $(VENV)/.installed
 CLUSTER_STAMP := $(VENV)/.installed-cluster
 PEERS_STAMP := $(VENV)/.installed-peers
 CORES ?= all
+# The lock (README "The locked environment"): requirements/<set>.txt, exact versions with every file's hash, one
+# universal resolution (requirements/all.txt: every extra) that each install set is constrained to.
+LOCK := requirements
+UV_VERSION := 0.13.9
+UV := $(VENV)/lock-tools/bin/uv
+UV_COMPILE := UV_PYTHON_DOWNLOADS=never $(UV) pip compile --quiet --universal --fork-strategy fewest \
+	--python-version 3.11 --generate-hashes --custom-compile-command 'make lock' pyproject.toml $(LOCK)/venv.in
 
-.PHONY: test test-peers test-cluster test-report reproduce lint clean
+.PHONY: test test-peers test-cluster test-report reproduce lint lock clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+# A new .venv whenever the lock or pyproject.toml changes, so that it holds the locked versions and nothing else: the
+# test set of the lock (pip and setuptools included) with its hashes required, then privest itself, editable, built by
+# the locked setuptools (whose notice that an editable install is one is all it would print).
+$(STAMP): pyproject.toml $(LOCK)/test.txt
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)/test.txt
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# Refresh the lock after a change of pyproject.toml: every pin that still fits stays; `make lock UPGRADE=1` moves
+# every package to its newest allowed version. uv (pinned) resolves for every platform and Python >= 3.11 at once.
+$(UV):
+	$(PYTHON) -m venv $(VENV)/lock-tools
+	$(VENV)/lock-tools/bin/python -m pip install --quiet uv==$(UV_VERSION)
+
+lock: $(UV)
+	$(UV_COMPILE) --all-extras $(if $(UPGRADE),--upgrade) -o $(LOCK)/all.txt
+	$(UV_COMPILE) --extra test -c $(LOCK)/all.txt -o $(LOCK)/test.txt
+	$(UV_COMPILE) --extra test --extra peers -c $(LOCK)/all.txt -o $(LOCK)/peers.txt
+	$(UV_COMPILE) --extra test --extra cluster -c $(LOCK)/all.txt -o $(LOCK)/cluster.txt
 
 lint: $(STAMP)
 	$(BIN)/ruff check privest privest_studies scripts tests benchmarks examples workflow/profiles
@@ -25,8 +48,8 @@ test: $(STAMP) lint
 # Conformance with the peer libraries multi-freq-ldpy and pure-LDP (tests/peers, README "Conformance with the peer
 # libraries"): the `peers` extra, then the same reports' distributions, estimates and IBU against privest.protocols.
 # .ci/run calls it after `make test`.
-$(PEERS_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,peers]'
+$(PEERS_STAMP): $(STAMP) $(LOCK)/peers.txt
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)/peers.txt
 	touch $(PEERS_STAMP)
 
 test-peers: $(PEERS_STAMP)
@@ -35,8 +58,8 @@ test-peers: $(PEERS_STAMP)
 # The pipeline on a real one-node SLURM cluster (tests/cluster, README "Running on a cluster"): the SLURM executor
 # plugin (the `cluster` extra), then slurm-wlm and munge from apt (root; skipped, with the reason, where apt cannot
 # install them), then the quick spine through sbatch against a local run. .ci/run calls it after `make test`.
-$(CLUSTER_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,cluster]'
+$(CLUSTER_STAMP): $(STAMP) $(LOCK)/cluster.txt
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)/cluster.txt
 	touch $(CLUSTER_STAMP)
 
 test-cluster: $(CLUSTER_STAMP)

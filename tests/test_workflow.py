@@ -383,6 +383,18 @@ def test_the_html_report_adds_every_figure_under_its_paper(tiny_run):
     pngs = sorted(p.name for p in (tiny_run / "results").glob("*/figures/*.png"))
     assert sorted(line.split()[1] for line in added if line.split()[1].endswith(".png")) == pngs
     assert (tiny_run / "results" / "report.html").stat().st_size > 100_000
+    assert "Warning" not in result.stdout + result.stderr
+
+
+def test_the_report_under_the_slurm_profiles_default_resources_prints_no_warning(tiny_run, tmp_path):
+    """Any default resource turns on Snakemake's own defaults too, and its disk default reads the input's size with
+    a coroutine that the report's evaluation drops unawaited (a RuntimeWarning per job): the SLURM profile names disk
+    itself, so that none is left."""
+    profile = yaml.safe_load((ROOT / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    defaults = [f"{name}={value}" for name, value in profile["default-resources"].items()]
+    result = snakemake("--cores", "1", "--directory", str(tiny_run), "--report", str(tmp_path / "report.html"),
+                       "--default-resources", *defaults, cwd=tiny_run)
+    assert "Warning" not in result.stdout + result.stderr
 
 
 def planned_rules(work: Path, change: dict) -> set[str]:
