@@ -18,8 +18,9 @@ UV_COMPILE := UV_PYTHON_DOWNLOADS=never $(UV) pip compile --quiet --universal --
 
 # A new .venv whenever the lock or pyproject.toml changes, so that it holds the locked versions and nothing else: the
 # test set of the lock (pip and setuptools included) with its hashes required, then privest itself, editable, built by
-# the locked setuptools (whose notice that an editable install is one is all it would print).
-$(STAMP): pyproject.toml $(LOCK)/test.txt
+# the locked setuptools (whose notice that an editable install is one is all it would print). The peers and cluster
+# sets go on top of it on demand, so a change of their lock starts from a new .venv too.
+$(STAMP): pyproject.toml $(LOCK)/test.txt $(LOCK)/peers.txt $(LOCK)/cluster.txt
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)/test.txt
@@ -46,9 +47,9 @@ test: $(STAMP) lint
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report --ignore=tests/peers
 
 # Conformance with the peer libraries multi-freq-ldpy and pure-LDP (tests/peers, README "Conformance with the peer
-# libraries"): the `peers` extra, then the same reports' distributions, estimates and IBU against privest.protocols.
-# .ci/run calls it after `make test`.
-$(PEERS_STAMP): $(STAMP) $(LOCK)/peers.txt
+# libraries"): the lock's `peers` set, then the same reports' distributions, estimates and IBU against
+# privest.protocols. .ci/run calls it after `make test`.
+$(PEERS_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)/peers.txt
 	touch $(PEERS_STAMP)
 
@@ -56,9 +57,9 @@ test-peers: $(PEERS_STAMP)
 	$(BIN)/python -m pytest -q tests/peers
 
 # The pipeline on a real one-node SLURM cluster (tests/cluster, README "Running on a cluster"): the SLURM executor
-# plugin (the `cluster` extra), then slurm-wlm and munge from apt (root; skipped, with the reason, where apt cannot
+# plugin (the lock's `cluster` set), then slurm-wlm and munge from apt (root; skipped, with the reason, where apt cannot
 # install them), then the quick spine through sbatch against a local run. .ci/run calls it after `make test`.
-$(CLUSTER_STAMP): $(STAMP) $(LOCK)/cluster.txt
+$(CLUSTER_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)/cluster.txt
 	touch $(CLUSTER_STAMP)
 
