@@ -25,8 +25,8 @@ which re-solves from the optimal basis it kept (dual simplex: 5 to about 1,400 i
 where the first round's primal simplex takes 5,000 to 12,000), until no (y, z) is violated by more than
 ``tol * max(l)``. The neighbours of y are the natural first guess because y must be a best guess for column y: on a
 line with ``l = |x - z|``, f_y is convex, so z in {y - 1, y, y + 1} already suffice; on a grid, columns whose few
-source points form a valley at an angle the 8 neighbours miss need the extra rounds. Two checks prove the result optimal for the
-full LP: no violated constraint, or A's own adversary loss reaching ``min(Q, L*)``.
+source points form a valley at an angle the 8 neighbours miss need the extra rounds. Two checks prove the result
+optimal for the full LP: no violated constraint, or A's own adversary loss reaching ``min(Q, L*)``.
 
 Saturation (``cap_at_blind_guess=True``, the default): for Q > L* the LP is solved with Q = L*. Every solution of
 that LP is optimal for Q (same optimum L*), it spends exactly L* (the least quality loss of any optimal mechanism),
