@@ -14,10 +14,10 @@ import platform
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 import numpy as np
 from scipy.stats import binom
+from timing import best_time, powers, seconds
 
 from privest import estimators, mechanisms, sampling
 from privest.alphabets import Grid
@@ -37,7 +37,6 @@ DEFAULT_MAX_ITER = 10_000  # the default cap of privest's ibu/gibu and of multi-
 RAISED_MAX_ITER = 100_000  # privest's ibu reaches delta 1e-10 well before it here (about 2 x 10^4 iterations)
 MFL_TOL = 1e-12  # multi-freq-ldpy's default tolerance, on max_x |theta^{t+1}_x - theta^t_x|
 
-T = TypeVar("T")
 IbuRuns = tuple[list["Row"], estimators.IbuResult, estimators.IbuResult]
 
 
@@ -49,31 +48,6 @@ class Row:
     setting: str
     value: str
     note: str = ""
-
-
-def best_time(fn: Callable[[], T], repeats: int) -> tuple[float, T]:
-    """The shortest wall time in seconds of ``repeats`` calls of fn, and the result of the last call."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
-def seconds(s: float) -> str:
-    """A duration with a unit chosen so that it reads as 1 to 999 (s, ms or µs)."""
-    if s >= 1:
-        return f"{s:.3g} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.3g} ms"
-    return f"{s * 1e6:.3g} µs"
-
-
-def powers(n: int) -> str:
-    """n written as 10^j when it is a power of ten."""
-    j = round(np.log10(n))
-    return f"10^{j}" if 10**j == n else str(n)
 
 
 def binomial_theta(k: int = K) -> np.ndarray:

@@ -36,10 +36,11 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from scipy.stats import binom
+from timing import best_time, powers, seconds
 
 import privest
 from privest import protocols, sampling
@@ -55,8 +56,6 @@ FURTHER = 5  # GIBU's cost per iteration: (time of 1 + FURTHER iterations - time
 CASES: tuple[tuple[str, int | None], ...] = (("grr", None), ("sue", None), ("oue", None), ("blh", None),
                                              ("olh", None), ("olh", HASHES), ("ss", None), ("hr", None))
 NO_STOP = float(np.finfo(np.float64).tiny)  # a tolerance no iteration undercuts: exactly nb_iter / max_iter
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -80,31 +79,6 @@ class Row:
     mfl: Timing | None = None
     pure: Timing | None = None
     note: str = ""
-
-
-def best_time(fn: Callable[[], T], repeats: int = 1) -> tuple[float, T]:
-    """The shortest wall time in seconds of ``repeats`` calls of fn, and the result of the last call."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
-def seconds(s: float) -> str:
-    """A duration with a unit chosen so that it reads as 1 to 999 (s, ms or µs)."""
-    if s >= 1:
-        return f"{s:.3g} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.3g} ms"
-    return f"{s * 1e6:.3g} µs"
-
-
-def powers(n: int) -> str:
-    """n written as 10^j when it is a power of ten."""
-    j = round(np.log10(n))
-    return f"10^{j}" if 10**j == n else str(n)
 
 
 def label(name: str, hashes: int | None) -> str:
