@@ -198,6 +198,7 @@ class Protocol:
     def __post_init__(self) -> None:
         if not isinstance(self.k, int | np.integer) or self.k < 2:
             raise ValueError(f"k must be an integer of at least 2, got {self.k!r}")
+        object.__setattr__(self, "k", int(self.k))  # a numpy integer k would break int-only arithmetic (HR's K)
         if not (np.isfinite(self.eps) and self.eps > 0):
             raise ValueError(f"eps must be finite and positive, got {self.eps!r}")
 

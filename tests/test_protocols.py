@@ -204,6 +204,13 @@ def test_group_support_and_storage_agree_with_the_reports(name):
     np.testing.assert_array_equal(m.membership(stored), member)
 
 
+def test_a_numpy_integer_k_is_taken_as_an_int():
+    for name in protocols.NAMES:
+        m = protocols.by_name(name, np.int64(11), 1.0)
+        assert type(m.k) is int and m == protocols.by_name(name, 11, 1.0)
+    assert protocols.hr(np.int64(11), 1.0).K == 16
+
+
 def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="eps"):
         protocols.oue(8, -1.0)
