@@ -2,6 +2,11 @@
 the job's log; the log of a job that worked records the seconds spent starting the process (interpreter and imports)
 and doing the work.
 
+Every job computes on one thread: the BLAS and OpenMP pools are limited to one thread around the work, whatever the
+rule's ``threads``, ``--set-threads`` or OPENBLAS_NUM_THREADS say, since OpenBLAS splits a solve or a product by its
+thread count and the last bits of the result follow (measured: the planar INV estimates at 1 and 2 threads). So an
+output is byte-identical on any core count and node; Snakemake runs jobs side by side instead.
+
 Set the environment variable ``PRIVEST_TRACEBACK=1`` to get the traceback on stderr too when debugging.
 """
 
@@ -13,7 +18,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from threadpoolctl import threadpool_limits
+
 T = TypeVar("T")
+# The variables of the BLAS and OpenMP libraries that set their thread count when they load (Snakemake's list).
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
 def one_line(error: BaseException) -> str:
@@ -40,15 +50,20 @@ def _write_log(log: Sequence[str], text: str) -> None:
 
 
 def run_or_exit(fn: Callable[[], T], log: Sequence[str] = ()) -> T:
-    """Call ``fn()``; on an exception print one line to stderr and exit with status 1.
+    """Call ``fn()`` with BLAS and OpenMP on one thread; on an exception print one line to stderr and exit with
+    status 1.
 
     ``log``: the job's log files; they receive ``startup_seconds`` and ``work_seconds`` on success, the error line and
     the traceback on failure.
     """
     startup = seconds_since_process_start()
     started = time.perf_counter()
+    # The pools loaded so far are limited by threadpool_limits; one loaded later (scipy's OpenBLAS, with the first
+    # scipy.linalg call) reads its thread count from the environment when it loads.
+    os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
     try:
-        result = fn()
+        with threadpool_limits(limits=1):
+            result = fn()
     except Exception as error:
         if os.environ.get("PRIVEST_TRACEBACK"):
             traceback.print_exc()
