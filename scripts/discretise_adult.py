@@ -1,10 +1,13 @@
 """Rule discretise_adult: Adult persons -> per-person table (age, income, gender, young), the ages as secrets, theta."""
 
-from privest_studies import datasets, files, jobs
+from privest_studies import datasets, fetch, files, jobs
 
 
 def main() -> None:
-    """Read ``input.data`` and ``input.test``; write ``output.persons``, ``ages``, ``alphabet`` and ``provenance``."""
+    """Verify and read ``input.data`` and ``input.test``; write ``output.persons``, ``ages``, ``alphabet`` and
+    ``provenance``."""
+    for key in ("data", "test"):
+        fetch.verify(snakemake.input[key], snakemake.params.accepted[key])
     table, theta, alphabet, provenance = datasets.discretise_adult(
         [snakemake.input.data, snakemake.input.test], k=snakemake.params.k, young_below=snakemake.params.young_below
     )

@@ -1,10 +1,12 @@
 """Rule discretise_checkins: Gowalla check-ins -> the cell of each check-in in one region (secrets), theta."""
 
-from privest_studies import datasets, files, jobs
+from privest_studies import datasets, fetch, files, jobs
 
 
 def main() -> None:
-    """Discretise ``input.checkins`` on region ``params.region`` (a name of ``params.regions``, or ``auto``)."""
+    """Verify ``input.checkins``, then discretise it on region ``params.region`` (a name of ``params.regions``, or
+    ``auto``)."""
+    fetch.verify(snakemake.input.checkins, snakemake.params.accepted)
     cells, theta, alphabet, provenance = datasets.discretise_region(
         snakemake.input.checkins, snakemake.params.region, snakemake.params.regions
     )

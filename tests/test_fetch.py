@@ -254,3 +254,13 @@ def test_save_table_writes_fixed_floats_without_index(tmp_path: Path) -> None:
     files.save_table(df, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_text() == "method,n,emd\nibu,10,0.333333333333\ninv,100,2\n"
     pd.testing.assert_frame_equal(files.load_table(tmp_path / "t.csv"), df.assign(emd=[0.333333333333, 2.0]))
+
+
+def test_verify_names_the_version_a_raw_file_is_and_rejects_a_changed_one(mirror: Path) -> None:
+    checkins = mirror / "gowalla_sf_box_latlon.csv"
+    assert fetch.verify(checkins, GOWALLA_ACCEPTED).kind == "sf_box"
+    checkins.write_bytes(SF_CONTENT.replace(b"7", b"8", 1))
+    with pytest.raises(fetch.FetchError, match=r"gowalla_sf_box_latlon.csv is not the file that was fetched: .*"
+                                               r"as gowalla_sf_box_latlon.csv: sha256 mismatch") as raised:
+        fetch.verify(checkins, GOWALLA_ACCEPTED)
+    assert "\n" not in str(raised.value)

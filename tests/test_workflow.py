@@ -295,6 +295,25 @@ def test_a_corrupted_mirror_file_fails_in_one_line_and_leaves_no_output(tmp_path
     assert not list((tmp_path / "data" / "raw").glob(".adult.data*"))
 
 
+def test_a_raw_file_changed_after_its_fetch_fails_in_one_line_and_nothing_is_built_from_it(tmp_path):
+    write_tiny_mirror(tmp_path / "mirror")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(tiny_config(tmp_path / "mirror")))
+    ages = tmp_path / "results" / "data" / "ages.npz"
+    snakemake("--cores", "1", "--directory", str(tmp_path), "results/data/ages.npz", cwd=tmp_path)
+    assert ages.is_file()
+    raw = tmp_path / "data" / "raw" / "adult.data"
+    content = bytearray(raw.read_bytes())
+    content[10] ^= 0x01
+    raw.write_bytes(bytes(content))
+    result = snakemake("--cores", "1", "--directory", str(tmp_path), "results/data/ages.npz", cwd=tmp_path,
+                       check=False)
+    assert result.returncode != 0
+    lines = [line for line in (result.stdout + result.stderr).splitlines() if line.startswith("FetchError")]
+    assert len(lines) == 1 and "data/raw/adult.data is not the file that was fetched" in lines[0]
+    assert "sha256 mismatch" in lines[0]
+    assert not ages.exists() and not list(ages.parent.glob(".ages.npz*"))
+
+
 @pytest.mark.parametrize(
     ("change", "key"),
     [

@@ -1,4 +1,5 @@
-"""The raw datasets: fetched from the official URL (else the local mirror), verified, then discretised.
+"""The raw datasets: fetched from the official URL (else the local mirror), verified, then discretised (after
+verifying them again against the same pins: a raw file changed since its fetch stops the job in one line).
 
 Downloads land in data/raw/ (git-ignored); discretised, typed outputs in results/data/.
 """
@@ -41,6 +42,10 @@ rule discretise_adult:
     conda:
         "../../envs/privest.yaml"
     params:
+        accepted={
+            key: privest_studies.fetch.sources(DATA, f"adult.{key}")["accepted"]
+            for key in ("data", "test")
+        },
         k=DATA["adult"]["k"],
         young_below=DATA["adult"]["young_below"],
     script:
@@ -66,6 +71,7 @@ rule discretise_checkins:
     conda:
         "../../envs/privest.yaml"
     params:
+        accepted=privest_studies.fetch.sources(DATA, "gowalla_checkins")["accepted"],
         region=lambda w: DATA["planar_region"] if w.region == "planar" else w.region,
         regions=config["regions"],
     script:
