@@ -175,6 +175,16 @@ def test_dry_run_of_the_whole_dag(scale, tmp_path):
         assert f"rule {rule}:" in result.stdout
 
 
+def test_every_study_is_a_target_and_a_nested_config_override_of_a_number_is_accepted(tmp_path):
+    (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
+    targets = snakemake("--list-target-rules", "--directory", str(tmp_path), cwd=tmp_path).stdout.split()
+    assert {"all", "ibu_consistency", "ibu_theory", "constrained_counts", "free_will", "standard_protocols"} <= set(
+        targets)
+    result = snakemake("--dry-run", "--directory", str(tmp_path), "ibu_consistency", "--config",
+                       'ibu_consistency={"ibu": {"max_iter": 5000}}', cwd=tmp_path)
+    assert "rule ibu_boxplot:" in result.stdout and "rule fw_tables:" not in result.stdout
+
+
 def test_spine_builds_the_ibu_figures_from_the_mirror(tiny_run):
     figures = tiny_run / "results" / "ibu_consistency" / "figures"
     for name in IBU_FIGURES:
