@@ -7,6 +7,8 @@ Config: ``free_will`` (alphabets, mechanism sets, figures, tables, findings) and
 runs, the Shokri Q kept). Every function of the config fails with one line naming the key.
 """
 
+import importlib.metadata
+import importlib.util
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ from privest_studies.experiment import (
     Point,
     gibu_matrix_runs,
 )
+from privest_studies.files import file_digests
 from privest_studies.regions import region_title
 
 STUDY = "free_will"
@@ -507,3 +510,16 @@ def check_findings(scores: Mapping[tuple[str, int, str], Summary], checks: Seque
                                 "n": n, "better": better, "worse": method, "emd_better": a.mean, "emd_worse": b.mean,
                                 "mean_difference": mean, "standard_error": se, "z": z, "passed": bool(passed)})
     return results
+
+
+SHOKRI_SOLVER_MODULES = ("privest.shokri", "privest.lp")
+
+
+def shokri_solver() -> dict[str, str]:
+    """What a cached Shokri LP depends on beyond its alphabet and Q: the sha256 of the source of privest's LP code and
+    HiGHS's version (the LP is degenerate: another solver or version may pick another optimal mechanism). Rule
+    fw_shokri takes it as params, so a change of either reruns the LPs, and moving or cloning the checkout does not
+    (an input path of the source would be absolute, and new)."""
+    identity = {module: file_digests(importlib.util.find_spec(module).origin)["sha256"]
+                for module in SHOKRI_SOLVER_MODULES}
+    return identity | {"highspy": importlib.metadata.version("highspy")}

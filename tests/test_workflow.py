@@ -9,6 +9,7 @@ import copy
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -470,6 +471,25 @@ def test_changing_a_config_value_reruns_its_jobs_and_the_report_but_nothing_unre
     rules = planned_rules(tiny_run, {"constrained_counts": {"adult": {"alpha": 0.8}}})
     assert {"counts_adult", "counts_fig10", "reproduction", "all"} <= rules
     assert all(rule.startswith("counts_") or rule in {"reproduction", "all"} for rule in rules), rules
+
+
+def test_moving_the_checkout_and_the_results_reruns_nothing(tiny_run, tmp_path):
+    """A clone moved elsewhere after a run (the checkout and its results, mtimes kept) has nothing to do: no input,
+    param or code of a job names the directory it ran in."""
+    snakemake("--cores", "2", "--directory", str(tiny_run), cwd=tiny_run)  # complete, whatever ran before
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True)
+    checkout = tmp_path / "moved" / "checkout"
+    for name in tracked.stdout.split("\0"):
+        if name and (ROOT / name).is_file():
+            (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, checkout / name)
+    work = tmp_path / "moved" / "work"
+    shutil.copytree(tiny_run, work, symlinks=True)
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(checkout / "Snakefile"),
+                             "--dry-run", "--cores", "2", "--directory", str(work)], cwd=work, capture_output=True,
+                            text=True, timeout=900, env={**os.environ, "PYTHONHASHSEED": "0"})
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "Nothing to be done" in result.stdout + result.stderr, (result.stdout + result.stderr)[-4000:]
 
 
 def test_every_figure_file_name_is_written_in_the_rule_that_makes_it(tiny_run):

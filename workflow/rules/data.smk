@@ -42,10 +42,7 @@ rule discretise_adult:
     conda:
         "../../envs/privest.yaml"
     params:
-        accepted={
-            key: privest_studies.fetch.sources(DATA, f"adult.{key}")["accepted"]
-            for key in ("data", "test")
-        },
+        accepted={key: privest_studies.fetch.sources(DATA, f"adult.{key}")["accepted"] for key in ("data", "test")},
         k=DATA["adult"]["k"],
         young_below=DATA["adult"]["young_below"],
     script:

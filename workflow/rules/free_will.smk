@@ -35,10 +35,10 @@ rule fw_alphabet:
 
 rule fw_shokri:
     """Shokri et al.'s optimal mechanism for one (alphabet, Q): an LP, the expensive step, solved once and cached.
-    The LP is degenerate (the solver picks one of many optimal mechanisms), so the cache depends on the solver code."""
+    The LP is degenerate (the solver picks one of many optimal mechanisms), so the cache depends on the solver: the
+    source of privest's LP code and HiGHS's version (params.solver)."""
     input:
         alphabet="results/free_will/alphabets/{alphabet}_alphabet.json",
-        solver_code=[f"{workflow.basedir}/privest/shokri.py", f"{workflow.basedir}/privest/lp.py"],
     output:
         "results/free_will/shokri/{alphabet}_Q{Q}.npz",
     log:
@@ -49,6 +49,7 @@ rule fw_shokri:
         "../../envs/privest.yaml"
     params:
         options=FW["shokri"],
+        solver=privest_studies.free_will.shokri_solver(),
     script:
         "../../scripts/fw_shokri.py"
 

@@ -13,7 +13,6 @@ rule reproduction:
     """REPRODUCTION.md: every figure and table of the three papers, our files, status and numbers beside the paper's
     (computed from the outputs), and the report's captions and table pages."""
     input:
-        catalogue=CATALOGUE_PATH,
         outputs=study_targets(),
         data=privest_studies.report.reproduction_data(config),
     output:
