@@ -21,6 +21,7 @@ from typing import TypeVar
 from threadpoolctl import threadpool_limits
 
 T = TypeVar("T")
+INTERRUPTED = "interrupted (Ctrl-C): this job wrote no output; the next run does it again"
 # The variables of the BLAS and OpenMP libraries that set their thread count when they load (Snakemake's list).
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -54,7 +55,8 @@ def run_or_exit(fn: Callable[[], T], log: Sequence[str] = ()) -> T:
     status 1.
 
     ``log``: the job's log files; they receive ``startup_seconds`` and ``work_seconds`` on success, the error line and
-    the traceback on failure.
+    the traceback on failure. Ctrl-C (SIGINT) ends the job with one line and status 130; its output is not written
+    (every writer is atomic), so the next run does the job again.
     """
     startup = seconds_since_process_start()
     started = time.perf_counter()
@@ -70,5 +72,9 @@ def run_or_exit(fn: Callable[[], T], log: Sequence[str] = ()) -> T:
         print(one_line(error), file=sys.stderr, flush=True)
         _write_log(log, f"error {one_line(error)}\n\n{traceback.format_exc()}")
         raise SystemExit(1) from None
+    except KeyboardInterrupt:  # Ctrl-C: Snakemake stops the run and lists the job; the job says so in one line
+        print(INTERRUPTED, file=sys.stderr, flush=True)
+        _write_log(log, f"{INTERRUPTED}\n")
+        raise SystemExit(130) from None
     _write_log(log, f"startup_seconds {startup:.3f}\nwork_seconds {time.perf_counter() - started:.3f}\n")
     return result

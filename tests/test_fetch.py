@@ -184,7 +184,15 @@ def test_fetch_script_exits_with_one_line_on_failure(mirror: Path, tmp_path: Pat
 # -------------------------------------------------------------------------------------------------------------- cli
 
 
-def test_run_or_exit_returns_the_value_or_exits_with_one_line_and_logs_the_traceback(capsys, tmp_path) -> None:
+@pytest.fixture
+def job_environment(monkeypatch) -> None:
+    """run_or_exit sets the thread variables of its process: restored after the test."""
+    for variable in jobs.THREAD_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+
+
+def test_run_or_exit_returns_the_value_or_exits_with_one_line_and_logs_the_traceback(capsys, tmp_path,
+                                                                                     job_environment) -> None:
     assert jobs.run_or_exit(lambda: 42) == 42
 
     def fails() -> None:
@@ -197,6 +205,27 @@ def test_run_or_exit_returns_the_value_or_exits_with_one_line_and_logs_the_trace
     log = (tmp_path / "job.log").read_text()
     assert log.startswith("error ValueError: first line second line\n")
     assert "Traceback (most recent call last)" in log and "in fails" in log
+
+
+def test_run_or_exit_ends_a_ctrl_c_in_one_line_with_status_130(capsys, tmp_path, job_environment) -> None:
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit) as exit_info:
+        jobs.run_or_exit(interrupted, [str(tmp_path / "job.log")])
+    assert exit_info.value.code == 130
+    assert capsys.readouterr().err == jobs.INTERRUPTED + "\n"
+    assert (tmp_path / "job.log").read_text() == jobs.INTERRUPTED + "\n"
+
+
+def test_run_or_exit_runs_the_work_on_one_blas_thread(job_environment) -> None:
+    from threadpoolctl import threadpool_info
+
+    def threads() -> list[int]:
+        return [pool["num_threads"] for pool in threadpool_info()]
+
+    assert jobs.run_or_exit(threads) == [1] * len(threads())
+    assert all(os.environ[variable] == "1" for variable in jobs.THREAD_VARIABLES)
 
 
 # --------------------------------------------------------------------------------------------------------------- io
