@@ -290,17 +290,25 @@ def test_estimates_and_scores_are_byte_identical_under_one_and_two_blas_threads(
     assert not differ, f"outputs depend on the BLAS thread count: {differ}"
 
 
+def flip_one_byte(path: Path) -> None:
+    content = bytearray(path.read_bytes())
+    content[10] ^= 0x01
+    path.write_bytes(bytes(content))
+
+
+def fetch_errors(result: subprocess.CompletedProcess) -> list[str]:
+    """The lines of a run's output that report a raw file that is not the pinned one."""
+    return [line for line in (result.stdout + result.stderr).splitlines() if line.startswith("FetchError")]
+
+
 def test_a_corrupted_mirror_file_fails_in_one_line_and_leaves_no_output(tmp_path):
     write_tiny_mirror(tmp_path / "mirror")
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(tiny_config(tmp_path / "mirror")))
-    data = tmp_path / "mirror" / "adult.data"
-    raw = bytearray(data.read_bytes())
-    raw[10] ^= 0x01
-    data.write_bytes(bytes(raw))
+    flip_one_byte(tmp_path / "mirror" / "adult.data")
     result = snakemake("--cores", "1", "--directory", str(tmp_path), "data/raw/adult.data", cwd=tmp_path,
                        check=False)
     assert result.returncode != 0
-    lines = [line for line in (result.stdout + result.stderr).splitlines() if line.startswith("FetchError")]
+    lines = fetch_errors(result)
     assert len(lines) == 1 and "adult.data" in lines[0] and "sha256 mismatch" in lines[0]
     assert not (tmp_path / "data" / "raw" / "adult.data").exists()
     assert not list((tmp_path / "data" / "raw").glob(".adult.data*"))
@@ -312,14 +320,11 @@ def test_a_raw_file_changed_after_its_fetch_fails_in_one_line_and_nothing_is_bui
     ages = tmp_path / "results" / "data" / "ages.npz"
     snakemake("--cores", "1", "--directory", str(tmp_path), "results/data/ages.npz", cwd=tmp_path)
     assert ages.is_file()
-    raw = tmp_path / "data" / "raw" / "adult.data"
-    content = bytearray(raw.read_bytes())
-    content[10] ^= 0x01
-    raw.write_bytes(bytes(content))
+    flip_one_byte(tmp_path / "data" / "raw" / "adult.data")
     result = snakemake("--cores", "1", "--directory", str(tmp_path), "results/data/ages.npz", cwd=tmp_path,
                        check=False)
     assert result.returncode != 0
-    lines = [line for line in (result.stdout + result.stderr).splitlines() if line.startswith("FetchError")]
+    lines = fetch_errors(result)
     assert len(lines) == 1 and "data/raw/adult.data is not the file that was fetched" in lines[0]
     assert "sha256 mismatch" in lines[0]
     assert not ages.exists() and not list(ages.parent.glob(".ages.npz*"))
