@@ -140,3 +140,43 @@ def scaled(p: np.ndarray, index: int | np.ndarray, factor: float) -> np.ndarray:
     rest[index] = False
     alt[rest] *= (1 - alt[~rest].sum()) / p[rest].sum()
     return alt
+
+
+# --- (a) the report distributions, against either peer's sampler: peer_sample(name) -> (raw reports, privest form) --
+
+
+def check_direct_encoding_histogram(peer_sample) -> None:
+    """GRR: the report histogram of one secret, privest's against the peer's."""
+    m = protocol("grr")
+    ours, theirs = np.bincount(privest_reports("grr"), minlength=K), np.bincount(peer_sample("grr")[1], minlength=K)
+    expected = np.full(K, m.q_star)
+    expected[SECRET] = m.p_star
+    # power 0.989 against P(report = secret) 7% off, e.g. e^eps/(e^eps + k) in place of e^eps/(e^eps + k - 1)
+    assert homogeneity_power(expected, scaled(expected, SECRET, 1.07)) >= MIN_POWER
+    assert homogeneity(ours, theirs) > 1e-4
+
+
+def check_unary_encoding_bit_frequencies(name: str, peer_sample) -> None:
+    """SUE, OUE: how often each bit is set, privest's against the peer's."""
+    m = protocol(name)
+    expected = np.full(K, m.q_star)
+    expected[SECRET] = m.p_star
+    alternatives = [expected * np.where(np.arange(K) == SECRET, 1.05, 1.0),  # p* 5% off: power 1.000 (SUE, OUE)
+                    expected * np.where(np.arange(K) == SECRET, 1.0, 1.05)]  # q* 5% off: 1.000 (SUE), 0.988 (OUE)
+    assert min(coordinate_power(expected, alt) for alt in alternatives) >= MIN_POWER
+    ours, theirs = privest_reports(name).sum(axis=0), peer_sample(name)[1].sum(axis=0)
+    assert coordinates(ours, theirs) > 1e-4
+
+
+def check_local_hashing_set_membership(name: str, peer_sample) -> None:
+    """BLH, OLH: the joint frequency of (secret in S, another value in S), and the seeds' top 4 bits (modulo 2^32,
+    as xxhash uses them: uniform for privest and both peers; pure-LDP draws its seeds from 0..2^63 - 1)."""
+    m = protocol(name)
+    expected = pair_probabilities(m.p_star, m.q_star)
+    # power 1.000 (BLH, OLH) against p* 5% off; against q* 5% off 1.000 (BLH), 0.977 (OLH)
+    alternatives = [pair_probabilities(1.05 * m.p_star, m.q_star), pair_probabilities(m.p_star, 1.05 * m.q_star)]
+    assert min(homogeneity_power(expected, alt) for alt in alternatives) >= MIN_POWER
+    ours, theirs = privest_reports(name), peer_sample(name)[1]
+    assert homogeneity(pair_counts(ours, m.g), pair_counts(theirs, m.g)) > 1e-4
+    top = [np.bincount(r.seeds >> np.uint32(28), minlength=16) for r in (ours, theirs)]
+    assert homogeneity(*top) > 1e-4

@@ -24,14 +24,13 @@ from conformance import (
     SEED,
     K,
     N,
-    coordinate_power,
-    coordinates,
+    check_direct_encoding_histogram,
+    check_local_hashing_set_membership,
+    check_unary_encoding_bit_frequencies,
     hash_reports,
     homogeneity,
     homogeneity_power,
     local_hashing_likelihood,
-    pair_counts,
-    pair_probabilities,
     peer_seed,
     privest_reports,
     protocol,
@@ -82,40 +81,17 @@ def peer_sample(name: str, hashes: int | None = None):
 
 
 def test_direct_encoding_report_histogram_matches_peer():
-    m = protocol("grr")
-    ours, theirs = np.bincount(privest_reports("grr"), minlength=K), np.bincount(peer_sample("grr")[1], minlength=K)
-    expected = np.full(K, m.q_star)
-    expected[SECRET] = m.p_star
-    # power 0.989 against P(report = secret) 7% off
-    assert homogeneity_power(expected, scaled(expected, SECRET, 1.07)) >= MIN_POWER
-    assert homogeneity(ours, theirs) > 1e-4
+    check_direct_encoding_histogram(peer_sample)
 
 
 @pytest.mark.parametrize("name", ["sue", "oue"])
 def test_unary_encoding_bit_frequencies_match_peer(name):
-    m = protocol(name)
-    expected = np.full(K, m.q_star)
-    expected[SECRET] = m.p_star
-    alternatives = [expected * np.where(np.arange(K) == SECRET, 1.05, 1.0),  # p* 5% off: power 1.000 (SUE, OUE)
-                    expected * np.where(np.arange(K) == SECRET, 1.0, 1.05)]  # q* 5% off: 1.000 (SUE), 0.988 (OUE)
-    assert min(coordinate_power(expected, alt) for alt in alternatives) >= MIN_POWER
-    ours, theirs = privest_reports(name).sum(axis=0), peer_sample(name)[1].sum(axis=0)
-    assert coordinates(ours, theirs) > 1e-4
+    check_unary_encoding_bit_frequencies(name, peer_sample)
 
 
 @pytest.mark.parametrize("name", ["blh", "olh"])
 def test_local_hashing_set_membership_matches_peer(name):
-    """As against multi-freq-ldpy: the joint frequency of (secret in S, another value in S), and the seeds' top 4
-    bits (pure-LDP draws seeds from 0..2^63 - 1; modulo 2^32 they should be uniform, as privest's)."""
-    m = protocol(name)
-    expected = pair_probabilities(m.p_star, m.q_star)
-    # power 1.000 (BLH, OLH) against p* 5% off; against q* 5% off 1.000 (BLH), 0.977 (OLH)
-    alternatives = [pair_probabilities(1.05 * m.p_star, m.q_star), pair_probabilities(m.p_star, 1.05 * m.q_star)]
-    assert min(homogeneity_power(expected, alt) for alt in alternatives) >= MIN_POWER
-    ours, theirs = privest_reports(name), peer_sample(name)[1]
-    assert homogeneity(pair_counts(ours, m.g), pair_counts(theirs, m.g)) > 1e-4
-    top = [np.bincount(r.seeds >> np.uint32(28), minlength=16) for r in (ours, theirs)]
-    assert homogeneity(*top) > 1e-4
+    check_local_hashing_set_membership(name, peer_sample)
 
 
 @pytest.mark.parametrize("name", ["blh", "olh"])
