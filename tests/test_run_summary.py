@@ -1,0 +1,52 @@
+"""benchmarks/run_summary.py: the cost of a run per rule, from Snakemake's run logs and the jobs' benchmark files."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location("run_summary", ROOT / "benchmarks" / "run_summary.py")
+run_summary = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(run_summary)
+
+HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+LOG = """Select jobs to execute...
+
+[Mon Nov 23 13:03:59 2026]
+localrule estimate:
+    input: results/s/e/reports.npz
+    output: results/s/e/estimates_ibu.npz
+    benchmark: benchmarks/s/e/estimate_ibu.tsv
+    wildcards: study=s, experiment=e, family=ibu
+
+[Mon Nov 23 13:04:00 2026]
+rule estimate:
+    benchmark: benchmarks/s/e/estimate_inv.tsv
+
+rule score:
+    output: results/s/e/scores.csv
+    benchmark: benchmarks/s/e/score.tsv
+"""
+
+
+def write(directory: Path, path: str, *rows: tuple[float, float, float]) -> None:
+    file = directory / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(HEADER + "".join(f"{s}\t0:00:00\t{rss}\t0\t0\t0\t0\t0\t0\t{cpu}\n" for s, rss, cpu in rows))
+
+
+def test_each_job_counts_once_under_its_rule_with_its_last_benchmark(tmp_path):
+    (tmp_path / ".snakemake" / "log").mkdir(parents=True)
+    (tmp_path / ".snakemake" / "log" / "2026-11-23T1.snakemake.log").write_text(LOG)
+    (tmp_path / ".snakemake" / "log" / "2026-11-23T2.snakemake.log").write_text(LOG.split("[Mon Nov 23 13:04:00")[0])
+    write(tmp_path, "benchmarks/s/e/estimate_ibu.tsv", (100.0, 500.0, 90.0), (120.0, 700.0, 110.0))
+    write(tmp_path, "benchmarks/s/e/estimate_inv.tsv", (10.0, 300.0, 9.0))
+    write(tmp_path, "benchmarks/s/e/score.tsv", (5.0, 50.0, 4.0))
+    table = run_summary.per_rule(tmp_path).set_index("rule")
+    assert table.loc["estimate"].to_dict() == pytest.approx(
+        {"jobs": 2, "seconds": 130.0, "largest_job_seconds": 120.0, "cpu_seconds": 119.0, "peak_rss_mb": 700.0})
+    assert table.loc["score", "jobs"] == 1
+    text = run_summary.markdown(run_summary.per_rule(tmp_path))
+    assert "| estimate | 2 | 2.2 min | 2.0 min | 2.0 min | 700 MB |" in text
+    assert text.rstrip().endswith("the largest peak RSS of one job 700 MB (estimate).")
