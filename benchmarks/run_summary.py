@@ -1,75 +1,14 @@
-"""What a run of the pipeline cost, per rule: jobs, wall seconds (total, largest), CPU seconds and peak memory, from
-the benchmark file every job writes (``benchmark:`` of its rule) and Snakemake's run logs, which name each job's rule
-and benchmark file.
+"""Print what a run of the pipeline cost per rule (privest_studies.run_cost): jobs, wall and CPU time, peak memory.
 
     .venv/bin/python benchmarks/run_summary.py [--directory DIR] [--out FILE.md]
 
-DIR is the working directory of the run (default: the current one): it reads DIR/.snakemake/log/*.snakemake.log and
-the benchmark files they name. A job run more than once (a run resumed after an interruption, a forced rerun) counts
-once, with its last benchmark file. The table is Markdown; the last lines give the totals.
+DIR is the working directory of the run (default: the current one).
 """
 
 import argparse
-import re
-from collections.abc import Iterable
 from pathlib import Path
 
-import pandas as pd
-
-JOB = re.compile(r"^(?:local)?rule (?P<rule>\w+):$")
-BENCHMARK = re.compile(r"^\s+benchmark: (?P<path>\S+)$")
-
-
-def benchmark_rules(logs: Iterable[Path]) -> dict[str, str]:
-    """Benchmark file -> the rule of the job that writes it, from Snakemake's run logs (each job's block names its
-    rule on its first line and its benchmark file below)."""
-    rules: dict[str, str] = {}
-    for log in logs:
-        rule = None
-        for line in log.read_text(errors="replace").splitlines():
-            if match := JOB.match(line):
-                rule = match["rule"]
-            elif (match := BENCHMARK.match(line)) and rule is not None:
-                rules[match["path"]] = rule
-            elif not line.strip():
-                rule = None
-    return rules
-
-
-def per_rule(directory: Path) -> pd.DataFrame:
-    """One row per rule: jobs, wall seconds (sum, max), CPU seconds (sum) and peak resident memory (MB, max)."""
-    rules = benchmark_rules(sorted((directory / ".snakemake" / "log").glob("*.snakemake.log")))
-    rows = []
-    for path, rule in rules.items():
-        file = directory / path
-        if not file.is_file():
-            continue
-        last = pd.read_csv(file, sep="\t").iloc[-1]
-        rows.append({"rule": rule, "seconds": float(last["s"]), "cpu_seconds": float(last["cpu_time"]),
-                     "max_rss_mb": float(last["max_rss"])})
-    if not rows:
-        raise SystemExit(f"no benchmark files named by the run logs of {directory}")
-    jobs = pd.DataFrame(rows)
-    table = jobs.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
-                                     largest_job_seconds=("seconds", "max"), cpu_seconds=("cpu_seconds", "sum"),
-                                     peak_rss_mb=("max_rss_mb", "max"))
-    return table.sort_values("seconds", ascending=False).reset_index()
-
-
-def markdown(table: pd.DataFrame) -> str:
-    """The table with durations in hours, minutes or seconds, and the totals."""
-    def duration(seconds: float) -> str:
-        return f"{seconds / 3600:.2f} h" if seconds >= 3600 else (
-            f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.1f} s")
-
-    lines = ["| rule | jobs | wall time (sum of jobs) | largest job | CPU time | peak RSS |",
-             "|---|---:|---:|---:|---:|---:|"]
-    lines += [f"| {r.rule} | {r.jobs} | {duration(r.seconds)} | {duration(r.largest_job_seconds)} | "
-              f"{duration(r.cpu_seconds)} | {r.peak_rss_mb:,.0f} MB |" for r in table.itertuples()]
-    lines += ["", f"{table['jobs'].sum()} jobs; the sum of their wall times {duration(table['seconds'].sum())}, "
-              f"CPU time {table['cpu_seconds'].sum() / 3600:.2f} CPU hours; the largest peak RSS of one job "
-              f"{table['peak_rss_mb'].max():,.0f} MB ({table.loc[table['peak_rss_mb'].idxmax(), 'rule']})."]
-    return "\n".join(lines) + "\n"
+from privest_studies import run_cost
 
 
 def main() -> None:
@@ -77,7 +16,7 @@ def main() -> None:
     parser.add_argument("--directory", type=Path, default=Path.cwd())
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    text = markdown(per_rule(args.directory))
+    text = run_cost.markdown(run_cost.per_rule(args.directory))
     if args.out:
         args.out.write_text(text)
     print(text, end="")

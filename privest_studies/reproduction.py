@@ -587,6 +587,38 @@ def summary_text(items: Sequence[Item], figures: int, where: Mapping[str, str], 
     return "\n".join(lines) + "\n"
 
 
+def scale_changes(before: pd.DataFrame, after: pd.DataFrame, before_numbers: pd.DataFrame,
+                  after_numbers: pd.DataFrame, scales: tuple[str, str]) -> str:
+    """Markdown: the items whose status, and the judged numbers whose verdict, differ between two records of the
+    reproduction (reproduction.csv and reproduction_numbers.csv of the scales ``scales``, e.g. quick and paper)."""
+    first, second = scales
+    items = before.merge(after, on=["study", "item"], how="outer", suffixes=("_1", "_2"))
+    moved = items[items["status_1"] != items["status_2"]]
+    lines = [f"## Items whose status differs between the {first} and the {second} scale", ""]
+    if moved.empty:
+        lines.append(f"None: every item has the same status at both scales ({len(items)} items).")
+    else:
+        lines += [f"| study | item | status, {first} scale | status, {second} scale | why ({second} scale) |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {r.study} | {_cell(r.item)} | {r.status_1} | **{r.status_2}** | {_cell(r.why_2)} |"
+                  for r in moved.fillna("").itertuples()]
+    keys = ["study", "item", "quantity"]
+    numbers = before_numbers.merge(after_numbers, on=keys, how="outer", suffixes=("_1", "_2"))
+    for column in ("agrees_1", "agrees_2"):  # True, False or missing (not judged, or no such number at that scale)
+        numbers[column] = numbers[column].astype(object).map(lambda v: "not judged" if pd.isna(v) else str(v))
+    turned = numbers[numbers["agrees_1"] != numbers["agrees_2"]]
+    lines += ["", f"## Judged numbers whose verdict differs between the {first} and the {second} scale", ""]
+    if turned.empty:
+        lines.append(f"None: every judged number has the same verdict at both scales ({len(numbers)} numbers).")
+    else:
+        lines += [f"| study | item | quantity | the paper's | ours, {first} scale | ours, {second} scale | agrees "
+                  f"({first} → {second}) |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {r.study} | {_cell(r.item)} | {_cell(r.quantity)} | {_cell(r.paper_2 or r.paper_1)} | "
+                  f"{_cell(r.ours_1)} | {_cell(r.ours_2)} | {r.agrees_1} → **{r.agrees_2}** |"
+                  for r in turned.fillna("").itertuples()]
+    return "\n".join(lines) + "\n"
+
+
 _RST_SPECIAL = re.compile(r"([\\|*`_])")
 
 

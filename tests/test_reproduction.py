@@ -179,3 +179,19 @@ def test_a_study_beyond_the_papers_is_listed_without_a_section_or_an_empty_numbe
     assert report.subcategory({"item": "Zipf"}) == "Zipf"
     summary = reproduction.summary_text([paper], 2, {}, [beyond])
     assert "1 paper items" in summary and "And 1 items beyond the papers" in summary
+
+
+def test_scale_changes_lists_the_items_and_numbers_whose_verdict_moved():
+    items = pd.DataFrame({"study": ["s", "s"], "item": ["Figure 1", "Table 2"], "status": ["reproduced", "differs"],
+                          "why": ["", "x is 3"]})
+    numbers = pd.DataFrame({"study": ["s", "s"], "item": ["Figure 1", "Table 2"], "quantity": ["a", "x"],
+                            "paper": ["1", "2"], "ours": ["1", "3"], "agrees": [True, False]})
+    same = reproduction.scale_changes(items, items, numbers, numbers, ("quick", "paper"))
+    assert "None: every item has the same status at both scales (2 items)." in same
+    assert "None: every judged number has the same verdict at both scales (2 numbers)." in same
+    after_items = items.assign(status=["reproduced", "reproduced"], why=["", ""])
+    after_numbers = numbers.assign(ours=["1", "2.01"], agrees=[True, True])
+    moved = reproduction.scale_changes(items, after_items, numbers, after_numbers, ("quick", "paper"))
+    assert "| s | Table 2 | differs | **reproduced** |  |" in moved
+    assert "| s | Table 2 | x | 2 | 3 | 2.01 | False → **True** |" in moved
+    assert "Figure 1" not in moved

@@ -478,6 +478,30 @@ def test_changing_a_config_value_reruns_its_jobs_and_the_report_but_nothing_unre
     assert all(rule.startswith("counts_") or rule in {"reproduction", "all"} for rule in rules), rules
 
 
+def test_the_scale_record_holds_the_report_the_gallery_the_cost_and_the_changes_from_the_other_scale(tiny_run):
+    record = tiny_run / "docs" / "quick-scale"
+    snakemake("--cores", "1", "--directory", str(tiny_run), "scale_record", cwd=tiny_run)
+    assert (record / "REPRODUCTION.md").read_text() == (tiny_run / "results" / "REPRODUCTION.md").read_text()
+    assert len(list((record / "gallery").glob("*.png"))) == 6
+    assert "No record of the paper scale" in (record / "changes.md").read_text()
+    cost = (record / "cost.md").read_text()
+    assert "| estimate |" in cost and "CPU hours" in cost
+    # A record of the other scale in which one item differs: the changes name it.
+    other = tiny_run / "docs" / "paper-scale"
+    other.mkdir(parents=True)
+    table = pd.read_csv(record / "reproduction.csv")
+    moved = table.index[table["status"] == "reproduced"][0]
+    table.loc[moved, "status"] = "differs"
+    table.to_csv(other / "reproduction.csv", index=False)
+    shutil.copy2(record / "reproduction_numbers.csv", other / "reproduction_numbers.csv")
+    snakemake("--cores", "1", "--directory", str(tiny_run), "scale_record", "--forcerun", "scale_record",
+              cwd=tiny_run)
+    changes = (record / "changes.md").read_text()
+    assert f"| {table.loc[moved, 'study']} | {table.loc[moved, 'item']} | differs | **reproduced** |" in changes
+    assert "None: every judged number has the same verdict at both scales" in changes
+    shutil.rmtree(tiny_run / "docs")
+
+
 def test_moving_the_checkout_and_the_results_reruns_nothing(tiny_run, tmp_path):
     """A clone moved elsewhere after a run (the checkout and its results, mtimes kept) has nothing to do: no input,
     param or code of a job names the directory it ran in."""

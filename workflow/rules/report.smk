@@ -57,3 +57,37 @@ rule gallery:
         width=640,
     script:
         "../../scripts/gallery.py"
+
+
+SCALE_RECORD = f"docs/{config['scale']}-scale"
+OTHER_SCALE = "quick" if config["scale"] == "paper" else "paper"
+
+
+rule scale_record:
+    """The record of a whole run at the active scale, committed as its evidence (docs/<scale>-scale/): the
+    reproduction report and its tables, small copies of the gallery's figures, the items and judged numbers whose
+    verdict differs from the other scale's record (when there is one), and the run's cost per rule. Not part of
+    `all`: `snakemake scale_record` after the run (e.g. with `--config scale=paper`)."""
+    input:
+        markdown=rules.reproduction.output.markdown,
+        table=rules.reproduction.output.table,
+        numbers=rules.reproduction.output.numbers,
+        figures=[f"results/{path}" for path in config["report"]["gallery"].values()],
+    output:
+        markdown=f"{SCALE_RECORD}/REPRODUCTION.md",
+        table=f"{SCALE_RECORD}/reproduction.csv",
+        numbers=f"{SCALE_RECORD}/reproduction_numbers.csv",
+        changes=f"{SCALE_RECORD}/changes.md",
+        cost=f"{SCALE_RECORD}/cost.md",
+        gallery=[f"{SCALE_RECORD}/gallery/{name}.png" for name in config["report"]["gallery"]],
+    log:
+        "logs/scale_record.log",
+    localrule: True
+    conda:
+        "../../envs/privest.yaml"
+    params:
+        scales=[OTHER_SCALE, config["scale"]],
+        other=f"docs/{OTHER_SCALE}-scale",
+        width=480,
+    script:
+        "../../scripts/scale_record.py"

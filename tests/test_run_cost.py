@@ -1,14 +1,10 @@
-"""benchmarks/run_summary.py: the cost of a run per rule, from Snakemake's run logs and the jobs' benchmark files."""
+"""privest_studies.run_cost: the cost of a run per rule, from Snakemake's run logs and the jobs' benchmark files."""
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("run_summary", ROOT / "benchmarks" / "run_summary.py")
-run_summary = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(run_summary)
+from privest_studies import run_cost
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 LOG = """Select jobs to execute...
@@ -43,10 +39,10 @@ def test_each_job_counts_once_under_its_rule_with_its_last_benchmark(tmp_path):
     write(tmp_path, "benchmarks/s/e/estimate_ibu.tsv", (100.0, 500.0, 90.0), (120.0, 700.0, 110.0))
     write(tmp_path, "benchmarks/s/e/estimate_inv.tsv", (10.0, 300.0, 9.0))
     write(tmp_path, "benchmarks/s/e/score.tsv", (5.0, 50.0, 4.0))
-    table = run_summary.per_rule(tmp_path).set_index("rule")
+    table = run_cost.per_rule(tmp_path).set_index("rule")
     assert table.loc["estimate"].to_dict() == pytest.approx(
         {"jobs": 2, "seconds": 130.0, "largest_job_seconds": 120.0, "cpu_seconds": 119.0, "peak_rss_mb": 700.0})
     assert table.loc["score", "jobs"] == 1
-    text = run_summary.markdown(run_summary.per_rule(tmp_path))
+    text = run_cost.markdown(run_cost.per_rule(tmp_path))
     assert "| estimate | 2 | 2.2 min | 2.0 min | 2.0 min | 700 MB |" in text
     assert text.rstrip().endswith("the largest peak RSS of one job 700 MB (estimate).")
