@@ -59,7 +59,7 @@ class Group:
 
     def __post_init__(self) -> None:
         m = check_matrix(self.G, "G").shape[1]
-        check_non_negative_array(self.counts, "counts", shape=(m,))
+        check_non_negative_array(self.counts, "counts", shape=(m,), positive_sum=True)
         check_finite(self.log_scale, "log_scale", shape=(m,))
 
     @property
@@ -101,8 +101,11 @@ class SetGroup:
 
     def __post_init__(self) -> None:
         check_int(self.k, "k", minimum=1)
-        m = check_non_negative_array(self.counts, "counts", ndim=1).shape[0]
-        check_integers(self.indptr, "indptr", 0, None, shape=(m + 1,))
+        indptr = check_integers(self.indptr, "indptr", 0, None, ndim=1)
+        m = indptr.size - 1
+        counts = check_non_negative_array(self.counts, "counts", ndim=1, positive_sum=True)
+        if counts.shape != (m,):
+            raise ValueError(f"counts must have one entry per report of indptr ({m}), got shape {counts.shape}")
         check_integers(self.indices, "indices", 0, self.k, ndim=1)
         check_finite(self.log_scale, "log_scale", shape=(m,))
         check_positive(self.high, "high")
@@ -543,6 +546,8 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
     >>> result.theta.shape, bool(abs(result.theta.sum() - 1) < 1e-12), result.capped
     ((5,), True, False)
     """
+    A = check_row_stochastic(A, "A", atol=1e-9)
+    q = _check_distribution_length(q, A.shape[1], "q")
     return gibu([matrix_group(A, q)], delta=delta, max_iter=max_iter, theta0=theta0, accelerate=accelerate)
 
 

@@ -133,6 +133,7 @@ def rappor(secrets: np.ndarray, k: int, eps: float | np.ndarray, rng: np.random.
 
     eps is one value or one per user. Returns a (n, k) uint8 bit matrix.
     """
+    k = check_int(k, "k", minimum=2)
     secrets = check_secrets(secrets, k)
     flip = flip_probability(eps)
     if np.ndim(flip) and np.shape(flip) != secrets.shape:
@@ -188,7 +189,8 @@ def population(mechanisms: Sequence[Mechanism], secret_counts: np.ndarray, rng: 
     check_sequence(mechanisms, "mechanisms", minimum=1)
     secret_counts = check_integers(secret_counts, "secret_counts", 0, None, ndim=2)
     if secret_counts.shape[0] != len(mechanisms):
-        raise ValueError(f"secret_counts needs a row per mechanism ({len(mechanisms)}), got {secret_counts.shape}")
+        raise ValueError(f"secret_counts needs a row per item of mechanisms ({len(mechanisms)}), got "
+                         f"{secret_counts.shape}")
     rng = check_rng(rng)
     for i, mechanism in enumerate(mechanisms):
         k = mechanism.k if isinstance(mechanism, Rappor) else check_row_stochastic(
