@@ -106,7 +106,7 @@ def xxh32_decimal(values: np.ndarray, seeds: np.ndarray) -> np.ndarray:
     values : array_like of int
         Non-negative integers below 10^15.
     seeds : array_like of int
-        The seeds, taken modulo 2^32 as xxhash does; broadcast against values.
+        Non-negative seeds, taken modulo 2^32 as xxhash does; broadcast against values.
 
     Returns
     -------
@@ -114,7 +114,7 @@ def xxh32_decimal(values: np.ndarray, seeds: np.ndarray) -> np.ndarray:
         The hashes, of the broadcast shape.
     """
     values = check_integers(values, "values", 0, 10**15)
-    seeds = check_integers(seeds, "seeds", None, None).astype(np.uint64).astype(np.uint32)
+    seeds = check_integers(seeds, "seeds", 0, None).astype(np.uint64).astype(np.uint32)
     values, seeds = np.broadcast_arrays(values, seeds)
     lengths = _decimal_length(values)
     hashes = np.empty(values.shape, dtype=np.uint32)

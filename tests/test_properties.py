@@ -593,7 +593,7 @@ def assert_rejected(call: Callable[[], Any], name: str) -> None:
 
 
 def _case_id(case: Case) -> str:
-    return case.names[0].split(".", 1)[1] if case.names else case.call.__qualname__
+    return case.names[0] if case.names else f"{case.call.__module__.split('.')[-1]}.{case.call.__qualname__}"
 
 
 def _module_of(case: Case) -> str:
