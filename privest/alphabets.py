@@ -4,10 +4,12 @@ An index of a planar alphabet is ``row * columns + column``, rows counted from t
 west edge; a cell's centre in km is ``((column + 0.5) * cell_km, (row + 0.5) * cell_km)`` from the south-west corner.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from privest._checks import check_finite, check_instance, check_int, check_integers, check_mapping, check_positive
 from privest.metrics import emd, emd_1d
 
 
@@ -29,12 +31,12 @@ def linear_distances(k: int, spacing: float = 1.0) -> np.ndarray:
     Raises
     ------
     ValueError
-        If k < 1 or spacing is not positive.
+        If k < 1 or spacing is not finite and positive.
+    TypeError
+        If k is not an integer or spacing not a number.
     """
-    if k < 1:
-        raise ValueError(f"k must be a positive integer, got {k}")
-    if spacing <= 0:
-        raise ValueError(f"spacing must be positive, got {spacing}")
+    k = check_int(k, "k", minimum=1)
+    spacing = check_positive(spacing, "spacing")
     x = np.arange(k, dtype=np.float64) * spacing
     return np.abs(x[:, None] - x[None, :])
 
@@ -57,7 +59,9 @@ class Grid:
     Raises
     ------
     ValueError
-        If columns or rows is not positive, or cell_km is not positive.
+        If columns or rows is not positive, or cell_km is not finite and positive.
+    TypeError
+        If columns or rows is not an integer, or cell_km not a number.
     """
 
     columns: int
@@ -65,10 +69,9 @@ class Grid:
     cell_km: float
 
     def __post_init__(self) -> None:
-        if self.columns < 1 or self.rows < 1:
-            raise ValueError(f"grid columns and rows must be positive, got {self.columns} x {self.rows}")
-        if self.cell_km <= 0:
-            raise ValueError(f"grid cell_km must be positive, got {self.cell_km}")
+        check_int(self.columns, "columns", minimum=1)
+        check_int(self.rows, "rows", minimum=1)
+        check_positive(self.cell_km, "cell_km")
 
     @property
     def k(self) -> int:
@@ -76,13 +79,14 @@ class Grid:
         return self.columns * self.rows
 
     def column_row(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(column, row) of cell indices."""
-        index = np.asarray(index)
+        """(column, row) of cell indices (integers in 0..k-1)."""
+        index = check_integers(index, "index", 0, self.k)
         return index % self.columns, index // self.columns
 
     def index(self, column: np.ndarray, row: np.ndarray) -> np.ndarray:
-        """Cell index of (column, row) pairs."""
-        return np.asarray(row) * self.columns + np.asarray(column)
+        """Cell index of (column, row) pairs (integers in 0..columns-1 and 0..rows-1)."""
+        column = check_integers(column, "column", 0, self.columns)
+        return check_integers(row, "row", 0, self.rows) * self.columns + column
 
     def centres(self) -> np.ndarray:
         """Cell centres in km from the south-west corner, shape (k, 2) as (east, north)."""
@@ -96,8 +100,9 @@ class Grid:
 
     def cell_of_km(self, east: np.ndarray, north: np.ndarray) -> np.ndarray:
         """The cell of points given in km from the south-west corner: floor(km / cell), clamped to the grid."""
-        column = np.clip(np.floor(np.asarray(east) / self.cell_km), 0, self.columns - 1).astype(np.int64)
-        row = np.clip(np.floor(np.asarray(north) / self.cell_km), 0, self.rows - 1).astype(np.int64)
+        east, north = check_finite(east, "east"), check_finite(north, "north")
+        column = np.clip(np.floor(east / self.cell_km), 0, self.columns - 1).astype(np.int64)
+        row = np.clip(np.floor(north / self.cell_km), 0, self.rows - 1).astype(np.int64)
         return self.index(column, row)
 
 
@@ -116,15 +121,29 @@ class Alphabet:
     k: int
     grid: Grid | None = None
 
+    def __post_init__(self) -> None:
+        check_int(self.k, "k", minimum=1)
+        if self.grid is not None:
+            check_instance(self.grid, "grid", Grid, "a privest.alphabets.Grid or None")
+            if self.k != self.grid.k:
+                raise ValueError(f"k must be the grid's number of cells {self.grid.k}, got {self.k}")
+
     @classmethod
-    def from_dict(cls, spec: dict) -> "Alphabet":
-        """From {'kind': 'linear', 'k': k} or {'kind': 'planar', 'columns', 'rows', 'cell_km'}."""
-        if spec.get("kind") == "linear":
-            return cls(int(spec["k"]))
-        if spec.get("kind") == "planar":
-            grid = Grid(int(spec["columns"]), int(spec["rows"]), float(spec["cell_km"]))
+    def from_dict(cls, spec: Mapping) -> "Alphabet":
+        """From {'kind': 'linear', 'k': k} or {'kind': 'planar', 'columns', 'rows', 'cell_km'} (other keys ignored).
+
+        Raises TypeError if spec is not a mapping, ValueError if a key is missing or a value is not a valid size."""
+        check_mapping(spec, "spec", ["kind"])
+        if spec["kind"] == "linear":
+            check_mapping(spec, "spec", ["k"])
+            return cls(check_int(spec["k"], "spec['k']", minimum=1))
+        if spec["kind"] == "planar":
+            check_mapping(spec, "spec", ["columns", "rows", "cell_km"])
+            grid = Grid(check_int(spec["columns"], "spec['columns']", minimum=1),
+                        check_int(spec["rows"], "spec['rows']", minimum=1),
+                        float(check_positive(spec["cell_km"], "spec['cell_km']")))
             return cls(grid.k, grid)
-        raise ValueError(f"alphabet kind must be 'linear' or 'planar', got {spec.get('kind')!r}")
+        raise ValueError(f"spec['kind'] must be 'linear' or 'planar', got {spec['kind']!r}")
 
     def distances(self) -> np.ndarray:
         return linear_distances(self.k) if self.grid is None else self.grid.distances()

@@ -25,6 +25,18 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from privest import lp
+from privest._checks import (
+    as_array,
+    check_finite,
+    check_int,
+    check_integers,
+    check_non_negative,
+    check_non_negative_array,
+    check_real,
+    check_rng,
+    check_text,
+    describe,
+)
 from privest.lp import LPError
 
 __all__ = [
@@ -89,29 +101,35 @@ _OBJECTIVE = re.compile(r"^L(?P<p>[012])(?:,(?P<d>\d+))?$")
 
 
 def _check_n(n: int) -> int:
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-        raise ValueError(f"n (the group size) must be an integer >= 1, got {n!r}")
-    return int(n)
+    return check_int(n, "n", minimum=1)
 
 
 def _check_alpha(alpha: float) -> float:
-    try:
-        value = float(alpha)
-    except (TypeError, ValueError):
-        raise ValueError(f"alpha must be a number in (0, 1], got {alpha!r}") from None
+    value = check_real(alpha, "alpha", finite=False)
     if not (0 < value <= 1):
         raise ValueError(f"alpha must lie in (0, 1] (alpha = e^-eps), got {alpha!r}")
     return value
 
 
-def _check_matrix(P: np.ndarray) -> np.ndarray:
-    P = np.asarray(P, dtype=np.float64)
+def _check_matrix(P: np.ndarray, column_stochastic: bool = False) -> np.ndarray:
+    """P as a square (n+1, n+1) float64 matrix of finite non-negative entries; with ``column_stochastic``, each
+    column summing to 1 within 1e-9 (a mechanism in this module's convention)."""
+    P = as_array(P, "P")
     if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] < 2:
         raise ValueError(f"P must be a square (n+1, n+1) matrix with n >= 1, got shape {P.shape}")
+    P = check_non_negative_array(P, "P")
+    if column_stochastic:
+        error = np.abs(P.sum(axis=0) - 1.0)
+        if error.max() > 1e-9:
+            worst = int(np.argmax(error))
+            raise ValueError(f"P must be column-stochastic (P[j, i] = P(j | i)): column {worst} sums to "
+                             f"{P[:, worst].sum()!r}")
     return P
 
 
 def _check_properties(names: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(names, str | bytes) or not isinstance(names, Iterable):
+        raise TypeError(f"properties must be a list of property names, got {describe(names)}")
     names = tuple(names)
     unknown = [name for name in names if name not in PROPERTIES]
     if unknown:
@@ -123,15 +141,13 @@ def _weights(n: int, weights: Sequence[float] | None) -> np.ndarray:
     """The input weights w_i (Definition 3), normalised to sum to 1; uniform when None."""
     if weights is None:
         return np.full(n + 1, 1.0 / (n + 1))
-    w = np.asarray(weights, dtype=np.float64)
-    if w.shape != (n + 1,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise ValueError(f"weights must be n+1 = {n + 1} non-negative numbers, not all 0, got {weights!r}")
+    w = check_non_negative_array(weights, "weights", shape=(n + 1,), positive_sum=True)
     return w / w.sum()
 
 
 def _cost(n: int, objective: str) -> np.ndarray:
     """c[j, i] with loss = sum_i w_i sum_j c[j, i] P[j, i] (eq. 1): |i-j|^p, or the rescaled indicator of |i-j| > d."""
-    match = _OBJECTIVE.match(str(objective).replace(" ", ""))
+    match = _OBJECTIVE.match(check_text(objective, "objective").replace(" ", ""))
     if match is None or (match["d"] is not None and match["p"] != "0"):
         raise ValueError(f"objective must be L0, L1, L2 or L0,d (d an integer >= 0, e.g. 'L0,1'), got {objective!r}")
     distance = np.abs(np.subtract.outer(np.arange(n + 1), np.arange(n + 1))).astype(np.float64)
@@ -143,7 +159,7 @@ def _cost(n: int, objective: str) -> np.ndarray:
 
 def as_row_stochastic(P: np.ndarray) -> np.ndarray:
     """The same mechanism in privest's convention A[x, z] = P(z | x) (NOTES 1): the transpose."""
-    return np.ascontiguousarray(_check_matrix(P).T)
+    return np.ascontiguousarray(_check_matrix(P, column_stochastic=True).T)
 
 
 # --- the explicit mechanisms ------------------------------------------------------------------------------------------
@@ -207,7 +223,8 @@ def gm_weak_honesty_threshold(alpha: float) -> float:
 
 def tail_mass(P: np.ndarray, d: int = 0) -> np.ndarray:
     """Per input i, the probability of an output more than d away: sum_{|j-i| > d} P[j, i], shape (n+1,)."""
-    P = _check_matrix(P)
+    P = _check_matrix(P, column_stochastic=True)
+    d = check_int(d, "d", minimum=0)
     n = P.shape[0] - 1
     far = np.abs(np.subtract.outer(np.arange(n + 1), np.arange(n + 1))) > d
     return (P * far).sum(axis=0)
@@ -216,7 +233,7 @@ def tail_mass(P: np.ndarray, d: int = 0) -> np.ndarray:
 def loss(P: np.ndarray, objective: str = "L0", weights: Sequence[float] | None = None) -> float:
     """The objective function value of Definition 3 / eq. (1): 'L0' (rescaled by (n+1)/n, UM scores 1), 'L1', 'L2'
     or 'L0,d' (the rescaled mass more than d away). weights: a prior over the inputs 0..n (uniform when None)."""
-    P = _check_matrix(P)
+    P = _check_matrix(P, column_stochastic=True)
     n = P.shape[0] - 1
     return float(_weights(n, weights) @ (_cost(n, objective) * P).sum(axis=0))
 
@@ -231,6 +248,7 @@ def properties(P: np.ndarray, alpha: float, tol: float = 1e-9) -> dict[str, bool
     """
     P = _check_matrix(P)
     alpha = _check_alpha(alpha)
+    tol = check_non_negative(tol, "tol")
     n = P.shape[0] - 1
     diagonal = np.diag(P)
     # Moving along row i from column k to k+1 goes towards the diagonal when k < i (the entry must not fall) and away
@@ -346,8 +364,8 @@ MECHANISMS = ("GM", "WM", "WM (CM)", "EM", "UM")
 def by_name(name: str, n: int, alpha: float) -> np.ndarray:
     """The count mechanism called ``name`` (one of ``MECHANISMS``) for groups of n at alpha, P[j, i]."""
     builders = {"GM": gm, "WM": wm, "WM (CM)": wm_cm, "EM": em, "UM": lambda n, _alpha: um(n)}
-    if name not in builders:
-        raise ValueError(f"unknown count mechanism {name!r}; known: {', '.join(MECHANISMS)}")
+    if check_text(name, "name") not in builders:
+        raise ValueError(f"name: unknown count mechanism {name!r}; known: {', '.join(MECHANISMS)}")
     return builders[name](n, alpha)
 
 
@@ -372,6 +390,13 @@ def flowchart(properties: Iterable[str], n: int, alpha: float) -> str:
 
 def verdict(holds: Sequence[bool]) -> str:
     """Figure 6's entry for a property over a grid of (n, alpha): Y on all, N on none, — (depends) otherwise."""
+    if isinstance(holds, str | bytes) or not isinstance(holds, Iterable):
+        raise TypeError(f"holds must be a list of booleans, got {describe(holds)}")
+    holds = list(holds)
+    bad = [h for h in holds
+           if not (isinstance(h, bool | np.bool_) or (isinstance(h, int | np.integer) and h in (0, 1)))]
+    if bad:
+        raise ValueError(f"holds must hold booleans only, found {bad[0]!r}")
     holds = [bool(h) for h in holds]
     if not holds:
         raise ValueError("holds must name at least one (n, alpha)")
@@ -380,6 +405,8 @@ def verdict(holds: Sequence[bool]) -> str:
 
 def mechanism_key(name: str, n: int, alpha: float) -> str:
     """The key of one mechanism matrix in a file of many: e.g. 'WM_n4_alpha0.909091', 'WM_CM_n4_alpha0.909091'."""
+    if check_text(name, "name") not in MECHANISMS:
+        raise ValueError(f"name: unknown count mechanism {name!r}; known: {', '.join(MECHANISMS)}")
     return f"{name.replace(' (', '_').rstrip(')')}_n{_check_n(n)}_alpha{_check_alpha(alpha):.6g}"
 
 
@@ -391,11 +418,11 @@ def group_counts(bits: np.ndarray, n: int, order: np.ndarray | None = None) -> n
     of n, the last incomplete group dropped; returns the number of 1-bits of each group, shape (len(bits) // n,).
     bits: 0/1 per person. One order shared by several targets groups the same persons together for each."""
     n = _check_n(n)
-    bits = np.asarray(bits)
+    bits = as_array(bits, "bits")
     if bits.ndim != 1 or not np.all((bits == 0) | (bits == 1)):
         raise ValueError("bits must be a 1-D array of 0/1 values")
     if order is not None:
-        order = np.asarray(order)
+        order = check_integers(order, "order", 0, bits.size)
         if order.shape != bits.shape or not np.array_equal(np.sort(order), np.arange(bits.size)):
             raise ValueError(f"order must be a permutation of 0..{bits.size - 1}")
         bits = bits[order]
@@ -409,14 +436,26 @@ def sample_outputs(P: np.ndarray, counts: np.ndarray, rng: np.random.Generator) 
     """The mechanism's noisy count for each group: output j ~ P[:, count], vectorised over groups."""
     from privest.sampling import sample
 
-    return sample(as_row_stochastic(P), np.asarray(counts, dtype=np.int64), rng)
+    A = as_row_stochastic(P)
+    counts = check_integers(counts, "counts", 0, A.shape[0], ndim=1)
+    return sample(A, counts, check_rng(rng))
 
 
 def wrong_fraction(true: np.ndarray, noisy: np.ndarray, d: int = 0) -> float:
     """The fraction of groups whose noisy count is more than d away from the true one (d = 0: wrong at all)."""
-    return float(np.mean(np.abs(np.asarray(noisy) - np.asarray(true)) > d))
+    true, noisy = _check_pair(true, noisy)
+    return float(np.mean(np.abs(noisy - true) > check_int(d, "d", minimum=0)))
 
 
 def rmse(true: np.ndarray, noisy: np.ndarray) -> float:
     """Root mean square error of the noisy counts (Figure 13)."""
-    return float(np.sqrt(np.mean((np.asarray(noisy, dtype=np.float64) - np.asarray(true)) ** 2)))
+    true, noisy = _check_pair(true, noisy)
+    return float(np.sqrt(np.mean((noisy - true) ** 2)))
+
+
+def _check_pair(true: np.ndarray, noisy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The true and noisy counts of the groups, finite, non-empty and of one shape."""
+    true, noisy = check_finite(true, "true"), check_finite(noisy, "noisy")
+    if true.shape != noisy.shape or true.size == 0:
+        raise ValueError(f"true and noisy must be non-empty of one shape, got {true.shape} and {noisy.shape}")
+    return true, noisy

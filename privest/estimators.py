@@ -13,6 +13,21 @@ from typing import Literal
 
 import numpy as np
 
+from privest._checks import (
+    as_array,
+    check_bits,
+    check_choice,
+    check_distribution,
+    check_finite,
+    check_instance,
+    check_int,
+    check_integers,
+    check_matrix,
+    check_non_negative,
+    check_non_negative_array,
+    check_positive,
+    check_sequence,
+)
 from privest.mechanisms import average, check_row_stochastic
 from privest.rappor import RapporReports, flip_probability, log_probability
 
@@ -41,6 +56,11 @@ class Group:
     G: np.ndarray
     counts: np.ndarray
     log_scale: np.ndarray
+
+    def __post_init__(self) -> None:
+        m = check_matrix(self.G, "G").shape[1]
+        check_non_negative_array(self.counts, "counts", shape=(m,), positive_sum=True)
+        check_finite(self.log_scale, "log_scale", shape=(m,))
 
     @property
     def n(self) -> float:
@@ -80,7 +100,16 @@ class SetGroup:
     log_scale: np.ndarray
 
     def __post_init__(self) -> None:
-        m = self.counts.shape[0]
+        check_int(self.k, "k", minimum=1)
+        indptr = check_integers(self.indptr, "indptr", 0, None, ndim=1)
+        m = indptr.size - 1
+        counts = check_non_negative_array(self.counts, "counts", ndim=1, positive_sum=True)
+        if counts.shape != (m,):
+            raise ValueError(f"counts must have one entry per report of indptr ({m}), got shape {counts.shape}")
+        check_integers(self.indices, "indices", 0, self.k, ndim=1)
+        check_finite(self.log_scale, "log_scale", shape=(m,))
+        check_positive(self.high, "high")
+        check_positive(self.low, "low")
         if self.indptr.shape != (m + 1,) or self.log_scale.shape != (m,) or self.indptr[-1] != self.indices.size:
             raise ValueError("SetGroup: indptr, indices, counts and log_scale do not describe the same reports")
         if not (self.high > 0 and self.low > 0):
@@ -94,12 +123,7 @@ class SetGroup:
 
 
 def _check_distribution_length(v: np.ndarray, length: int, name: str) -> np.ndarray:
-    v = np.asarray(v, dtype=np.float64)
-    if v.shape != (length,):
-        raise ValueError(f"{name} must have shape ({length},), got {v.shape}")
-    if not np.all(np.isfinite(v)) or np.any(v < 0) or v.sum() <= 0:
-        raise ValueError(f"{name} must be non-negative and finite with a positive sum")
-    return v
+    return check_non_negative_array(v, name, shape=(length,), positive_sum=True)
 
 
 def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
@@ -147,6 +171,7 @@ def rappor_group(reports: RapporReports) -> Group:
     Group
         A group with k rows and one column per distinct report, never the 2^k-column matrix.
     """
+    check_instance(reports, "reports", RapporReports, "a privest.RapporReports")
     log_p = log_probability(reports.bits, reports.eps)
     log_scale = log_p.max(axis=0)
     return Group(np.exp(log_p - log_scale), reports.counts.astype(np.float64), log_scale)
@@ -228,9 +253,13 @@ class _Likelihood:
         return theta * (update + self.sets.backward(self.sets.forward(theta)) if self.sets else update)
 
 
-def log_likelihood(theta: np.ndarray, groups: Sequence[Group | SetGroup]) -> float:
-    """The normalised log-likelihood L(theta) = sum_A (n^A/n) sum_z q^A_z log sum_x theta_x A_xz (Algorithm 1)."""
-    return _Likelihood.of(groups).value(np.asarray(theta, dtype=np.float64))
+def log_likelihood(theta: np.ndarray, groups: Sequence[GroupLike]) -> float:
+    """The normalised log-likelihood L(theta) = sum_A (n^A/n) sum_z q^A_z log sum_x theta_x A_xz (Algorithm 1).
+
+    theta: a distribution over the k secrets; groups: as in ``gibu``."""
+    check_sequence(groups, "groups", minimum=1)
+    likelihood = _Likelihood.of([_as_group(item) for item in groups])
+    return likelihood.value(check_distribution(theta, "theta", likelihood.k))
 
 
 @dataclass(frozen=True)
@@ -368,9 +397,8 @@ def _start(k: int, theta0: np.ndarray | None) -> np.ndarray:
     return theta / theta.sum()
 
 
-def _check_stopping(delta: float, max_iter: int) -> None:
-    if not delta > 0 or max_iter < 1:
-        raise ValueError(f"delta must be positive and max_iter at least 1, got delta={delta}, max_iter={max_iter}")
+def _check_stopping(delta: float, max_iter: int) -> tuple[float, int]:
+    return check_positive(delta, "delta"), check_int(max_iter, "max_iter", minimum=1)
 
 
 def squarem(groups: Sequence[GroupLike], delta: float | None = 1e-10, max_iter: int = 10_000, tol: float | None = None,
@@ -401,11 +429,10 @@ def squarem(groups: Sequence[GroupLike], delta: float | None = 1e-10, max_iter: 
     IbuResult
         ``iterations`` counts GIBU updates (three per step, one for the last step a tol stop ends).
     """
-    if not groups:
-        raise ValueError("groups must hold at least one group of reports")
-    if (delta is not None and not delta > 0) or (tol is not None and not tol > 0) or max_iter < 1:
-        raise ValueError(f"delta and tol must be positive or None and max_iter at least 1, got delta={delta}, "
-                         f"tol={tol}, max_iter={max_iter}")
+    check_sequence(groups, "groups", minimum=1)
+    delta = None if delta is None else check_positive(delta, "delta")
+    tol = None if tol is None else check_positive(tol, "tol")
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
     likelihood = _Likelihood.of([_as_group(item) for item in groups])
     return _squarem(likelihood, _start(likelihood.k, theta0), delta, max_iter, tol)
 
@@ -420,8 +447,8 @@ def _as_group(item: GroupLike) -> Group | SetGroup:
             return mechanism.group(reports)
         if isinstance(mechanism, np.ndarray | list):
             return matrix_group(mechanism, reports)
-    raise ValueError("groups: each item must be a Group, a SetGroup, a (protocol, reports) pair or a (matrix, counts) "
-                     f"pair, got {type(item).__name__}")
+    raise TypeError("groups: each item must be a Group, a SetGroup, a (protocol, reports) pair or a (matrix, counts) "
+                    f"pair, got {type(item).__name__}")
 
 
 def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_000,
@@ -473,15 +500,13 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
     >>> print(result.theta.round(3), result.capped)
     [0.1 0.2 0.3 0.4] False
     """
-    if not groups:
-        raise ValueError("groups must hold at least one group of reports")
-    _check_stopping(delta, max_iter)
+    check_sequence(groups, "groups", minimum=1)
+    delta, max_iter = _check_stopping(delta, max_iter)
+    check_choice(accelerate, "accelerate", (None, "squarem"))
     likelihood = _Likelihood.of([_as_group(item) for item in groups])
     theta = _start(likelihood.k, theta0)
     if accelerate == "squarem":
         return _squarem(likelihood, theta, delta, max_iter)
-    if accelerate is not None:
-        raise ValueError(f"accelerate must be None or 'squarem', got {accelerate!r}")
     return _iterate(likelihood, theta, delta, max_iter)
 
 
@@ -521,6 +546,8 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
     >>> result.theta.shape, bool(abs(result.theta.sum() - 1) < 1e-12), result.capped
     ((5,), True, False)
     """
+    A = check_row_stochastic(A, "A", atol=1e-9)
+    q = _check_distribution_length(q, A.shape[1], "q")
     return gibu([matrix_group(A, q)], delta=delta, max_iter=max_iter, theta0=theta0, accelerate=accelerate)
 
 
@@ -548,12 +575,12 @@ def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: 
         If counts is not (R, m), a run's counts are invalid for ``matrix_group``, delta <= 0 or max_iter < 1.
     """
     A = check_row_stochastic(A, "A", atol=1e-9)
-    counts = np.asarray(counts, dtype=np.float64)
+    counts = as_array(counts, "counts")
     if counts.ndim != 2 or counts.shape[1] != A.shape[1]:
         raise ValueError(f"counts must have shape (runs, {A.shape[1]}), got {counts.shape}")
     for run in counts:
         matrix_group(A, run)  # validates every run's counts
-    _check_stopping(delta, max_iter)
+    delta, max_iter = _check_stopping(delta, max_iter)
     seen = counts.max(axis=0) > 0
     return _iterate_batch(A[:, seen], counts[:, seen] / counts.sum(axis=1, keepdims=True), delta, max_iter)
 
@@ -586,8 +613,8 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     >>> privest.project_simplex([0.75, 0.75, -0.5])
     array([0.5, 0.5, 0. ])
     """
-    v = np.asarray(v, dtype=np.float64)
-    if v.ndim != 1 or v.size == 0 or not np.all(np.isfinite(v)):
+    v = check_finite(v, "v", ndim=1)
+    if v.size == 0:
         raise ValueError(f"v must be a non-empty finite 1-D array, got shape {v.shape}")
     u = np.sort(v)[::-1]
     css = np.cumsum(u)
@@ -616,7 +643,7 @@ def normalise(v: np.ndarray) -> np.ndarray:
     ValueError
         If v has no positive entry.
     """
-    v = np.maximum(np.asarray(v, dtype=np.float64), 0.0)
+    v = np.maximum(check_finite(v, "v", ndim=1), 0.0)
     if v.sum() <= 0:
         raise ValueError("v has no positive entry: normalization is undefined")
     return v / v.sum()
@@ -624,16 +651,16 @@ def normalise(v: np.ndarray) -> np.ndarray:
 
 def post_process(v: np.ndarray, post: Post) -> np.ndarray:
     """Apply the post-processing named by ``post`` ('projection', 'normalization' or None for the raw vector)."""
+    check_choice(post, "post", POSTS)
     if post == "projection":
         return project_simplex(v)
     if post == "normalization":
         return normalise(v)
-    if post is None:
-        return np.asarray(v, dtype=np.float64)
-    raise ValueError(f"post must be 'projection', 'normalization' or None, got {post!r}")
+    return check_finite(v, "v", ndim=1)
 
 
 CONDITION_LIMIT = 1e12
+POSTS = (None, "projection", "normalization")
 
 
 def inv(A: np.ndarray, q: np.ndarray, post: Post = None) -> np.ndarray:
@@ -663,6 +690,7 @@ def inv(A: np.ndarray, q: np.ndarray, post: Post = None) -> np.ndarray:
         If A is not square and row-stochastic, A is singular (condition number >= 1e12), q is not non-negative of
         shape (k,) with a positive sum, or post is not one of the values above.
     """
+    check_choice(post, "post", POSTS)
     A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square for INV, got shape {A.shape}")
@@ -695,7 +723,7 @@ def inv_runs(A: np.ndarray, counts: np.ndarray) -> np.ndarray:
     A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square for INV, got shape {A.shape}")
-    counts = np.asarray(counts, dtype=np.float64)
+    counts = as_array(counts, "counts")
     if counts.ndim != 2 or counts.shape[1] != A.shape[1]:
         raise ValueError(f"counts must have shape (runs, {A.shape[1]}), got {counts.shape}")
     for run in counts:
@@ -728,9 +756,16 @@ def _factor_transpose(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _pooled(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    check_sequence(mechanisms, "mechanisms", minimum=1)
+    check_sequence(counts, "counts")
     if len(mechanisms) != len(counts):
         raise ValueError(f"counts must hold one array per mechanism ({len(mechanisms)}), got {len(counts)}")
+    matrices = [check_row_stochastic(A, f"mechanisms[{i}]", atol=1e-9) for i, A in enumerate(mechanisms)]
+    for i, (A, c) in enumerate(zip(matrices, counts, strict=True)):
+        check_non_negative_array(c, f"counts[{i}]", shape=(A.shape[1],))
     n = np.array([np.sum(c) for c in counts], dtype=np.float64)
+    if not n.sum() > 0:
+        raise ValueError("counts must hold at least one report")
     return average(mechanisms, n), np.sum(counts, axis=0)
 
 
@@ -819,12 +854,11 @@ def krr_mle(counts: np.ndarray, eps: float) -> np.ndarray:
     >>> privest.krr_mle([50, 30, 15, 5], 1.0).round(4)
     array([0.7705, 0.2295, 0.    , 0.    ])
     """
-    counts = np.asarray(counts, dtype=np.float64)
+    counts = as_array(counts, "counts")
     if counts.ndim != 1 or counts.size < 2:
         raise ValueError(f"counts must be a 1-D array of at least 2 values, got shape {counts.shape}")
     counts = _check_distribution_length(counts, counts.size, "counts")
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"eps must be finite and positive, got {eps}")
+    eps = check_positive(eps, "eps")
     r = 1 / math.expm1(eps)
     ordered = np.sort(counts)[::-1]
     j = np.arange(1, counts.size + 1)
@@ -853,6 +887,10 @@ def combine_results(estimates: Sequence[np.ndarray], n: Sequence[float]) -> np.n
     ValueError
         If n does not have one non-negative entry per estimate, or sums to 0.
     """
+    check_sequence(estimates, "estimates", minimum=1)
+    k = np.shape(check_finite(estimates[0], "estimates[0]", ndim=1))[0]
+    for i, estimate in enumerate(estimates):
+        check_finite(estimate, f"estimates[{i}]", shape=(k,))
     n = _check_distribution_length(n, len(estimates), "n")
     return np.tensordot(n / n.sum(), np.asarray(estimates, dtype=np.float64), axes=1)
 
@@ -887,10 +925,14 @@ def rap(bits: np.ndarray, eps: float | np.ndarray, post: Post = None) -> np.ndar
     ValueError
         If bits is not a non-empty 2-D matrix, eps is not finite and positive, or post is not one of the values above.
     """
-    bits = np.asarray(bits)
-    if bits.ndim != 2 or bits.shape[0] == 0:
+    check_choice(post, "post", POSTS)
+    bits = check_bits(bits)
+    if bits.shape[0] == 0:
         raise ValueError(f"bits must be a non-empty (users x k) matrix, got shape {bits.shape}")
-    flip = np.broadcast_to(flip_probability(eps), (bits.shape[0],))
+    flip = flip_probability(eps)
+    if np.ndim(flip) and np.shape(flip) != (bits.shape[0],):
+        raise ValueError(f"eps must be one value or one per user ({bits.shape[0]},), got shape {np.shape(flip)}")
+    flip = np.broadcast_to(flip, (bits.shape[0],))
     return _rap(bits.sum(axis=0, dtype=np.int64), bits.shape[0], float(flip.mean()), post)
 
 
@@ -914,7 +956,11 @@ def rap_grouped(reports: Sequence[RapporReports], post: Post = None) -> np.ndarr
     ValueError
         If reports is empty or its groups have different k, or post is not one of the values above.
     """
-    if not reports or len({r.k for r in reports}) != 1:
+    check_choice(post, "post", POSTS)
+    check_sequence(reports, "reports", minimum=1)
+    for i, r in enumerate(reports):
+        check_instance(r, f"reports[{i}]", RapporReports, "a privest.RapporReports")
+    if len({r.k for r in reports}) != 1:
         raise ValueError("reports must be a non-empty list of RAPPOR groups on one alphabet")
     n = np.array([r.n for r in reports], dtype=np.float64)
     flip = float(n @ np.array([flip_probability(r.eps) for r in reports]) / n.sum())
@@ -924,8 +970,8 @@ def rap_grouped(reports: Sequence[RapporReports], post: Post = None) -> np.ndarr
 def likely_subset_linear(alphabet: np.ndarray, reports: np.ndarray) -> np.ndarray:
     """IBU paper Prop. 8.2: the indices of [x_min, x_max] ∩ X, where x_min is the largest element of X at or below
     every report and x_max the smallest at or above every report (the ends of X when there is none)."""
-    alphabet, reports = np.asarray(alphabet, dtype=np.float64), np.asarray(reports, dtype=np.float64)
-    if alphabet.ndim != 1 or np.any(np.diff(alphabet) <= 0):
+    alphabet, reports = check_finite(alphabet, "alphabet"), check_finite(reports, "reports")
+    if alphabet.ndim != 1 or alphabet.size == 0 or np.any(np.diff(alphabet) <= 0):
         raise ValueError("alphabet must be a strictly increasing 1-D array")
     if reports.size == 0:
         raise ValueError("reports must not be empty")
@@ -968,7 +1014,8 @@ def _distance_to_hull(points: np.ndarray, vertices: np.ndarray, equations: np.nd
 def likely_subset_planar(centres: np.ndarray, reports: np.ndarray, delta: float) -> np.ndarray:
     """IBU paper Prop. 8.3: the indices of the cells within delta' of the convex hull of the reported points, with
     delta' = (delta^2 + 2 delta max_ij d(z_i, z_j))^{1/2} (eq. 13) and delta the discretisation error of X."""
-    centres, reports = np.asarray(centres, dtype=np.float64), np.asarray(reports, dtype=np.float64)
+    centres, reports = check_finite(centres, "centres"), check_finite(reports, "reports")
+    delta = check_non_negative(delta, "delta")
     if centres.ndim != 2 or centres.shape[1] != 2 or reports.ndim != 2 or reports.shape[1] != 2 or not len(reports):
         raise ValueError("centres and reports must be arrays of planar points, shape (., 2), reports not empty")
     if delta < 0:
@@ -981,7 +1028,7 @@ def likely_subset_planar(centres: np.ndarray, reports: np.ndarray, delta: float)
 
 def likely_subset_krr(reports: np.ndarray) -> np.ndarray:
     """IBU paper Prop. 8.4: under k-RR the reported values are a likely subset."""
-    reports = np.asarray(reports)
+    reports = check_integers(reports, "reports", 0, None, ndim=1)
     if reports.size == 0:
         raise ValueError("reports must not be empty")
     return np.unique(reports)

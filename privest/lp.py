@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privest._checks import as_array, check_choice, check_finite, check_integers
+
 __all__ = ["LPError", "LinearProgram", "Solution", "solve", "solver_description"]
 
 SIMPLEX = {"dual": 1, "primal": 4}
@@ -81,14 +83,12 @@ class LinearProgram:
                  msg: bool = False):
         import highspy  # here: importing privest does not load the solver
 
-        c = np.ascontiguousarray(cost, dtype=np.float64)
-        if c.ndim != 1 or not np.all(np.isfinite(c)):
+        c = np.ascontiguousarray(check_finite(cost, "cost"))
+        if c.ndim != 1:
             raise ValueError(f"cost must be a 1-D array of finite numbers, got shape {c.shape}")
-        if sense not in ("min", "max"):
-            raise ValueError(f"sense must be 'min' or 'max', got {sense!r}")
+        check_choice(sense, "sense", ("min", "max"))
         n = c.size
-        lo = np.broadcast_to(np.asarray(lower, dtype=np.float64), (n,)).copy()
-        hi = np.broadcast_to(np.asarray(upper, dtype=np.float64), (n,)).copy()
+        lo, hi = (_bounds(bound, name, n) for bound, name in ((lower, "lower"), (upper, "upper")))
         if np.any(lo > hi) or np.isnan(lo).any() or np.isnan(hi).any():
             raise ValueError("lower and upper must be numbers with lower <= upper")
         self._highspy = highspy
@@ -111,9 +111,9 @@ class LinearProgram:
         """Append rows given as triplets: row ``rows[t]`` (0, 1, ... within this batch) has ``values[t]`` on variable
         ``columns[t]``. lower, upper: the rows' bounds (scalars or one per row; equal for an equality). The batch has
         max(rows) + 1 rows; a row without triplets is 0 between its bounds."""
-        r = np.asarray(rows, dtype=np.int64).ravel()
-        j = np.asarray(columns, dtype=np.int64).ravel()
-        v = np.asarray(values, dtype=np.float64).ravel()
+        r = check_integers(rows, "rows", 0, None).ravel()
+        j = check_integers(columns, "columns", 0, self.n).ravel()
+        v = as_array(values, "values").ravel()
         if not r.size == j.size == v.size:
             raise ValueError(f"rows, columns and values must have one length, got {r.size}, {j.size}, {v.size}")
         if r.size and (r.min() < 0 or j.min() < 0 or j.max() >= self.n):
@@ -121,8 +121,9 @@ class LinearProgram:
         if not np.all(np.isfinite(v)):
             raise ValueError("values must be finite")
         m = int(r.max()) + 1 if r.size else np.size(lower)
-        lo = np.broadcast_to(np.asarray(lower, dtype=np.float64), (m,))
-        hi = np.broadcast_to(np.asarray(upper, dtype=np.float64), (m,))
+        lo, hi = (_bounds(bound, name, m) for bound, name in ((lower, "lower"), (upper, "upper")))
+        if np.any(lo > hi):
+            raise ValueError("lower and upper must be numbers with lower <= upper")
         order = np.lexsort((j, r))
         starts = np.searchsorted(r[order], np.arange(m)).astype(np.int32)
         status = self._h.addRows(m, np.clip(lo, -self._inf, self._inf), np.clip(hi, -self._inf, self._inf), r.size,
@@ -134,8 +135,7 @@ class LinearProgram:
     def solve(self, method: str = "dual") -> Solution:
         """Solve from the last optimal basis (from scratch the first time) with the dual or the primal simplex.
         Raises LPError unless HiGHS reports an optimal solution."""
-        if method not in SIMPLEX:
-            raise ValueError(f"method must be one of {tuple(SIMPLEX)}, got {method!r}")
+        check_choice(method, "method", tuple(SIMPLEX))
         h, status = self._h, self._highspy.HighsModelStatus
         h.setOptionValue("simplex_strategy", SIMPLEX[method])
         started = time.perf_counter()
@@ -154,10 +154,23 @@ class LinearProgram:
                         seconds=seconds, solver=solver_description(method))
 
 
+def _bounds(bound, name: str, size: int) -> np.ndarray:
+    """A bound (one number or one per variable or row) as a float64 array of ``size``, never NaN."""
+    array = as_array(bound, name)
+    if np.isnan(array).any():
+        raise ValueError(f"{name} must be numbers (-inf and inf allowed), not NaN")
+    if array.ndim > 1 or array.size not in (1, size):
+        raise ValueError(f"{name} must be one number or {size} of them, got shape {array.shape}")
+    return np.broadcast_to(array.reshape(-1) if array.ndim else array, (size,)).copy()
+
+
 def solve(cost, rows, columns, values, lower_rows, upper_rows, lower=0.0, upper=np.inf, *, sense: str = "min",
           name: str = "LP", method: str = "dual") -> Solution:
     """One LP in one call: ``LinearProgram(cost, lower, upper, sense=sense, name=name)``, its rows from the triplets
     (rows, columns, values) between lower_rows and upper_rows, solved with ``method``."""
+    for bound, bound_name in ((lower_rows, "lower_rows"), (upper_rows, "upper_rows")):
+        if np.isnan(as_array(bound, bound_name)).any():
+            raise ValueError(f"{bound_name} must be numbers (-inf and inf allowed), not NaN")
     lp = LinearProgram(cost, lower, upper, sense=sense, name=name)
     lp.add_rows(rows, columns, values, lower_rows, upper_rows)
     return lp.solve(method)

@@ -22,6 +22,17 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from privest._checks import (
+    check_choice,
+    check_distances,
+    check_instance,
+    check_int,
+    check_matrix,
+    check_non_negative,
+    check_non_negative_array,
+    check_positive,
+    check_sequence,
+)
 from privest.alphabets import Alphabet, Grid
 from privest.rappor import flip_probability
 from privest.shokri import shokri
@@ -61,51 +72,8 @@ _LAPLACE_TAIL_EXPONENT = 50.0
 # --- validation -------------------------------------------------------------------------------------------------------
 
 
-def _check_eps(eps: float, name: str = "eps") -> float:
-    try:
-        value = float(eps)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite positive number, got {eps!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite positive number, got {eps!r}")
-    return value
-
-
-def _check_int(value: int, name: str, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return value
-
-
-def _check_grid(grid: Grid) -> Grid:
-    if not isinstance(grid, Grid):
-        raise ValueError(f"grid must be a privest.alphabets.Grid, got {type(grid).__name__}")
-    return grid
-
-
-def _check_matrix(A: np.ndarray, name: str) -> np.ndarray:
-    A = np.asarray(A, dtype=np.float64)
-    if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
-        raise ValueError(f"{name} must be a non-empty 2-D matrix, got shape {A.shape}")
-    if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} must hold finite entries only")
-    if np.any(A < 0):
-        raise ValueError(f"{name} must be non-negative, found {A.min()!r}")
-    return A
-
-
-def _check_distances(distances: np.ndarray, k: int | None = None, name: str = "distances") -> np.ndarray:
-    d = np.asarray(distances, dtype=np.float64)
-    if d.ndim != 2 or d.shape[0] != d.shape[1] or d.shape[0] < 1:
-        raise ValueError(f"{name} must be a square (k, k) matrix, got shape {d.shape}")
-    if k is not None and d.shape[0] != k:
-        raise ValueError(f"{name} must have shape ({k}, {k}) to match the mechanism's rows, got {d.shape}")
-    if not np.all(np.isfinite(d)) or np.any(d < 0):
-        raise ValueError(f"{name} must be finite and non-negative")
-    return d
+def _check_grid(grid: Grid, name: str = "grid") -> Grid:
+    return check_instance(grid, name, Grid, "a privest.alphabets.Grid")
 
 
 def check_row_stochastic(A: np.ndarray, name: str = "A", atol: float = 1e-12) -> np.ndarray:
@@ -131,7 +99,8 @@ def check_row_stochastic(A: np.ndarray, name: str = "A", atol: float = 1e-12) ->
         If A is not a non-empty 2-D matrix of finite non-negative entries, or a row sum differs from 1 by more than
         ``atol``; the message names ``name`` and the worst row.
     """
-    A = _check_matrix(A, name)
+    A = check_matrix(A, name)
+    atol = check_non_negative(atol, "atol")
     error = np.abs(A.sum(axis=1) - 1.0)
     worst = int(np.argmax(error))
     if error[worst] > atol:
@@ -171,8 +140,8 @@ def krr(k: int, eps: float) -> np.ndarray:
      [0.25 0.5  0.25]
      [0.25 0.25 0.5 ]]
     """
-    k = _check_int(k, "k", minimum=2)
-    eps = _check_eps(eps)
+    k = check_int(k, "k", minimum=2)
+    eps = check_positive(eps, "eps")
     other = 1.0 / (math.exp(eps) + (k - 1)) if eps < 700 else math.exp(-eps) / (1.0 + (k - 1) * math.exp(-eps))
     keep = 1.0 / (1.0 + (k - 1) * math.exp(-eps))
     A = np.full((k, k), other)
@@ -182,7 +151,7 @@ def krr(k: int, eps: float) -> np.ndarray:
 
 def rappor_flip_probability(eps: float) -> float:
     """The probability 1 / (1 + e^(eps/2)) that basic one-time RAPPOR flips each bit (free-will eq. 12)."""
-    return float(flip_probability(_check_eps(eps)))
+    return float(flip_probability(check_positive(eps, "eps")))
 
 
 # --- linear geo-indistinguishable mechanisms --------------------------------------------------------------------------
@@ -211,8 +180,8 @@ def geometric(k: int, eps: float) -> np.ndarray:
     ValueError
         If k is not an integer >= 2 or eps is not finite and positive.
     """
-    k = _check_int(k, "k", minimum=2)
-    eps = _check_eps(eps)
+    k = check_int(k, "k", minimum=2)
+    eps = check_positive(eps, "eps")
     x = np.arange(k)
     c = np.full(k, math.tanh(eps / 2))  # (1 - e^-eps) / (1 + e^-eps)
     c[[0, -1]] = 1.0 / (1.0 + math.exp(-eps))
@@ -228,10 +197,10 @@ def geometric_untruncated(k: int, eps: float, z_min: int, z_max: int) -> np.ndar
     (e^{-eps(x - z_min + 1)} + e^{-eps(z_max - x + 1)}) / (1 + e^-eps) of the reports outside the range. It is meant
     for likelihoods over the reported integers (likely subsets, IBU section 8), not for sampling.
     """
-    k = _check_int(k, "k", minimum=2)
-    eps = _check_eps(eps)
-    z_min = _check_int(z_min, "z_min")
-    z_max = _check_int(z_max, "z_max")
+    k = check_int(k, "k", minimum=2)
+    eps = check_positive(eps, "eps")
+    z_min = check_int(z_min, "z_min")
+    z_max = check_int(z_max, "z_max")
     if z_max < z_min:
         raise ValueError(f"z_max must be at least z_min, got z_min={z_min}, z_max={z_max}")
     x = np.arange(k)
@@ -265,8 +234,8 @@ def laplace(k: int, eps: float) -> np.ndarray:
     ValueError
         If k is not an integer >= 2 or eps is not finite and positive.
     """
-    k = _check_int(k, "k", minimum=2)
-    eps = _check_eps(eps)
+    k = check_int(k, "k", minimum=2)
+    eps = check_positive(eps, "eps")
     x = np.arange(k, dtype=np.float64)
     lower = np.concatenate([[-np.inf], x[1:] - 0.5])[None, :] - x[:, None]
     upper = np.concatenate([x[:-1] + 0.5, [np.inf]])[None, :] - x[:, None]
@@ -302,8 +271,8 @@ def exponential(distances: np.ndarray, eps: float) -> np.ndarray:
     ValueError
         If distances is not a finite non-negative square matrix of size at least 2, or eps is not finite and positive.
     """
-    d = _check_distances(distances)
-    eps = _check_eps(eps)
+    d = check_distances(distances, "distances")
+    eps = check_positive(eps, "eps")
     if d.shape[0] < 2:
         raise ValueError(f"distances must be at least 2 x 2, got shape {d.shape}")
     A = np.exp(-eps * (d - d.min(axis=1, keepdims=True)) / 2)
@@ -402,7 +371,7 @@ def planar_geometric(grid: Grid, eps: float) -> np.ndarray:
         3e-3) that the kernel window would exceed ``MAX_PLANAR_WINDOW`` cells.
     """
     grid = _check_grid(grid)
-    eps = _check_eps(eps)
+    eps = check_positive(eps, "eps")
     a = eps * grid.cell_km
     size = max(grid.columns, grid.rows, 2)
     window = _planar_geometric_window(a, math.sqrt(2) * (size - 1))
@@ -487,7 +456,7 @@ def planar_laplace(grid: Grid, eps: float) -> np.ndarray:
         If grid is not a ``Grid`` or eps is not finite and positive.
     """
     grid = _check_grid(grid)
-    eps = _check_eps(eps)
+    eps = check_positive(eps, "eps")
     size = max(grid.columns, grid.rows, 2)
     return _remapped_planar(grid, _planar_laplace_quadrants(size, eps * grid.cell_km))
 
@@ -507,7 +476,8 @@ def remap_to_grid(grid: Grid, output_grid: Grid, atol: float = 1e-9) -> np.ndarr
     is the product of two per-axis remaps (a centre on the line between two output columns splits 1/2-1/2, one on the
     crossing of two such lines 1/4 four ways). Row-stochastic, 0/1 where there is no tie.
     """
-    grid, output_grid = _check_grid(grid), _check_grid(output_grid)
+    grid, output_grid = _check_grid(grid), _check_grid(output_grid, "output_grid")
+    atol = check_non_negative(atol, "atol")
     columns = _axis_remap(grid.columns, grid.cell_km, output_grid.columns, output_grid.cell_km, atol)
     rows = _axis_remap(grid.rows, grid.cell_km, output_grid.rows, output_grid.cell_km, atol)
     return np.einsum("rs,cd->rcsd", rows, columns).reshape(grid.k, output_grid.k)
@@ -524,7 +494,8 @@ def planar_geometric_remapped(grid: Grid, output_grid: Grid, eps: float) -> np.n
     as its nearest, and so has the border cell (checked: the remap sends each border cell of ``grid`` wholly to the
     border cell of ``output_grid`` on its side).
     """
-    grid, output_grid = _check_grid(grid), _check_grid(output_grid)
+    grid, output_grid = _check_grid(grid), _check_grid(output_grid, "output_grid")
+    eps = check_positive(eps, "eps")
     for axis, n_in, n_out in (("columns", grid.columns, output_grid.columns), ("rows", grid.rows, output_grid.rows)):
         if not math.isclose(n_in * grid.cell_km, n_out * output_grid.cell_km, rel_tol=0, abs_tol=1e-9):
             raise ValueError(f"output_grid must cover the same extent as grid along its {axis}: "
@@ -559,17 +530,13 @@ def average(mechanisms: Sequence[np.ndarray], weights: Sequence[float] | np.ndar
         If mechanisms is empty, a matrix is not row-stochastic, the shapes differ, or the weights have the wrong shape,
         a negative or non-finite entry, or a zero sum.
     """
-    if len(mechanisms) == 0:
-        raise ValueError("mechanisms must hold at least one matrix")
+    check_sequence(mechanisms, "mechanisms", minimum=1)
     matrices = [check_row_stochastic(A, f"mechanisms[{i}]", atol=1e-9) for i, A in enumerate(mechanisms)]
     for i, A in enumerate(matrices):
         if A.shape != matrices[0].shape:
             raise ValueError(f"mechanisms[{i}] has shape {A.shape} but mechanisms[0] has {matrices[0].shape}")
-    w = np.ones(len(matrices)) if weights is None else np.asarray(weights, dtype=np.float64)
-    if w.shape != (len(matrices),):
-        raise ValueError(f"weights must have one entry per mechanism ({len(matrices)}), got shape {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise ValueError(f"weights must be finite and non-negative with a positive sum, got {w}")
+    w = np.ones(len(matrices)) if weights is None else check_non_negative_array(
+        weights, "weights", shape=(len(matrices),), positive_sum=True)
     return np.tensordot(w / w.sum(), np.stack(matrices), axes=1)
 
 
@@ -603,7 +570,7 @@ def ldp_level(A: np.ndarray) -> float:
     ValueError
         If A is not a non-empty 2-D matrix of finite non-negative entries.
     """
-    A = _check_matrix(A, "A")
+    A = check_matrix(A, "A")
     high, low = A.max(axis=0), A.min(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         level = np.log(high) - np.log(low)
@@ -632,7 +599,9 @@ def is_ldp(A: np.ndarray, eps: float, rtol: float = 1e-9) -> bool:
     ValueError
         If A is not a non-empty 2-D matrix of finite non-negative entries, or eps is not finite and positive.
     """
-    eps = _check_eps(eps)
+    A = check_matrix(A, "A")
+    eps = check_positive(eps, "eps")
+    rtol = check_non_negative(rtol, "rtol")
     return ldp_level(A) <= eps + math.log1p(rtol)
 
 
@@ -641,8 +610,8 @@ def geo_indistinguishability_level(A: np.ndarray, distances: np.ndarray) -> floa
 
     Over all z and x != x'; inf if a pair at distance 0, or a zero entry facing a positive one, forbids every eps.
     """
-    A = _check_matrix(A, "A")
-    d = _check_distances(distances, A.shape[0])
+    A = check_matrix(A, "A")
+    d = check_distances(distances, "distances", A.shape[0])
     off_diagonal = ~np.eye(A.shape[0], dtype=bool)
     x, x_other = np.nonzero(off_diagonal & (d == 0))
     if np.any(A[x] != A[x_other]):
@@ -680,9 +649,10 @@ def is_geo_indistinguishable(A: np.ndarray, distances: np.ndarray, eps: float, r
         If A is not a non-empty 2-D matrix of finite non-negative entries, distances is not a finite non-negative
         (k, k) matrix, or eps is not finite and positive.
     """
-    A = _check_matrix(A, "A")
-    d = _check_distances(distances, A.shape[0])
-    eps = _check_eps(eps)
+    A = check_matrix(A, "A")
+    d = check_distances(distances, "distances", A.shape[0])
+    eps = check_positive(eps, "eps")
+    rtol = check_non_negative(rtol, "rtol")
     bound = (eps * d + math.log1p(rtol))[:, :, None]
     return not any(np.any(diff > bound) for diff in _column_blocks(A))
 
@@ -710,6 +680,8 @@ def by_name(kind: str, alphabet: Alphabet, eps: float) -> np.ndarray:
     ValueError
         If kind is not one of the names above, or the mechanism rejects eps (see ``krr``, ``geometric``, ...).
     """
+    check_choice(kind, "kind", ("krr", "exponential", "geometric", "laplace"))
+    check_instance(alphabet, "alphabet", Alphabet, "a privest.alphabets.Alphabet")
     if kind == "krr":
         return krr(alphabet.k, eps)
     if kind == "exponential":

@@ -2,14 +2,14 @@
 
 import numpy as np
 
+from privest._checks import as_array, check_distances, check_distribution, check_positive
+
 
 def _check_pair(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    p, q = as_array(p, "p"), as_array(q, "q")
     if p.ndim != 1 or p.shape != q.shape:
         raise ValueError(f"p and q must be 1-D of one length, got shapes {p.shape} and {q.shape}")
-    for name, v in (("p", p), ("q", q)):
-        if np.any(v < 0) or not np.all(np.isfinite(v)) or abs(v.sum() - 1) > 1e-6:
-            raise ValueError(f"{name} must be a probability distribution (non-negative, summing to 1)")
+    p, q = check_distribution(p, "p"), check_distribution(q, "q")
     return p / p.sum(), q / q.sum()
 
 
@@ -34,12 +34,12 @@ def emd(p: np.ndarray, q: np.ndarray, distances: np.ndarray) -> float:
     Raises
     ------
     ValueError
-        If p and q are not distributions of one length, or distances is not (k, k).
+        If p and q are not distributions of one length, or distances is not (k, k), finite and non-negative.
+    TypeError
+        If an argument is not an array of numbers.
     """
     p, q = _check_pair(p, q)
-    distances = np.asarray(distances, dtype=np.float64)
-    if distances.shape != (p.size, p.size):
-        raise ValueError(f"distances must have shape ({p.size}, {p.size}), got {distances.shape}")
+    distances = check_distances(distances, "distances", p.size)
     import ot  # here, not at the top: POT costs a second to import and the linear alphabet never needs it
 
     return float(ot.emd2(p, q, distances, numItermax=1_000_000))
@@ -77,6 +77,5 @@ def emd_1d(p: np.ndarray, q: np.ndarray, spacing: float = 1.0) -> float:
     10.0
     """
     p, q = _check_pair(p, q)
-    if spacing <= 0:
-        raise ValueError(f"spacing must be positive, got {spacing}")
+    spacing = check_positive(spacing, "spacing")
     return float(spacing * np.abs(np.cumsum(p - q)[:-1]).sum())

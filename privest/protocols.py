@@ -39,7 +39,19 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from privest.estimators import Post, SetGroup, post_process
+from privest._checks import (
+    check_bits,
+    check_choice,
+    check_distribution,
+    check_instance,
+    check_int,
+    check_integers,
+    check_mapping,
+    check_positive,
+    check_rng,
+    check_text,
+)
+from privest.estimators import POSTS, Post, SetGroup, post_process
 from privest.rappor import distinct_rows
 from privest.sampling import check_secrets
 
@@ -94,17 +106,15 @@ def xxh32_decimal(values: np.ndarray, seeds: np.ndarray) -> np.ndarray:
     values : array_like of int
         Non-negative integers below 10^15.
     seeds : array_like of int
-        The seeds, taken modulo 2^32 as xxhash does; broadcast against values.
+        Non-negative seeds, taken modulo 2^32 as xxhash does; broadcast against values.
 
     Returns
     -------
     numpy.ndarray of uint32
         The hashes, of the broadcast shape.
     """
-    values = np.asarray(values, dtype=np.int64)
-    if values.size and (values.min() < 0 or values.max() >= 10**15):
-        raise ValueError("values must lie in 0..10^15 - 1")
-    seeds = np.asarray(seeds).astype(np.uint64).astype(np.uint32)
+    values = check_integers(values, "values", 0, 10**15)
+    seeds = check_integers(seeds, "seeds", 0, None).astype(np.uint64).astype(np.uint32)
     values, seeds = np.broadcast_arrays(values, seeds)
     lengths = _decimal_length(values)
     hashes = np.empty(values.shape, dtype=np.uint32)
@@ -145,6 +155,8 @@ class HashReports:
     values: np.ndarray
 
     def __post_init__(self) -> None:
+        check_integers(self.seeds, "seeds", 0, 2**32, ndim=1)
+        check_integers(self.values, "values", 0, None, ndim=1)
         if self.seeds.shape != self.values.shape or self.seeds.ndim != 1:
             raise ValueError(f"seeds and values must be 1-D of one length, got {self.seeds.shape}, "
                              f"{self.values.shape}")
@@ -196,11 +208,9 @@ class Protocol:
     name: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.k, int | np.integer) or self.k < 2:
-            raise ValueError(f"k must be an integer of at least 2, got {self.k!r}")
-        object.__setattr__(self, "k", int(self.k))  # a numpy integer k would break int-only arithmetic (HR's K)
-        if not (np.isfinite(self.eps) and self.eps > 0):
-            raise ValueError(f"eps must be finite and positive, got {self.eps!r}")
+        # a numpy integer k would break int-only arithmetic (HR's K): k is stored as a Python int
+        object.__setattr__(self, "k", check_int(self.k, "k", minimum=2))
+        check_positive(self.eps, "eps")
 
     # what each protocol defines
     high: ClassVar[float]
@@ -239,7 +249,14 @@ class Protocol:
 
     def count(self, reports: Any) -> int:
         """The number of reports."""
-        return len(reports)
+        return len(self._validated(reports))
+
+    def _validated(self, reports: Any) -> Any:
+        """reports, checked to be this protocol's reports (a TypeError or ValueError naming them otherwise)."""
+        return self._reports(reports)
+
+    def _reports(self, reports: Any) -> Any:
+        raise NotImplementedError
 
     # derived once for all protocols
     def likelihood(self, reports: Any) -> np.ndarray:
@@ -314,6 +331,7 @@ class Protocol:
         numpy.ndarray, shape (k,)
             The estimate of theta.
         """
+        check_choice(post, "post", POSTS)
         n = self.count(reports)
         if n == 0:
             raise ValueError(f"{self.name}: reports must not be empty")
@@ -327,36 +345,37 @@ class Protocol:
         It is exact for fixed secrets with n theta_v users holding v (the count C(v) is then a sum of independent
         Bernoulli variables), under an ideal random hash for BLH and OLH.
         """
-        theta = np.asarray(theta, dtype=np.float64)
-        if theta.shape != (self.k,) or n < 1:
-            raise ValueError(f"theta must have shape ({self.k},) and n be positive, got {theta.shape}, {n}")
+        theta = check_distribution(theta, "theta", self.k)
+        n = check_int(n, "n", minimum=1)
         gap = self.p_star - self.q_star
         return self.q_star * (1 - self.q_star) / (n * gap**2) + theta * (1 - self.p_star - self.q_star) / (n * gap)
 
     def to_arrays(self, reports: Any, prefix: str) -> dict[str, np.ndarray]:
         """The arrays that store these reports in an npz file under ``prefix`` (``from_arrays`` reads them)."""
-        return {f"{prefix}reports": np.asarray(reports)}
+        check_text(prefix, "prefix")
+        return {f"{prefix}reports": np.asarray(self._validated(reports))}
 
     def from_arrays(self, arrays: Any, prefix: str) -> Any:
         """The reports stored by ``to_arrays`` under ``prefix``."""
-        return np.asarray(arrays[f"{prefix}reports"])
+        check_text(prefix, "prefix")
+        return self._validated(np.asarray(check_mapping(arrays, "arrays", [f"{prefix}reports"])[f"{prefix}reports"]))
 
 
 class _ValueReports(Protocol):
     """A protocol whose report is one integer (GRR, HR): distinct reports by ``numpy.unique``."""
 
     def distinct(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return np.unique(np.asarray(reports, dtype=np.int64), return_counts=True)
+        return np.unique(self._reports(reports), return_counts=True)
 
 
 class _BitReports(Protocol):
     """A protocol whose report is a bool vector of k bits (SUE, OUE, SS): S is the bits set."""
 
+    def _reports(self, reports: np.ndarray) -> np.ndarray:
+        return check_bits(reports, f"{self.name}: reports", self.k, convert=False)
+
     def membership(self, reports: np.ndarray) -> np.ndarray:
-        reports = np.asarray(reports)
-        if reports.ndim != 2 or reports.shape[1] != self.k:
-            raise ValueError(f"{self.name}: reports must be a bool matrix (n, {self.k}), got shape {reports.shape}")
-        return reports.astype(bool)
+        return self._reports(reports).astype(bool)
 
     def distinct(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return distinct_rows(self.membership(reports))
@@ -365,10 +384,13 @@ class _BitReports(Protocol):
         return self.membership(reports).sum(axis=0, dtype=np.int64)
 
     def to_arrays(self, reports: np.ndarray, prefix: str) -> dict[str, np.ndarray]:
+        check_text(prefix, "prefix")
         return {f"{prefix}bits": np.packbits(self.membership(reports), axis=1)}
 
     def from_arrays(self, arrays: Any, prefix: str) -> np.ndarray:
-        return np.unpackbits(arrays[f"{prefix}bits"], axis=1, count=self.k).astype(bool)
+        check_text(prefix, "prefix")
+        bits = check_mapping(arrays, "arrays", [f"{prefix}bits"])[f"{prefix}bits"]
+        return np.unpackbits(bits, axis=1, count=self.k).astype(bool)
 
 
 class _UnaryEncoding(_BitReports):
@@ -381,6 +403,7 @@ class _UnaryEncoding(_BitReports):
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         secrets = check_secrets(secrets, self.k)
+        rng = check_rng(rng)
 
         def draw(chunk: np.ndarray) -> np.ndarray:
             bits = rng.random((chunk.size, self.k)) < self.flip
@@ -429,13 +452,10 @@ class GRR(_ValueReports):
     q_star = low
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return _grr(check_secrets(secrets, self.k), self.k, self.high, rng)
+        return _grr(check_secrets(secrets, self.k), self.k, self.high, check_rng(rng))
 
     def _reports(self, reports: np.ndarray) -> np.ndarray:
-        reports = np.asarray(reports)
-        if reports.ndim != 1 or (reports.size and (reports.min() < 0 or reports.max() >= self.k)):
-            raise ValueError(f"GRR: reports must be a 1-D integer array in 0..{self.k - 1}")
-        return reports.astype(np.int64)
+        return check_integers(reports, "GRR: reports", 0, self.k, ndim=1)
 
     def membership(self, reports: np.ndarray) -> np.ndarray:
         reports = self._reports(reports)
@@ -494,9 +514,8 @@ class _LocalHashing(Protocol):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.hashes is not None and (not isinstance(self.hashes, int | np.integer) or not
-                                        1 <= self.hashes <= 2**32):
-            raise ValueError(f"hashes must be None or an integer in 1..2^32, got {self.hashes!r}")
+        if self.hashes is not None:
+            check_int(self.hashes, "hashes", minimum=1, maximum=2**32)
 
     g: ClassVar[int]
 
@@ -516,15 +535,15 @@ class _LocalHashing(Protocol):
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> HashReports:
         secrets = check_secrets(secrets, self.k)
+        rng = check_rng(rng)
         seeds = rng.integers(0, self.hashes or 2**32, secrets.size, dtype=np.uint64).astype(np.uint32)
         hashed = (xxh32_decimal(secrets, seeds) % np.uint32(self.g)).astype(np.int64)
         return HashReports(seeds, _grr(hashed, self.g, self.high, rng))
 
     def _reports(self, reports: HashReports) -> HashReports:
-        if not isinstance(reports, HashReports):
-            raise ValueError(f"{self.name}: reports must be HashReports (seeds, values), got {type(reports).__name__}")
-        if len(reports) and (reports.values.min() < 0 or reports.values.max() >= self.g):
-            raise ValueError(f"{self.name}: reported values must lie in 0..{self.g - 1}")
+        check_instance(reports, f"{self.name}: reports", HashReports, "HashReports (seeds, values)")
+        check_integers(reports.seeds, f"{self.name}: reports.seeds", 0, 2**32, ndim=1)
+        check_integers(reports.values, f"{self.name}: reports.values", 0, self.g, shape=reports.seeds.shape)
         return reports
 
     def membership(self, reports: HashReports) -> np.ndarray:
@@ -542,10 +561,13 @@ class _LocalHashing(Protocol):
         return HashReports(seeds, (unique % np.uint64(self.g)).astype(np.int64)), counts
 
     def to_arrays(self, reports: HashReports, prefix: str) -> dict[str, np.ndarray]:
+        check_text(prefix, "prefix")
         reports = self._reports(reports)
         return {f"{prefix}seeds": reports.seeds, f"{prefix}values": reports.values}
 
     def from_arrays(self, arrays: Any, prefix: str) -> HashReports:
+        check_text(prefix, "prefix")
+        check_mapping(arrays, "arrays", [f"{prefix}seeds", f"{prefix}values"])
         return HashReports(np.asarray(arrays[f"{prefix}seeds"], dtype=np.uint32),
                            np.asarray(arrays[f"{prefix}values"], dtype=np.int64))
 
@@ -609,6 +631,7 @@ class SS(_BitReports):
         """The omega smallest of k uniform keys, with x's key forced to -1 (x in S) or 2 (x not in S): the rest of S
         is a uniform subset of the other values."""
         secrets = check_secrets(secrets, self.k)
+        rng = check_rng(rng)
         omega, p_in = self.omega, self.p_in
 
         def draw(chunk: np.ndarray) -> np.ndarray:
@@ -660,16 +683,14 @@ class HR(_ValueReports):
         """A uniform y, moved to the wanted half by flipping the lowest bit of the row index x + 1 (a bijection
         between the halves) when it lies in the other one."""
         rows = check_secrets(secrets, self.k) + 1
+        rng = check_rng(rng)
         inside = rng.random(rows.size) < self.high
         y = rng.integers(0, self.K, rows.size)
         wrong = (np.bitwise_count(rows & y) % 2 == 0) != inside
         return np.where(wrong, y ^ (rows & -rows), y)
 
     def _reports(self, reports: np.ndarray) -> np.ndarray:
-        reports = np.asarray(reports)
-        if reports.ndim != 1 or (reports.size and (reports.min() < 0 or reports.max() >= self.K)):
-            raise ValueError(f"HR: reports must be a 1-D integer array in 0..{self.K - 1}")
-        return reports.astype(np.int64)
+        return check_integers(reports, "HR: reports", 0, self.K, ndim=1)
 
     def membership(self, reports: np.ndarray) -> np.ndarray:
         rows = np.arange(1, self.k + 1)
@@ -727,9 +748,9 @@ def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol:
     ValueError
         If the name is unknown, or an option is given to a protocol that has none.
     """
-    key = name.lower()
+    key = check_text(name, "name").lower()
     if key not in _FACTORIES:
-        raise ValueError(f"unknown protocol {name!r}; known: {', '.join(NAMES)}")
+        raise ValueError(f"name: unknown protocol {name!r}; known: {', '.join(NAMES)}")
     if options and key not in ("blh", "olh"):
         raise ValueError(f"protocol {name!r} takes no options, got {sorted(options)}")
     return _FACTORIES[key](k, eps, **options)

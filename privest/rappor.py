@@ -4,9 +4,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privest._checks import as_array, check_bits, check_mapping, check_non_negative_array, check_positive, check_text
+
 
 def _check_eps(eps: float | np.ndarray, name: str = "eps") -> np.ndarray:
-    eps = np.asarray(eps, dtype=np.float64)
+    """eps, one value or an array of them, as a float64 array, every entry finite and positive."""
+    if not isinstance(eps, np.ndarray | list | tuple):
+        return np.asarray(check_positive(eps, name), dtype=np.float64)
+    eps = as_array(eps, name)
     if eps.size == 0 or not np.all(np.isfinite(eps)) or np.any(eps <= 0):
         raise ValueError(f"{name} must be finite and positive, got {eps}")
     return eps
@@ -17,22 +22,13 @@ def flip_probability(eps: float | np.ndarray) -> float | np.ndarray:
     return 1.0 / (1.0 + np.exp(_check_eps(eps) / 2))
 
 
-def _check_bits(bits: np.ndarray, name: str = "bits") -> np.ndarray:
-    bits = np.asarray(bits)
-    if bits.ndim != 2 or bits.shape[1] < 1:
-        raise ValueError(f"{name} must be a 2-D array of bit vectors (reports x k), got shape {bits.shape}")
-    if not np.isin(bits, (0, 1)).all():
-        raise ValueError(f"{name} must hold only 0 and 1")
-    return bits.astype(np.uint8)
-
-
 def log_probability(bits: np.ndarray, eps: float) -> np.ndarray:
     """log P(beta | x) for every report beta (rows of ``bits``) and secret x, shape (k, reports).
 
     IBU paper, lemma in section 4.4: P(beta | x) = p^k e^{-(1/2 + S(beta)/2 - beta_x) eps}, p = e^{eps/2}/(1+e^{eps/2}).
     """
-    bits = _check_bits(bits)
-    eps = float(_check_eps(eps))
+    bits = check_bits(bits)
+    eps = check_positive(eps, "eps")
     k = bits.shape[1]
     log_p = eps / 2 - np.logaddexp(0.0, eps / 2)
     s = bits.sum(axis=1)
@@ -45,6 +41,7 @@ def distinct_rows(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     into 64-bit words, and the words mixed into one 64-bit key; rows are grouped by key, and every row is checked
     equal to the first of its group (a collision of distinct rows, never seen, falls back to comparing whole rows).
     The rows keep the input's dtype; counts are int64."""
+    check_bits(bits)
     bits = np.asarray(bits)
     packed = np.packbits(bits, axis=1)
     words = np.zeros((packed.shape[0], -(-packed.shape[1] // 8) * 8), dtype=np.uint8)
@@ -91,16 +88,16 @@ class RapporReports:
     eps: float
 
     def __post_init__(self) -> None:
-        _check_bits(self.bits)
-        _check_eps(self.eps)
-        if self.counts.shape != (self.bits.shape[0],) or np.any(self.counts < 0):
-            raise ValueError(f"counts must be non-negative of shape ({self.bits.shape[0]},), got {self.counts.shape}")
+        object.__setattr__(self, "bits", check_bits(self.bits))
+        check_positive(self.eps, "eps")
+        check_non_negative_array(self.counts, "counts", shape=(self.bits.shape[0],))
+        object.__setattr__(self, "counts", np.asarray(self.counts))
 
     @classmethod
     def from_bits(cls, bits: np.ndarray, eps: float) -> "RapporReports":
         """Group identical reports of a (users x k) bit matrix (``distinct_rows``)."""
-        distinct, counts = distinct_rows(_check_bits(bits))
-        return cls(distinct.astype(np.uint8), counts, float(eps))
+        distinct, counts = distinct_rows(check_bits(bits))
+        return cls(distinct.astype(np.uint8), counts, check_positive(eps, "eps"))
 
     @property
     def k(self) -> int:
@@ -116,11 +113,15 @@ class RapporReports:
 
     def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:
         """The arrays to store this group in an npz file under ``prefix``."""
+        check_text(prefix, "prefix")
         return {f"{prefix}bits": np.packbits(self.bits, axis=1), f"{prefix}counts": self.counts,
                 f"{prefix}eps": np.float64(self.eps), f"{prefix}k": np.int64(self.k)}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], prefix: str) -> "RapporReports":
+        """The group stored by ``to_arrays`` under ``prefix`` in ``arrays`` (a dict or an npz file)."""
+        check_text(prefix, "prefix")
+        check_mapping(arrays, "arrays", [f"{prefix}{key}" for key in ("bits", "counts", "eps", "k")])
         k = int(arrays[f"{prefix}k"])
         bits = np.unpackbits(arrays[f"{prefix}bits"], axis=1, count=k)
         return cls(bits, arrays[f"{prefix}counts"], float(arrays[f"{prefix}eps"]))

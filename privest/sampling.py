@@ -6,6 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privest._checks import (
+    check_int,
+    check_integers,
+    check_non_negative_array,
+    check_positive,
+    check_rng,
+    check_sequence,
+)
 from privest.mechanisms import check_row_stochastic
 from privest.rappor import RapporReports, flip_probability
 
@@ -27,19 +35,16 @@ def rng_for(seed: int, *keys: object) -> np.random.Generator:
     numpy.random.Generator
         A fresh generator fed with a ``SeedSequence`` of the hash; never the global numpy state.
     """
-    text = "\x1f".join([str(int(seed)), *map(str, keys)])
+    text = "\x1f".join([str(check_int(seed, "seed")), *map(str, keys)])
     digest = hashlib.sha256(text.encode()).digest()
     return np.random.default_rng(np.random.SeedSequence(int.from_bytes(digest, "little")))
 
 
 def check_secrets(secrets: np.ndarray, k: int) -> np.ndarray:
-    """secrets as an int64 array, checked 1-D, of an integer type, with values in 0..k-1 (else a ValueError)."""
-    secrets = np.asarray(secrets)
-    if secrets.ndim != 1 or not np.issubdtype(secrets.dtype, np.integer):
-        raise ValueError(f"secrets must be a 1-D integer array, got {secrets.dtype} of shape {secrets.shape}")
-    if secrets.size and (secrets.min() < 0 or secrets.max() >= k):
-        raise ValueError(f"secrets must lie in 0..{k - 1}, got values in {secrets.min()}..{secrets.max()}")
-    return secrets.astype(np.int64, copy=False)
+    """secrets as an int64 array, checked 1-D, of an integer dtype (else a TypeError), with values in 0..k-1 (else a
+    ValueError); k an integer >= 1."""
+    k = check_int(k, "k", minimum=1)
+    return check_integers(secrets, "secrets", 0, k, ndim=1, integer_dtype=True)
 
 
 def sample(A: np.ndarray, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -69,6 +74,7 @@ def sample(A: np.ndarray, secrets: np.ndarray, rng: np.random.Generator) -> np.n
     A = check_row_stochastic(A, "A", atol=1e-9)
     k = A.shape[0]
     secrets = check_secrets(secrets, k)
+    rng = check_rng(rng)
     cdf = np.cumsum(A, axis=1)
     cdf[:, -1] = np.inf
     u = rng.random(secrets.size)
@@ -116,11 +122,10 @@ def sample_counts(A: np.ndarray, secret_counts: np.ndarray, rng: np.random.Gener
     ((3,), 1000)
     """
     A = check_row_stochastic(A, "A", atol=1e-9)
-    secret_counts = np.asarray(secret_counts)
-    if secret_counts.shape != (A.shape[0],) or np.any(secret_counts < 0):
-        raise ValueError(f"secret_counts must be non-negative of shape ({A.shape[0]},), got {secret_counts.shape}")
+    secret_counts = check_integers(secret_counts, "secret_counts", 0, None, shape=(A.shape[0],))
+    rng = check_rng(rng)
     P = A / A.sum(axis=1, keepdims=True)
-    return rng.multinomial(secret_counts.astype(np.int64), P).sum(axis=0)
+    return rng.multinomial(secret_counts, P).sum(axis=0)
 
 
 def rappor(secrets: np.ndarray, k: int, eps: float | np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -128,8 +133,13 @@ def rappor(secrets: np.ndarray, k: int, eps: float | np.ndarray, rng: np.random.
 
     eps is one value or one per user. Returns a (n, k) uint8 bit matrix.
     """
+    k = check_int(k, "k", minimum=2)
     secrets = check_secrets(secrets, k)
-    flip = np.broadcast_to(flip_probability(eps), secrets.shape)[:, None]
+    flip = flip_probability(eps)
+    if np.ndim(flip) and np.shape(flip) != secrets.shape:
+        raise ValueError(f"eps must be one value or one per user {secrets.shape}, got shape {np.shape(flip)}")
+    rng = check_rng(rng)
+    flip = np.broadcast_to(flip, secrets.shape)[:, None]
     bits = rng.random((secrets.size, k)) < flip
     bits[np.arange(secrets.size), secrets] ^= True
     return bits.astype(np.uint8)
@@ -141,6 +151,10 @@ class Rappor:
 
     k: int
     eps: float
+
+    def __post_init__(self) -> None:
+        check_int(self.k, "k", minimum=2)
+        check_positive(self.eps, "eps")
 
 
 Mechanism = np.ndarray | Rappor
@@ -172,9 +186,17 @@ def population(mechanisms: Sequence[Mechanism], secret_counts: np.ndarray, rng: 
     ValueError
         If secret_counts does not have one row per mechanism, or as ``sample_counts``.
     """
-    secret_counts = np.asarray(secret_counts)
-    if secret_counts.ndim != 2 or secret_counts.shape[0] != len(mechanisms):
-        raise ValueError(f"secret_counts needs a row per mechanism ({len(mechanisms)}), got {secret_counts.shape}")
+    check_sequence(mechanisms, "mechanisms", minimum=1)
+    secret_counts = check_integers(secret_counts, "secret_counts", 0, None, ndim=2)
+    if secret_counts.shape[0] != len(mechanisms):
+        raise ValueError(f"secret_counts needs a row per item of mechanisms ({len(mechanisms)}), got "
+                         f"{secret_counts.shape}")
+    rng = check_rng(rng)
+    for i, mechanism in enumerate(mechanisms):
+        k = mechanism.k if isinstance(mechanism, Rappor) else check_row_stochastic(
+            mechanism, f"mechanisms[{i}]", atol=1e-9).shape[0]
+        if secret_counts.shape[1] != k:
+            raise ValueError(f"secret_counts must have k = {k} columns for mechanisms[{i}], got {secret_counts.shape}")
     reports: list[Reports] = []
     for mechanism, counts in zip(mechanisms, secret_counts, strict=True):
         if isinstance(mechanism, Rappor):
@@ -209,10 +231,15 @@ def split_users(n: int, groups: int, theta: np.ndarray, rng: np.random.Generator
     Raises
     ------
     ValueError
-        If n < groups or groups < 1.
+        If n < groups or groups < 1, or theta is not non-negative and finite with a positive sum.
+    TypeError
+        If n or groups is not an integer, or rng not a numpy Generator.
     """
-    theta = np.asarray(theta, dtype=np.float64)
-    if n < groups or groups < 1:
+    groups = check_int(groups, "groups", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    theta = check_non_negative_array(theta, "theta", ndim=1, positive_sum=True)
+    rng = check_rng(rng)
+    if n < groups:
         raise ValueError(f"n must be at least the number of mechanisms ({groups}), got {n}")
     sizes = np.full(groups, n // groups) + (np.arange(groups) < n % groups)
     return rng.multinomial(sizes, theta / theta.sum())
@@ -221,6 +248,8 @@ def split_users(n: int, groups: int, theta: np.ndarray, rng: np.random.Generator
 def split_secrets(secrets: np.ndarray, k: int, groups: int, rng: np.random.Generator) -> np.ndarray:
     """Secret counts of the given users (a dataset) assigned at random, as equally as possible, to ``groups``."""
     secrets = check_secrets(secrets, k)
+    groups = check_int(groups, "groups", minimum=1)
+    rng = check_rng(rng)
     order = rng.permutation(secrets.size)
     assignment = np.arange(secrets.size) % groups
     return np.stack([np.bincount(secrets[order][assignment == g], minlength=k) for g in range(groups)])

@@ -43,6 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privest._checks import as_array, check_choice, check_int, check_positive, check_real
+
 log = logging.getLogger(__name__)
 
 SOLVERS = ("highs",)
@@ -98,8 +100,13 @@ def blind_guess_loss(distances, prior=None) -> float:
 
 def adversary_loss(A, distances, prior=None) -> float:
     """The adversary's expected loss under mechanism A with his best guesses: sum_y min_z sum_x pi_x A[x, y] l(x, z)."""
+    from privest.mechanisms import check_row_stochastic  # here: privest.mechanisms imports this module
+
     loss, pi = _check_inputs(distances, prior)
-    return float(((pi[:, None] * np.asarray(A, dtype=np.float64)).T @ loss).min(axis=1).sum())
+    A = check_row_stochastic(A, "A", atol=1e-9)
+    if A.shape != loss.shape:
+        raise ValueError(f"A must have the shape of distances {loss.shape}, got {A.shape}")
+    return float(((pi[:, None] * A).T @ loss).min(axis=1).sum())
 
 
 def solve_shokri(
@@ -130,16 +137,11 @@ def solve_shokri(
     """
     loss, pi = _check_inputs(distances, prior)
     Q = _check_q(Q)
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
-    if int(nearest) != nearest or nearest < 1:
-        raise ValueError(f"nearest must be a positive integer, got {nearest}")
-    if per_round is not None and (int(per_round) != per_round or per_round < 1):
-        raise ValueError(f"per_round must be a positive integer or None, got {per_round}")
-    if not tol > 0:
-        raise ValueError(f"tol must be positive, got {tol}")
-    if int(max_rounds) != max_rounds or max_rounds < 1:
-        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds}")
+    check_choice(solver, "solver", SOLVERS)
+    nearest = check_int(nearest, "nearest", minimum=1)
+    per_round = None if per_round is None else check_int(per_round, "per_round", minimum=1)
+    tol = check_positive(tol, "tol")
+    max_rounds = check_int(max_rounds, "max_rounds", minimum=1)
     k = len(pi)
     blind = float((pi @ loss).min())
     Q_solved = min(Q, blind) if cap_at_blind_guess else Q
@@ -219,7 +221,7 @@ def solve_shokri(
 
 
 def _check_inputs(distances, prior):
-    loss = np.asarray(distances, dtype=np.float64)
+    loss = as_array(distances, "distances")
     if loss.ndim != 2 or loss.shape[0] != loss.shape[1] or loss.shape[0] < 1:
         raise ValueError(f"distances must be a non-empty square matrix, got shape {loss.shape}")
     if not np.isfinite(loss).all():
@@ -233,7 +235,7 @@ def _check_inputs(distances, prior):
     k = loss.shape[0]
     if prior is None:
         return loss, np.full(k, 1.0 / k)
-    pi = np.asarray(prior, dtype=np.float64)
+    pi = as_array(prior, "prior")
     if pi.shape != (k,):
         raise ValueError(f"prior must have shape ({k},) to match distances, got {pi.shape}")
     if not np.isfinite(pi).all() or (pi < 0).any() or abs(pi.sum() - 1.0) > 1e-9:
@@ -242,9 +244,7 @@ def _check_inputs(distances, prior):
 
 
 def _check_q(Q):
-    Q = float(Q)
-    if not np.isfinite(Q):
-        raise ValueError(f"Q must be a finite number, got {Q}")
+    Q = check_real(Q, "Q")
     if Q < 0:
         raise ValueError(f"Q = {Q} is infeasible: the expected quality loss is never negative, so Q must be >= 0")
     return Q

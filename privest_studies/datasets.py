@@ -9,6 +9,7 @@ lines, no header). Regions are config values: a box (bounds, or a centre and a s
 """
 
 import gzip
+import logging
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -35,6 +36,9 @@ CHECKIN_KINDS = ("snap_full", "sf_box")
 # The extent of the mirror's San Francisco extract: the full file filtered with this box, bounds inclusive.
 SF_BOX_EXTENT = Box(lat_min=37.7228, lat_max=37.7946, lon_min=-122.5153, lon_max=-122.3789)
 PLANAR_REGIONS = ("manhattan", "san_francisco")
+COORDINATE_RANGES = {"latitude": (-90.0, 90.0), "longitude": (-180.0, 180.0)}
+
+log = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------------------------------------------------- Adult
@@ -220,7 +224,8 @@ def read_checkins(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, str]
 
     Accepts the full SNAP file (plain or gzip) or the San Francisco extract; detected by content. A record whose
     coordinates are not numbers raises ValueError naming the file and the record (blank lines are skipped); the other
-    fields are not checked (the pinned checksums vouch for them).
+    fields are not checked (the pinned checksums vouch for them). A latitude outside [-90, 90], a longitude outside
+    [-180, 180], or an infinite coordinate raises ValueError naming the file, the field and the record.
     """
     path = Path(path)
     kind = checkin_kind(path)
@@ -233,7 +238,20 @@ def read_checkins(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, str]
     lat, lon = (coordinates[column].to_numpy(dtype=np.float64) for column in columns)
     if np.isnan(lat).any() or np.isnan(lon).any():
         _locate_bad_checkin(path, options)
+    for name, values, column in (("latitude", lat, columns[0]), ("longitude", lon, columns[1])):
+        _check_coordinates(values, f"{path}: {name} (field {column + 1})", name)
     return lat, lon, kind
+
+
+def _check_coordinates(values: np.ndarray, what: str, name: str) -> None:
+    """Raise ValueError naming ``what`` and the first record whose coordinate is not finite or outside the range of a
+    latitude ([-90, 90]) or a longitude ([-180, 180]), with how many such records there are."""
+    low, high = COORDINATE_RANGES[name]
+    bad = ~np.isfinite(values) | (values < low) | (values > high)
+    if bad.any():
+        record = int(np.argmax(bad))
+        raise ValueError(f"{what}: record {record + 1} has {name} {float(values[record])!r}, outside "
+                         f"[{low:g}, {high:g}] ({int(bad.sum())} such records)")
 
 
 def _locate_bad_checkin(path: Path, options: dict[str, Any]) -> pd.DataFrame:
@@ -317,15 +335,21 @@ def check_coverage(kind: str, box: Box) -> None:
 def discretise_checkins(lat: np.ndarray, lon: np.ndarray, box: Box, grid: Grid) -> tuple[np.ndarray, dict[str, Any]]:
     """The cell (int64 index of ``grid``) of every check-in inside ``box``, and counts kept and dropped by reason.
 
-    Check-ins outside the box (bounds inclusive) are dropped; the others are projected with ``box.to_km`` and
-    assigned floor(km / cell_km), clamped to the grid (NOTES section 5).
+    Check-ins outside the box (bounds inclusive) are dropped, counted in the provenance and logged; the others are
+    projected with ``box.to_km`` and assigned floor(km / cell_km), clamped to the grid (NOTES section 5). A
+    coordinate that is not finite, or a latitude outside [-90, 90] or a longitude outside [-180, 180], raises
+    ValueError: it is a broken record, not a check-in elsewhere.
     """
     lat, lon = np.asarray(lat, dtype=np.float64), np.asarray(lon, dtype=np.float64)
     if lat.shape != lon.shape or lat.ndim != 1:
         raise ValueError(f"lat and lon must be 1-D of one length, got shapes {lat.shape} and {lon.shape}")
+    _check_coordinates(lat, "lat", "latitude")
+    _check_coordinates(lon, "lon", "longitude")
     inside = box.contains(lat, lon)
     cells = cell_of(grid, box, lat[inside], lon[inside])
     provenance = {"rows": int(lat.size), "kept": int(inside.sum()), "dropped": {"outside_box": int((~inside).sum())}}
+    log.info("check-ins: %d read, %d inside the box %s, %d outside it dropped", lat.size, inside.sum(), box,
+             (~inside).sum())
     return cells, provenance
 
 

@@ -3,6 +3,7 @@ rule."""
 
 import gzip
 import math
+import re
 import runpy
 from pathlib import Path
 from types import SimpleNamespace
@@ -191,6 +192,28 @@ def test_read_checkins_rejects_unknown_and_malformed_files(tmp_path: Path) -> No
         bad.write_text(content)
         with pytest.raises(ValueError, match=message):
             datasets.read_checkins(bad)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("37.7,-122.4\n137.0,-122.4\n", r"latitude \(field 1\): record 2 has latitude 137.0"),
+    ("37.7,-122.4\n37.7,inf\n", r"longitude \(field 2\): record 2 has longitude inf"),
+    ("-90.5,0.0\n37.7,-190.0\n", r"latitude \(field 1\): record 1 has latitude -90.5"),
+])
+def test_read_checkins_rejects_impossible_coordinates_naming_file_field_and_record(tmp_path: Path, content: str,
+                                                                                     message: str) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text(content)
+    with pytest.raises(ValueError, match=f"{re.escape(str(bad))}: {message}"):
+        datasets.read_checkins(bad)
+
+
+def test_discretise_checkins_rejects_impossible_coordinates_and_counts_those_outside_the_box() -> None:
+    box, grid = Box(37.70, 37.80, -122.50, -122.40), Grid(columns=8, rows=11, cell_km=1.0)
+    for lat, lon, name in (([37.75, 137.0], [-122.45, -122.45], "lat"), ([37.75, 37.75], [-122.45, np.nan], "lon")):
+        with pytest.raises(ValueError, match=f"{name}: record 2"):
+            datasets.discretise_checkins(np.array(lat), np.array(lon), box, grid)
+    _, counts = datasets.discretise_checkins(np.array([37.75, 40.0]), np.array([-122.45, -74.0]), box, grid)
+    assert counts["dropped"] == {"outside_box": 1} and counts["kept"] == 1
 
 
 def test_discretise_checkins_matches_a_hand_computation() -> None:

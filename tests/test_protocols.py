@@ -224,7 +224,7 @@ def test_bad_input_names_the_argument():
         protocols.olh(8, 1.0, hashes=0)
     with pytest.raises(ValueError, match="omega"):
         protocols.ss(8, 1.0).likelihood(np.ones((1, 8), dtype=bool))
-    with pytest.raises(ValueError, match="groups"):
+    with pytest.raises(TypeError, match="groups"):
         privest.gibu([("not a protocol", np.ones(3))])
     with pytest.raises(ValueError, match="accelerate"):
         privest.gibu([(protocols.grr(3, 1.0), np.array([0, 1]))], accelerate="aitken")

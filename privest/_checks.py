@@ -1,0 +1,233 @@
+"""The argument checks of privest's public functions: one place, one wording.
+
+A wrong type raises TypeError, a wrong value ValueError; every message starts with the argument's name and shows
+what was given, e.g. "max_iter must be an integer >= 1, got 5.0 (float)". Each check costs O(size of the input)
+and runs once per public call, never inside an iteration. numpy integers count as integers and numpy floats as
+numbers; bool is neither (True is not a count of secrets).
+"""
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+
+def describe(value: Any) -> str:
+    """A value as a message shows it: its repr, cut to 60 characters, and its type."""
+    text = repr(value)
+    return f"{text[:57] + '...' if len(text) > 60 else text} ({type(value).__name__})"
+
+
+def check_int(value: Any, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
+    """value as a Python int: an int or numpy integer (not a bool, not a float), within [minimum, maximum]."""
+    bound = "" if minimum is None else f" >= {minimum}"
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an integer{bound}, got {describe(value)}")
+    value = int(value)
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        within = f" in {minimum}..{maximum}" if maximum is not None else bound
+        raise ValueError(f"{name} must be an integer{within}, got {value}")
+    return value
+
+
+def check_real(value: Any, name: str, *, positive: bool = False, non_negative: bool = False,
+               finite: bool = True) -> float:
+    """value as a float: a real number (int, float or a numpy scalar; not a bool, a string or None), finite unless
+    ``finite=False`` (NaN is never accepted), positive or non-negative if asked."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {describe(value)}")
+    value = float(value)
+    what = "a positive" if positive else "a non-negative" if non_negative else "a"
+    finite_text = " finite" if finite else ""
+    if math.isnan(value) or (finite and math.isinf(value)) or (positive and not value > 0) or (
+            non_negative and not value >= 0):
+        raise ValueError(f"{name} must be {what}{finite_text} number, got {value!r}")
+    return value
+
+
+def check_positive(value: Any, name: str) -> float:
+    """value as a finite positive float (an eps, a delta, a tolerance)."""
+    return check_real(value, name, positive=True)
+
+
+def check_non_negative(value: Any, name: str) -> float:
+    """value as a finite non-negative float."""
+    return check_real(value, name, non_negative=True)
+
+
+def check_choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
+    """value, one of ``choices`` (strings, and None where None is a choice)."""
+    if not (value is None or isinstance(value, str)):
+        raise TypeError(f"{name} must be one of {list(choices)}, got {describe(value)}")
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+def check_text(value: Any, name: str) -> str:
+    """value, a string."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {describe(value)}")
+    return value
+
+
+def check_instance(value: Any, name: str, cls: type | tuple[type, ...], what: str) -> Any:
+    """value, an instance of cls (``what`` names the type in the message)."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{name} must be {what}, got {describe(value)}")
+    return value
+
+
+def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """rng, a numpy Generator: a seed or the legacy RandomState would make the draws depend on the caller."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"{name} must be a numpy.random.Generator (e.g. privest.rng_for(seed, ...)), got "
+                        f"{describe(rng)}")
+    return rng
+
+
+def check_mapping(value: Any, name: str, keys: Sequence[str]) -> Mapping:
+    """value, a mapping that holds every one of ``keys``."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping (e.g. a dict or an npz file), got {describe(value)}")
+    missing = [key for key in keys if key not in value]
+    if missing:
+        raise ValueError(f"{name} lacks the keys {missing}")
+    return value
+
+
+def check_sequence(value: Any, name: str, minimum: int = 0) -> Sequence:
+    """value, a list or tuple (not a string, not an array's single item) of at least ``minimum`` items."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence | np.ndarray):
+        raise TypeError(f"{name} must be a list, got {describe(value)}")
+    if len(value) < minimum:
+        raise ValueError(f"{name} must hold at least {minimum} item{'s' if minimum > 1 else ''}, got {len(value)}")
+    return value
+
+
+def as_array(value: Any, name: str, dtype: Any = np.float64) -> np.ndarray:
+    """value as an array of numbers (float64 unless told), else a TypeError naming the argument."""
+    if value is None or isinstance(value, str | bytes | Mapping | set):
+        raise TypeError(f"{name} must be an array of numbers, got {describe(value)}")
+    try:
+        array = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers of one shape, got {describe(value)}") from None
+    return array
+
+
+def _check_shape(array: np.ndarray, name: str, ndim: int | None, shape: tuple[int | None, ...] | None) -> None:
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {array.shape}")
+    if shape is not None and (array.ndim != len(shape) or any(
+            want is not None and got != want for got, want in zip(array.shape, shape, strict=True))):
+        wanted = "(" + ", ".join("." if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+        raise ValueError(f"{name} must have shape {wanted}, got {array.shape}")
+
+
+def check_finite(value: Any, name: str, ndim: int | None = None,
+                 shape: tuple[int | None, ...] | None = None) -> np.ndarray:
+    """value as a float64 array of finite numbers, of ``ndim`` dimensions or of ``shape`` (None: any length)."""
+    array = as_array(value, name)
+    _check_shape(array, name, ndim, shape)
+    if not np.all(np.isfinite(array)):
+        bad = array[~np.isfinite(array)].flat[0]
+        raise ValueError(f"{name} must hold finite numbers only, found {bad}")
+    return array
+
+
+def check_non_negative_array(value: Any, name: str, ndim: int | None = None,
+                             shape: tuple[int | None, ...] | None = None, positive_sum: bool = False) -> np.ndarray:
+    """value as a float64 array of finite non-negative numbers (counts, weights), with a positive sum if asked."""
+    array = check_finite(value, name, ndim, shape)
+    if np.any(array < 0):
+        raise ValueError(f"{name} must be non-negative, found {array.min()!r}")
+    if positive_sum and not array.sum() > 0:
+        raise ValueError(f"{name} must have a positive sum, got {array.sum()!r}")
+    return array
+
+
+def check_distribution(value: Any, name: str, length: int | None = None, atol: float = 1e-6) -> np.ndarray:
+    """value as a float64 probability vector: 1-D (of ``length``), finite, non-negative, summing to 1 within atol."""
+    array = as_array(value, name)
+    _check_shape(array, name, None, (length,))
+    what = f"{name} must be a probability distribution (finite, non-negative, summing to 1 within {atol})"
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{what}, found {array[~np.isfinite(array)].flat[0]}")
+    if np.any(array < 0):
+        raise ValueError(f"{what}, found {array.min()!r}")
+    if array.size == 0 or abs(array.sum() - 1.0) > atol:
+        raise ValueError(f"{what}, sums to {array.sum()!r}")
+    return array
+
+
+def check_matrix(value: Any, name: str) -> np.ndarray:
+    """value as a non-empty 2-D float64 matrix of finite non-negative entries."""
+    array = as_array(value, name)
+    if array.ndim != 2 or array.shape[0] < 1 or array.shape[1] < 1:
+        raise ValueError(f"{name} must be a non-empty 2-D matrix, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must hold finite entries only")
+    if np.any(array < 0):
+        raise ValueError(f"{name} must be non-negative, found {array.min()!r}")
+    return array
+
+
+def check_distances(value: Any, name: str = "distances", k: int | None = None) -> np.ndarray:
+    """value as a (k, k) float64 matrix of finite non-negative distances."""
+    d = as_array(value, name)
+    if d.ndim != 2 or d.shape[0] != d.shape[1] or d.shape[0] < 1:
+        raise ValueError(f"{name} must be a square (k, k) matrix, got shape {d.shape}")
+    if k is not None and d.shape[0] != k:
+        raise ValueError(f"{name} must have shape ({k}, {k}), got {d.shape}")
+    if not np.all(np.isfinite(d)) or np.any(d < 0):
+        raise ValueError(f"{name} must be finite and non-negative")
+    return d
+
+
+def check_integers(value: Any, name: str, low: int | None = 0, high: int | None = None, ndim: int | None = None,
+                   shape: tuple[int | None, ...] | None = None, integer_dtype: bool = False) -> np.ndarray:
+    """value as an int64 array of integers in low..high - 1 (None: unbounded). An integer dtype passes as is; a float
+    array passes if every entry is a whole number, unless ``integer_dtype`` asks for an integer dtype."""
+    if value is None or isinstance(value, str | bytes | Mapping | set):
+        raise TypeError(f"{name} must be an array of integers, got {describe(value)}")
+    array = np.asarray(value)
+    kind = array.dtype.kind
+    if kind not in "iu" and (integer_dtype or kind != "f"):
+        if kind == "f" and array.size and np.all(np.isfinite(array)) and np.all(array == np.round(array)):
+            raise TypeError(f"{name} must be an integer array, got dtype {array.dtype}")
+        if kind == "f":
+            raise ValueError(f"{name} must hold integers, got dtype {array.dtype} with non-integer values")
+        raise TypeError(f"{name} must be an array of integers, got dtype {array.dtype}")
+    _check_shape(array, name, ndim, shape)
+    if kind == "f":
+        if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
+            bad = array[~np.isfinite(array) | (array != np.round(array))].flat[0]
+            raise ValueError(f"{name} must hold integers, found {bad}")
+    if kind == "u" and array.dtype.itemsize == 8 and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} must hold integers below 2^63, found {array.max()}")
+    array = array.astype(np.int64)
+    if array.size and ((low is not None and array.min() < low) or (high is not None and array.max() >= high)):
+        span = f"{low if low is not None else '-inf'}..{high - 1 if high is not None else 'inf'}"
+        raise ValueError(f"{name} must lie in {span}, got values in {array.min()}..{array.max()}")
+    return array
+
+
+def check_bits(value: Any, name: str = "bits", k: int | None = None, convert: bool = True) -> np.ndarray:
+    """value as a 2-D uint8 matrix of 0/1 entries (bool or integers; floats only if 0.0 or 1.0), k columns if given;
+    ``convert=False`` returns the array as given (no copy)."""
+    if value is None or isinstance(value, str | bytes | Mapping | set):
+        raise TypeError(f"{name} must be a 2-D array of 0/1 bits, got {describe(value)}")
+    bits = np.asarray(value)
+    if bits.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a 2-D array of 0/1 bits, got dtype {bits.dtype}")
+    if bits.ndim != 2 or bits.shape[1] < 1 or (k is not None and bits.shape[1] != k):
+        columns = "k" if k is None else str(k)
+        raise ValueError(f"{name} must be a 2-D array of bit vectors (reports x {columns}), got shape {bits.shape}")
+    if bits.dtype.kind != "b" and not np.all((bits == 0) | (bits == 1)):
+        raise ValueError(f"{name} must hold only 0 and 1")
+    return bits.astype(np.uint8) if convert else bits
