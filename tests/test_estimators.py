@@ -79,6 +79,49 @@ def test_ibu_records_the_cap_and_iterations():
     assert not converged.capped and converged.iterations < 10_000
 
 
+def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int) -> tuple[np.ndarray, int, float, bool]:
+    """IBU as documented, written out one step at a time: from uniform, theta <- theta * G (w / m) with m = G^T theta,
+    G the reported columns and w their frequencies; L = w . log m; stop at the first t with |L^t - L^(t-1)| < delta,
+    else after max_iter. The products are taken in the order privest has always used (m = theta @ G to start, then
+    numpy products with G and with its contiguous transpose), so that the result can be compared bit for bit."""
+    seen = q > 0
+    G, w = A[:, seen], q[seen] / q[seen].sum()
+    GT = np.ascontiguousarray(G.T)
+    theta = np.full(A.shape[0], 1.0 / A.shape[0])
+    theta = theta / theta.sum()
+    m = theta @ G
+    previous = float(w @ np.log(m))
+    for t in range(1, max_iter + 1):
+        theta = theta * np.dot(G, w / m)
+        m = np.dot(GT, theta)
+        current = float(np.dot(w, np.log(m)))
+        if abs(current - previous) < delta:
+            return theta / theta.sum(), t, current, False
+        previous = current
+    return theta / theta.sum(), max_iter, current, True
+
+
+@pytest.mark.parametrize("k", [2, 10, 100])
+def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k):
+    # The block kernel tests the stopping rule once per block and steps back to the first iteration where it held:
+    # theta, the iteration count, L and the cap must be exactly the step-by-step iteration's, bit for bit.
+    rng = rng_for(11, "ibu-kernel", k)
+    stops = {True: 0, False: 0}
+    for trial in range(12):
+        A = [mech.krr(k, 1.0), mech.geometric(k, 0.3), random_mechanism(rng, k, k + 3)][trial % 3]
+        q = rng.multinomial(int(rng.choice([100, 10**6])), rng.dirichlet(np.ones(k)) @ A).astype(float)
+        delta = float(rng.choice([1e-6, 1e-10, 1e-13]))
+        max_iter = int(rng.choice([1, 5, 17, 100, 3000]))
+        theta, iterations, log_likelihood, capped = reference_ibu(A, q, delta, max_iter)
+        result = est.ibu(A, q, delta=delta, max_iter=max_iter)
+        assert np.array_equal(result.theta, theta)
+        assert (result.iterations, result.log_likelihood, result.capped) == (iterations, log_likelihood, capped)
+        (batched,) = est.ibu_runs(A, q[None, :], delta=delta, max_iter=max_iter)
+        assert np.array_equal(batched.theta, theta) and batched.iterations == iterations
+        stops[capped] += 1
+    assert stops[True] and stops[False]  # both the cap and the delta rule were exercised
+
+
 def per_user_update(theta: np.ndarray, G: np.ndarray) -> np.ndarray:
     """Free-will eq. (15): theta_x <- 1/n sum_i theta_x G_xi / sum_u theta_u G_ui, G of shape (k, n users)."""
     return (theta[:, None] * G / (theta @ G)[None, :]).mean(axis=1)
