@@ -7,7 +7,7 @@ def main() -> None:
     """Verify and read ``input.data`` and ``input.test``; write ``output.persons``, ``ages``, ``alphabet`` and
     ``provenance``."""
     for key in ("data", "test"):
-        fetch.verify(snakemake.input[key], snakemake.params.accepted[key])
+        fetch.verify(getattr(snakemake.input, key), snakemake.params.accepted[key])
     table, theta, alphabet, provenance = datasets.discretise_adult(
         [snakemake.input.data, snakemake.input.test], k=snakemake.params.k, young_below=snakemake.params.young_below
     )

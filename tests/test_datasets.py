@@ -277,11 +277,17 @@ def test_discretise_region_refuses_a_region_outside_the_sf_extract(sf_box_csv: P
 # ---------------------------------------------------------------------------------------------------------- scripts
 
 
+def pinned(path: Path, kind: str) -> dict:
+    """The accepted version of a raw file that is exactly the file at path."""
+    return {"name": path.name, "kind": kind, "sha256": files.file_digests(path)["sha256"]}
+
+
 def test_discretise_scripts_write_their_outputs(adult_files: list[Path], sf_box_csv: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     adult = SimpleNamespace(
         input=_Names(data=str(adult_files[0]), test=str(adult_files[1])),
-        params=_Names(k=100, young_below=30),
+        params=_Names(accepted={"data": [pinned(adult_files[0], "adult")], "test": [pinned(adult_files[1], "adult")]},
+                      k=100, young_below=30),
         output=_Names(persons=str(out / "persons.csv"), ages=str(out / "ages.npz"),
                       alphabet=str(out / "ages_alphabet.json"), provenance=str(out / "ages_provenance.json")),
         log=[str(out / "adult.log")],
@@ -293,7 +299,7 @@ def test_discretise_scripts_write_their_outputs(adult_files: list[Path], sf_box_
     assert files.load_json(out / "ages_alphabet.json") == {"kind": "linear", "k": 100}
     checkins = SimpleNamespace(
         input=_Names(checkins=str(sf_box_csv)),
-        params=_Names(region="auto", regions=REGIONS),
+        params=_Names(accepted=[pinned(sf_box_csv, "sf_box")], region="auto", regions=REGIONS),
         output=_Names(data=str(out / "checkins_planar.npz"), alphabet=str(out / "checkins_planar_alphabet.json"),
                       provenance=str(out / "checkins_planar_provenance.json")),
         log=[str(out / "checkins.log")],
