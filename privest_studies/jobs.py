@@ -1,6 +1,7 @@
 """What every Snakemake script shares: a failure is one line on stderr and exit status 1, and the full traceback in
 the job's log; the log of a job that worked records the seconds spent starting the process (interpreter and imports)
-and doing the work.
+and doing the work. While the job runs, whatever it logs through ``logging`` at INFO (progress lines of ``Progress``,
+the Shokri LP's rounds, ...) goes to its log, before those lines.
 
 Every job computes on one thread: the BLAS and OpenMP pools are limited to one thread around the work, whatever the
 rule's ``threads``, ``--set-threads`` or OPENBLAS_NUM_THREADS say, since OpenBLAS splits a solve or a product by its
@@ -10,11 +11,14 @@ output is byte-identical on any core count and node; Snakemake runs jobs side by
 Set the environment variable ``PRIVEST_TRACEBACK=1`` to get the traceback on stderr too when debugging.
 """
 
+import contextlib
+import logging
 import os
 import sys
+import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -44,25 +48,50 @@ def seconds_since_process_start() -> float:
     return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
 
 
-def _write_log(log: Sequence[str], text: str) -> None:
+LOGGERS = ("privest", "privest_studies")
+"""The loggers whose INFO records go to a job's log: the library's (e.g. ``privest.shokri``'s LP rounds) and the study
+code's (``Progress`` logs to ``privest_studies.progress``); other libraries' records do not."""
+
+
+def _open_log(log: Sequence[str]) -> list[logging.Handler]:
+    """Empty the log files and send the INFO records of ``LOGGERS`` to them, one message a line."""
+    handlers = []
     for path in log:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(text)
+        handler = logging.FileHandler(path, mode="w")
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handlers.append(handler)
+    for name in LOGGERS if handlers else ():
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.INFO)
+        for handler in handlers:
+            logger.addHandler(handler)
+    return handlers
+
+
+def _close_log(handlers: Sequence[logging.Handler], text: str) -> None:
+    for handler in handlers:
+        for name in LOGGERS:
+            logging.getLogger(name).removeHandler(handler)
+        handler.close()
+        with open(handler.baseFilename, "a") as f:
+            f.write(text)
 
 
 def run_or_exit(fn: Callable[[], T], log: Sequence[str] = ()) -> T:
     """Call ``fn()`` with BLAS and OpenMP on one thread; on an exception print one line to stderr and exit with
     status 1.
 
-    ``log``: the job's log files; they receive ``startup_seconds`` and ``work_seconds`` on success, the error line and
-    the traceback on failure. Ctrl-C (SIGINT) ends the job with one line and status 130; its output is not written
-    (every writer is atomic), so the next run does the job again.
+    ``log``: the job's log files; they receive what the job logs at INFO while it runs, then ``startup_seconds`` and
+    ``work_seconds`` on success, the error line and the traceback on failure. Ctrl-C (SIGINT) ends the job with one
+    line and status 130; its output is not written (every writer is atomic), so the next run does the job again.
     """
     startup = seconds_since_process_start()
     started = time.perf_counter()
     # The pools loaded so far are limited by threadpool_limits; one loaded later (scipy's OpenBLAS, with the first
     # scipy.linalg call) reads its thread count from the environment when it loads.
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+    handlers = _open_log(log)
     try:
         with threadpool_limits(limits=1):
             result = fn()
@@ -70,11 +99,81 @@ def run_or_exit(fn: Callable[[], T], log: Sequence[str] = ()) -> T:
         if os.environ.get("PRIVEST_TRACEBACK"):
             traceback.print_exc()
         print(one_line(error), file=sys.stderr, flush=True)
-        _write_log(log, f"error {one_line(error)}\n\n{traceback.format_exc()}")
+        _close_log(handlers, f"error {one_line(error)}\n\n{traceback.format_exc()}")
         raise SystemExit(1) from None
     except KeyboardInterrupt:  # Ctrl-C: Snakemake stops the run and lists the job; the job says so in one line
         print(INTERRUPTED, file=sys.stderr, flush=True)
-        _write_log(log, f"{INTERRUPTED}\n")
+        _close_log(handlers, f"{INTERRUPTED}\n")
         raise SystemExit(130) from None
-    _write_log(log, f"startup_seconds {startup:.3f}\nwork_seconds {time.perf_counter() - started:.3f}\n")
+    _close_log(handlers, f"startup_seconds {startup:.3f}\nwork_seconds {time.perf_counter() - started:.3f}\n")
     return result
+
+
+def duration(seconds: float) -> str:
+    """A duration as progress lines print it: '45s', '4m50s', '1h05m'."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+class Progress:
+    """Progress lines of a long job in its log (through ``logging``, which ``run_or_exit`` points at the job's log).
+
+    The work is a sequence of units (e.g. the (point, run)s of an estimate job) with weights, the cost model's
+    seconds of each (``privest_studies.cost``). ``with progress.unit(label, count) as details:`` runs ``count`` units
+    and then logs ``<job>: <label>, <details>, elapsed 1m12s, remaining ~4m50s (est.)``; the remaining time is the
+    weight still to do, scaled by the seconds the units done so far took per unit of weight (the model's own seconds
+    before the first unit is done). While a unit runs longer than ``heartbeat`` seconds, a line every ``heartbeat``
+    seconds says so (from a daemon thread: the work itself is not interrupted).
+    """
+
+    def __init__(self, job: str, weights: Sequence[float], heartbeat: float = 30.0,
+                 logger: logging.Logger | None = None, clock: Callable[[], float] = time.monotonic):
+        self.job = job
+        self.weights = [float(w) for w in weights]
+        self.heartbeat = heartbeat
+        self.logger = logger or logging.getLogger("privest_studies.progress")
+        self.clock = clock
+        self.started = clock()
+        self.done = 0
+        self._running: tuple[str, float] | None = None
+        self._lock = threading.Lock()
+
+    def remaining(self) -> float:
+        """Seconds still to go: the weight of the units not done, at the speed measured on the units done."""
+        done_weight = sum(self.weights[:self.done])
+        speed = (self.clock() - self.started) / done_weight if self.done and done_weight > 0 else 1.0
+        return speed * sum(self.weights[self.done:])
+
+    def line(self, what: str) -> str:
+        return (f"{self.job}: {what}, elapsed {duration(self.clock() - self.started)}, "
+                f"remaining ~{duration(self.remaining())} (est.)")
+
+    @contextlib.contextmanager
+    def unit(self, label: str, count: int = 1) -> Iterator[list[str]]:
+        """Run ``count`` units; the caller appends details ('412 iterations') to the yielded list."""
+        details: list[str] = []
+        stop = threading.Event()
+        with self._lock:
+            self._running = (label, self.clock())
+        beat = threading.Thread(target=self._beat, args=(stop,), daemon=True)
+        beat.start()
+        try:
+            yield details
+        finally:
+            stop.set()
+            beat.join()
+        with self._lock:
+            self._running = None
+            self.done = min(self.done + count, len(self.weights))
+            self.logger.info(self.line(", ".join([label, *details])))
+
+    def _beat(self, stop: threading.Event) -> None:
+        while not stop.wait(self.heartbeat):
+            with self._lock:
+                if self._running is not None:
+                    label, since = self._running
+                    self.logger.info(self.line(f"{label} running for {duration(self.clock() - since)}"))
