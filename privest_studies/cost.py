@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from privest_studies.experiment import HASHED_KINDS, PROTOCOL_KINDS, Experiment, Member
+from privest_studies.jobs import Progress
 
 STARTUP = 1.0
 """Seconds to start a job, import the libraries and read its inputs (startup_seconds in the logs: 0.5-1 s)."""
@@ -191,3 +192,12 @@ def estimate_jobs(experiments: Mapping[str, Mapping[str, Experiment]]) -> list[J
 def over_budget(costs: Sequence[JobCost], budget_minutes: float) -> list[str]:
     """One warning line per job the model puts above ``budget_minutes``."""
     return [cost.warning(budget_minutes) for cost in costs if cost.seconds > 60 * budget_minutes]
+
+
+def estimate_progress(experiment: Experiment, family: str, k: int, reports: Mapping[str, np.ndarray],
+                      heartbeat: float = 30.0) -> Progress:
+    """The progress of an estimate job on the reports of ``perturb`` (``secret_counts`` (P, R, M, k) gives the
+    dataset's users): one unit per (point, run), weighted by the model's seconds."""
+    own_users = float(np.asarray(reports["secret_counts"])[0, 0].sum())
+    weights = [seconds for seconds in unit_seconds(experiment, family, k, own_users) for _ in range(experiment.runs)]
+    return Progress(f"estimate {family}", weights, heartbeat)

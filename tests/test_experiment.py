@@ -8,7 +8,7 @@ from privest import estimators as est
 from privest import mechanisms as mech
 from privest.alphabets import Alphabet
 from privest.sampling import Rappor, population, rng_for, split_users
-from privest_studies import experiment
+from privest_studies import cost, experiment
 from privest_studies.experiment import Experiment, Member, Point
 from privest_studies.free_will import binomial_theta
 
@@ -229,3 +229,26 @@ def test_gibu_runs_on_a_point_that_mixes_rappor_with_matrix_mechanisms_and_the_m
         np.testing.assert_allclose(gibu["theta"][0, 0, run], direct.theta, atol=1e-12)
     ibu_m = experiment.estimate(spec, "ibu_m", built, reports, STOPPING)
     assert np.isnan(ibu_m["theta"]).all() and "RAPPOR" in str(ibu_m["notes"][0])
+
+
+def test_an_estimate_job_logs_one_progress_line_per_unit_of_work_with_iterations_and_the_time_left(caplog):
+    rappor = (Member("rappor", 2.0),)
+    spec = small_experiment(axis="n", members=rappor + (Member("krr", 1.0),),
+                            points=(Point(300, (0,), 300), Point(200, (1,), 200)), runs=3)
+    built = experiment.build_mechanisms(spec.members, Alphabet(5))
+    reports = experiment.perturb(spec, built, {"theta": binomial_theta(5)}, seed=4)
+    progress = cost.estimate_progress(spec, "ibu", 5, reports)
+    with caplog.at_level("INFO", logger="privest_studies.progress"):
+        logged = experiment.estimate(spec, "ibu", built, reports, STOPPING, progress)
+    lines = [r.getMessage() for r in caplog.records]
+    # RAPPOR's point goes run by run, the matrix point's runs are batched: four units, four lines
+    assert [line.split(",")[0] for line in lines] == [
+        "estimate ibu: point n=300 run 1/3", "estimate ibu: point n=300 run 2/3", "estimate ibu: point n=300 run 3/3",
+        "estimate ibu: point n=200 runs 1-3/3"]
+    assert f"{logged['iterations'][0, 0, 0]} iterations, elapsed " in lines[0]
+    assert "iterations on average, at most" in lines[3]
+    assert all("remaining ~" in line and line.endswith("(est.)") for line in lines)
+    assert lines[-1].endswith("remaining ~0s (est.)")
+    silent = experiment.estimate(spec, "ibu", built, reports, STOPPING)
+    for key in ("theta", "iterations", "capped"):
+        np.testing.assert_array_equal(silent[key], logged[key])
