@@ -127,13 +127,14 @@ class Progress:
     and then logs ``<job>: <label>, <details>, elapsed 1m12s, remaining ~4m50s (est.)``; the remaining time is the
     weight still to do, scaled by the seconds the units done so far took per unit of weight (the model's own seconds
     before the first unit is done). While a unit runs longer than ``heartbeat`` seconds, a line every ``heartbeat``
-    seconds says so (from a daemon thread: the work itself is not interrupted).
+    seconds says so (from a daemon thread: the work itself is not interrupted). ``weights`` None: the cost of the work
+    is not known (an LP's rounds), and the lines give no remaining time.
     """
 
-    def __init__(self, job: str, weights: Sequence[float], heartbeat: float = 30.0,
+    def __init__(self, job: str, weights: Sequence[float] | None, heartbeat: float = 30.0,
                  logger: logging.Logger | None = None, clock: Callable[[], float] = time.monotonic):
         self.job = job
-        self.weights = [float(w) for w in weights]
+        self.weights = None if weights is None else [float(w) for w in weights]
         self.heartbeat = heartbeat
         self.logger = logger or logging.getLogger("privest_studies.progress")
         self.clock = clock
@@ -144,13 +145,22 @@ class Progress:
 
     def remaining(self) -> float:
         """Seconds still to go: the weight of the units not done, at the speed measured on the units done."""
+        if self.weights is None:
+            return float("nan")
         done_weight = sum(self.weights[:self.done])
         speed = (self.clock() - self.started) / done_weight if self.done and done_weight > 0 else 1.0
         return speed * sum(self.weights[self.done:])
 
     def line(self, what: str) -> str:
-        return (f"{self.job}: {what}, elapsed {duration(self.clock() - self.started)}, "
-                f"remaining ~{duration(self.remaining())} (est.)")
+        """``<job>: <what>, elapsed 1m12s, remaining ~4m50s (est.)`` (no remaining time without weights)."""
+        left = "" if self.weights is None else f", remaining ~{duration(self.remaining())} (est.)"
+        return f"{self.job}: {what}, elapsed {duration(self.clock() - self.started)}{left}"
+
+    def each(self, items: Sequence[T], label: Callable[[T], str]) -> Iterator[T]:
+        """The items, each one unit: ``for n, alpha in progress.each(grid, lambda g: f"n={g[0]}")``."""
+        for item in items:
+            with self.unit(label(item)):
+                yield item
 
     @contextlib.contextmanager
     def unit(self, label: str, count: int = 1) -> Iterator[list[str]]:
@@ -166,9 +176,10 @@ class Progress:
         finally:
             stop.set()
             beat.join()
-        with self._lock:
-            self._running = None
-            self.done = min(self.done + count, len(self.weights))
+            with self._lock:
+                self._running = None
+        with self._lock:  # the unit is done (not when it raised)
+            self.done += count
             self.logger.info(self.line(", ".join([label, *details])))
 
     def _beat(self, stop: threading.Event) -> None:

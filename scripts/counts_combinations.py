@@ -7,14 +7,15 @@ from privest_studies import files, jobs
 
 def main() -> None:
     rows = []
-    for n in snakemake.params.n:
-        for alpha in snakemake.params.alpha:
-            rows.append({"n": n, "alpha": alpha, "mechanism": "GM", "score": counts.gm_score(alpha)})
-            rows.append({"n": n, "alpha": alpha, "mechanism": "EM", "score": counts.loss(counts.em(n, alpha))})
-            for combination in counts.COMBINATIONS:
-                P = counts.optimal(n, alpha, "L0", ("WH", *combination))
-                rows.append({"n": n, "alpha": alpha, "mechanism": "+".join(("WH", *combination)),
-                             "score": counts.loss(P)})
+    grid = [(n, alpha) for n in snakemake.params.n for alpha in snakemake.params.alpha]
+    progress = jobs.Progress(f"counts_combinations {snakemake.wildcards.panel}", [(n + 1) ** 2 for n, _ in grid])
+    for n, alpha in progress.each(grid, lambda g: f"{len(counts.COMBINATIONS)} LPs at n={g[0]}, alpha={g[1]:g}"):
+        rows.append({"n": n, "alpha": alpha, "mechanism": "GM", "score": counts.gm_score(alpha)})
+        rows.append({"n": n, "alpha": alpha, "mechanism": "EM", "score": counts.loss(counts.em(n, alpha))})
+        for combination in counts.COMBINATIONS:
+            P = counts.optimal(n, alpha, "L0", ("WH", *combination))
+            rows.append({"n": n, "alpha": alpha, "mechanism": "+".join(("WH", *combination)),
+                         "score": counts.loss(P)})
     rows = [{"panel": snakemake.wildcards.panel, **row} for row in rows]
     files.save_rows(rows, ["panel", "n", "alpha", "mechanism", "score"], snakemake.output[0])
 

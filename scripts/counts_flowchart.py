@@ -10,18 +10,19 @@ from privest_studies import files, jobs, tables
 def main() -> None:
     tolerance = snakemake.params.tolerance
     rows = []
-    for n in snakemake.params.grid["n"]:
-        for alpha in snakemake.params.grid["alpha"]:
-            scores = {"GM": counts.gm_score(alpha), "EM": counts.loss(counts.em(n, alpha)),
-                      "WM (CM)": counts.loss(counts.wm_cm(n, alpha)),
-                      "LP-WH": counts.loss(counts.optimal(n, alpha, "L0", ("WH",)))}
-            for size in range(len(counts.PROPERTIES) + 1):
-                for names in itertools.combinations(counts.PROPERTIES, size):
-                    score = counts.loss(counts.optimal(n, alpha, "L0", names))
-                    choice = counts.flowchart(names, n, alpha)
-                    rows.append({"n": n, "alpha": alpha, "properties": "+".join(names) or "(none)", "choice": choice,
-                                 "lp_score": score, "choice_score": scores[choice],
-                                 "agrees": abs(score - scores[choice]) <= tolerance * 10})
+    grid = [(n, alpha) for n in snakemake.params.grid["n"] for alpha in snakemake.params.grid["alpha"]]
+    progress = jobs.Progress("counts_flowchart", [(n + 1) ** 2 for n, _ in grid])
+    for n, alpha in progress.each(grid, lambda g: f"{2 ** len(counts.PROPERTIES) + 1} LPs at n={g[0]}, alpha={g[1]:g}"):
+        scores = {"GM": counts.gm_score(alpha), "EM": counts.loss(counts.em(n, alpha)),
+                  "WM (CM)": counts.loss(counts.wm_cm(n, alpha)),
+                  "LP-WH": counts.loss(counts.optimal(n, alpha, "L0", ("WH",)))}
+        for size in range(len(counts.PROPERTIES) + 1):
+            for names in itertools.combinations(counts.PROPERTIES, size):
+                score = counts.loss(counts.optimal(n, alpha, "L0", names))
+                choice = counts.flowchart(names, n, alpha)
+                rows.append({"n": n, "alpha": alpha, "properties": "+".join(names) or "(none)", "choice": choice,
+                             "lp_score": score, "choice_score": scores[choice],
+                             "agrees": abs(score - scores[choice]) <= tolerance * 10})
     columns = ["n", "alpha", "properties", "choice", "lp_score", "choice_score", "agrees"]
     files.save_rows(rows, columns, snakemake.output.table)
     summary = []
