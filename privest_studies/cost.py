@@ -39,6 +39,7 @@ progress (``jobs.Progress``).
 
 import json
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,6 +193,17 @@ def estimate_jobs(experiments: Mapping[str, Mapping[str, Experiment]]) -> list[J
 def over_budget(costs: Sequence[JobCost], budget_minutes: float) -> list[str]:
     """One warning line per job the model puts above ``budget_minutes``."""
     return [cost.warning(budget_minutes) for cost in costs if cost.seconds > 60 * budget_minutes]
+
+
+_WARNED: set[str] = set()
+
+
+def warn_once(lines: Sequence[str]) -> None:
+    """Print each warning line to stderr once per process (the workflow may read its Snakefile more than once)."""
+    for line in lines:
+        if line not in _WARNED:
+            _WARNED.add(line)
+            print(line, file=sys.stderr, flush=True)
 
 
 def estimate_progress(experiment: Experiment, family: str, k: int, reports: Mapping[str, np.ndarray],

@@ -5,6 +5,7 @@ import os
 
 import privest_studies.configuration
 import privest_studies.constrained_counts
+import privest_studies.cost
 import privest_studies.experiment
 import privest_studies.fetch
 import privest_studies.free_will
@@ -23,6 +24,12 @@ for _module in [*STUDY_MODULES.values(), privest_studies.constrained_counts, pri
     _module.check(config)
 EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
 EXPERIMENTS |= privest_studies.own_study.experiments(config)
+if workflow.is_main_process:  # not again in each job's process
+    privest_studies.cost.warn_once(
+        privest_studies.cost.over_budget(
+            privest_studies.cost.estimate_jobs(EXPERIMENTS), config["budget"]["job_minutes"]
+        )
+    )
 CATALOGUE_PATH = os.path.join(workflow.basedir, "workflow", "report", "papers.yaml")
 CATALOGUE = privest_studies.report.load_catalogue(CATALOGUE_PATH, config)
 
