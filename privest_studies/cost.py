@@ -20,13 +20,15 @@ Seconds per cell-iteration, measured with the library on this machine (2 cores s
 benchmarks/bench_cost.py, which times each kind of iteration at a fixed number of iterations (delta 1e-300, so no
 run stops early) and prints these constants:
 
-- ``MATRIX_CELL``: ``estimators.ibu_runs`` on k-RR, 20 runs batched: 2.1e-10 s at k = 100, 1.4e-9 s at k = 384
-  (the batch no longer fits in cache); the larger is kept.
-- ``RAPPOR_CELL``: ``estimators.gibu`` on one ``rappor_group``: 2.2e-9 s at k = 100 with 48,842 users (Adult's
-  size, 48,842 distinct vectors), 9.7e-10 s at k = 64, 10^4 users; the larger is kept.
+- ``MATRIX_CELL``: ``estimators.ibu_runs`` on k-RR, 20 runs batched: 2.1e-10 to 2.5e-10 s at k = 100, 2.2e-10 to
+  1.4e-9 s at k = 384 (two measurements, the second core idle or busy with another worker's job); the larger is kept:
+  at 2.2e-10 the model would put the quick scale's planar IBU jobs at 33 s, below the 41-67 s they took.
+- ``RAPPOR_CELL``: ``estimators.gibu`` on one ``rappor_group``: 2.2e-9 to 2.4e-9 s at k = 100 with 48,842 users
+  (Adult's size, 48,842 distinct vectors), 8.3e-10 to 9.7e-10 s at k = 64, 10^4 users; Adult's is kept.
 - ``SET_CELL``: ``estimators.gibu(..., accelerate="squarem")`` on one ``Protocol.group``: 2.3e-9 s per member and
-  update for SUE at k = 1024 (387 members a user), 1.8e-9 s for OLH; GRR's few members cost more each (3.7e-8 s at
-  1,024 members) but little in all: the larger of SUE and OLH is kept, with ``GROUP_FLOOR`` cells a group.
+  update for SUE at k = 1024 (387 members a user; 2.1e-9 s in a second measurement), 1.4e-9 to 1.8e-9 s for OLH;
+  GRR's few members cost more each (2.5e-8 to 3.7e-8 s at 1,024 members) but little in all: SUE's larger value is
+  kept, with ``GROUP_FLOOR`` cells a group.
 
 Against the wall times of the 62 estimate jobs of the quick scale (benchmarks/*/*/estimate_*.tsv of a full run on
 this machine, 0.4 s to 153 s), the model is above every iterative job's time (1.5 to 5 times for the IBU paper's,
