@@ -166,8 +166,8 @@ class JobCost:
     def warning(self, budget_minutes: float) -> str:
         """The line the workflow prints when the job is over budget."""
         return (f"privest: warning: job estimate (study={self.study}, experiment={self.experiment}, "
-                f"family={self.family}) is estimated at ~{describe(self.seconds)} (budget {describe(60 * budget_minutes)}"
-                f", config key {BUDGET_KEY})")
+                f"family={self.family}) is estimated at ~{describe(self.seconds)} "
+                f"(budget {describe(60 * budget_minutes)}, config key {BUDGET_KEY})")
 
 
 def describe(seconds: float) -> str:

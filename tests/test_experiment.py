@@ -232,8 +232,7 @@ def test_gibu_runs_on_a_point_that_mixes_rappor_with_matrix_mechanisms_and_the_m
 
 
 def test_an_estimate_job_logs_one_progress_line_per_unit_of_work_with_iterations_and_the_time_left(caplog):
-    rappor = (Member("rappor", 2.0),)
-    spec = small_experiment(axis="n", members=rappor + (Member("krr", 1.0),),
+    spec = small_experiment(axis="n", members=(Member("rappor", 2.0), Member("krr", 1.0)),
                             points=(Point(300, (0,), 300), Point(200, (1,), 200)), runs=3)
     built = experiment.build_mechanisms(spec.members, Alphabet(5))
     reports = experiment.perturb(spec, built, {"theta": binomial_theta(5)}, seed=4)
