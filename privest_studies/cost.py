@@ -18,23 +18,26 @@ plus, for every (point, run), the work of its family on that point's reports:
 
 Seconds per cell-iteration, measured with the library on this machine (2 cores shared with other jobs) by
 benchmarks/bench_cost.py, which times each kind of iteration at a fixed number of iterations (delta 1e-300, so no
-run stops early) and prints these constants:
+run stops early) and prints these constants; run it with OPENBLAS_NUM_THREADS=1, as jobs run (``jobs.run_or_exit``).
+Measured on the library of commit 11a8050 (IBU's block kernel), twice:
 
-- ``MATRIX_CELL``: ``estimators.ibu_runs`` on k-RR, 20 runs batched: 2.1e-10 to 2.5e-10 s at k = 100, 2.2e-10 to
-  1.4e-9 s at k = 384 (two measurements, the second core idle or busy with another worker's job); the larger is kept:
-  at 2.2e-10 the model would put the quick scale's planar IBU jobs at 33 s, below the 41-67 s they took.
-- ``RAPPOR_CELL``: ``estimators.gibu`` on one ``rappor_group``: 2.2e-9 to 2.4e-9 s at k = 100 with 48,842 users
-  (Adult's size, 48,842 distinct vectors), 8.3e-10 to 9.7e-10 s at k = 64, 10^4 users; Adult's is kept.
-- ``SET_CELL``: ``estimators.gibu(..., accelerate="squarem")`` on one ``Protocol.group``: 2.3e-9 s per member and
-  update for SUE at k = 1024 (387 members a user; 2.1e-9 s in a second measurement), 1.4e-9 to 1.8e-9 s for OLH;
-  GRR's few members cost more each (2.5e-8 to 3.7e-8 s at 1,024 members) but little in all: SUE's larger value is
-  kept, with ``GROUP_FLOOR`` cells a group.
+- ``MATRIX_CELL``: ``estimators.ibu_runs`` on k-RR, 20 runs batched: 2.2e-10 s at k = 100, 1.5e-10 s at k = 384;
+  on the older kernel, with the second core busy with another job, up to 1.4e-9 s at k = 384. The jobs cost more per
+  cell than the kernel alone: at 2.2e-10 the model would put the quick scale's planar IBU jobs at 33 s, below the
+  41-67 s they took (benchmarks of a full quick run), so 1.4e-9 is kept.
+- ``RAPPOR_CELL``: ``estimators.gibu`` on one ``rappor_group``: 7.6e-10 and 7.7e-10 s at k = 100 with 48,842 users
+  (Adult's size, 48,842 distinct vectors), 2.3e-10 s at k = 64, 10^4 users; Adult's is kept (the kernel before
+  11a8050 took 2.2e-9 s).
+- ``SET_CELL``: ``estimators.gibu(..., accelerate="squarem")`` on one ``Protocol.group``: 1.8e-9 s per member and
+  update for SUE at k = 1024 (387 members a user), 1.3e-9 to 1.4e-9 s for OLH; GRR's few members cost more each
+  (2.4e-8 to 2.8e-8 s at 1,024 members) but little in all: SUE's is kept, with ``GROUP_FLOOR`` cells a group.
 
-Against the wall times of the 62 estimate jobs of the quick scale (benchmarks/*/*/estimate_*.tsv of a full run on
-this machine, 0.4 s to 153 s), the model is above every iterative job's time (1.5 to 5 times for the IBU paper's,
-where runs reach the cap; up to 100 times where GIBU stops after a hundred iterations, free-will rappor_low) but one,
-[IBU]_R of free-will geometric_linear (13.6 s against 16.3 s), and within a few seconds of the closed forms'. The
-longest job it predicts at the quick scale is 7 minutes (standard-protocols zipf, 153 s measured). A job the model
+Against the wall times of the 62 estimate jobs of a full quick run on this machine before the block kernel
+(benchmarks/*/*/estimate_*.tsv, 0.4 s to 153 s), the model with the constants of that kernel was above every
+iterative job's time (1.5 to 5 times for the IBU paper's, whose runs reach the cap; up to 100 times where GIBU stops
+after a hundred iterations, free-will rappor_low) but one, [IBU]_R of free-will geometric_linear (13.6 s against
+16.3 s), and within a few seconds of the closed forms'. With the current constants the longest quick job it predicts
+is 6 minutes (standard-protocols zipf GIBU and [IBU]_R). A job the model
 puts above the budget prints one warning line before the workflow starts (``over_budget``); the job itself logs its
 progress (``jobs.Progress``).
 """
@@ -55,9 +58,9 @@ STARTUP = 1.0
 """Seconds to start a job, import the libraries and read its inputs (startup_seconds in the logs: 0.5-1 s)."""
 MATRIX_CELL = 1.4e-9
 """Seconds per cell and iteration of IBU on a matrix mechanism (k x k cells), one run."""
-RAPPOR_CELL = 2.2e-9
+RAPPOR_CELL = 7.7e-10
 """Seconds per cell (distinct bit vector x secret) and iteration of GIBU on RAPPOR reports."""
-SET_CELL = 2.3e-9
+SET_CELL = 1.8e-9
 """Seconds per set member and update of GIBU on a protocol's distinct reports."""
 GROUP_FLOOR = 10_000
 """The fewest cells a protocol's group is counted as: below, the per-call overheads dominate (GRR's 1,024 members)."""
