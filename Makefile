@@ -68,10 +68,15 @@ test-cluster: $(CLUSTER_STAMP)
 	PATH="$(abspath $(BIN)):$$PATH:/usr/sbin:/sbin" PRIVEST_CLUSTER_SETUP="$(abspath $(VENV))/cluster-setup.txt" \
 		$(BIN)/python -m pytest -q -s -rs tests/cluster
 
-# The whole pipeline (exactly what a bare `snakemake --cores all` at the root runs: no profile is needed locally), then
-# the HTML report, then the one-screen summary of results/REPRODUCTION.md.
+# The memory (MB) the jobs running side by side may declare together (rules perturb and estimate declare
+# privest_studies.cost's model of theirs): what Linux says is available now; `make reproduce MEM_MB=8000` sets another,
+# and where /proc/meminfo does not exist no limit is given.
+MEM_MB ?= $(shell awk '/^MemAvailable:/ {print int($$2 / 1024)}' /proc/meminfo 2>/dev/null)
+
+# The whole pipeline (what a bare `snakemake --cores all` at the root runs, with the memory limit above: no profile is
+# needed locally), then the HTML report, then the one-screen summary of results/REPRODUCTION.md.
 reproduce: $(STAMP)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) $(if $(MEM_MB),--resources mem_mb=$(MEM_MB))
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --report results/report.html
 	@cat results/reproduction_summary.txt
 

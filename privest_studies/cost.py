@@ -145,6 +145,65 @@ def job_seconds(experiment: Experiment, family: str, k: int, own_users: float) -
     return STARTUP + experiment.runs * sum(unit_seconds(experiment, family, k, own_users))
 
 
+BIT_KINDS = ("sue", "oue", "ss")
+"""The protocols whose report is k bits (stored packed, 8 to a byte; unpacked one byte a bit)."""
+BASE_MEGABYTES = 150
+"""A job's memory before its reports: Python, numpy, scipy and the mechanisms (80-150 MB measured)."""
+MEMBER_BYTES = 16
+"""Bytes per set member of a protocol's ``SetGroup`` inside GIBU: the group's int32 index and the sparse matrix's
+index and float64 value (11 bytes per member measured on the Zipf mixture at n = 10^6: 2.7 GB for 2.4e8 members)."""
+MEMORY_MARGIN = 1.5
+"""The model's megabytes times this are what a job declares (``mem_mb``)."""
+MIN_MEGABYTES = 1000
+"""The least a perturb or estimate job declares."""
+
+
+def report_bytes(member: Member, k: int, users: float) -> tuple[float, float, float]:
+    """Bytes of ``users`` users' reports of one mechanism: as stored in the reports archive (bits packed), as an
+    estimate job reads one run of them (bits one byte each), and the likelihood structure GIBU and IBU build from
+    them (a protocol's sets, RAPPOR's k x distinct columns, a matrix)."""
+    if member.kind in PROTOCOL_KINDS:
+        if member.kind in BIT_KINDS:
+            stored, unpacked = users * math.ceil(k / 8), users * k
+        else:  # a value (GRR, HR) or a seed and a hashed value (BLH, OLH) per user
+            stored = unpacked = users * (12 if member.kind in HASHED_KINDS else 8)
+        return stored, unpacked, MEMBER_BYTES * distinct_reports(member, k, users) * set_size(member, k)
+    if member.kind == "rappor":
+        distinct = distinct_reports(member, k, users)
+        return distinct * (math.ceil(k / 8) + 8), distinct * k, 3 * 8 * distinct * k
+    return 8 * k, 8 * k, 3 * 8 * k * k
+
+
+def job_megabytes(experiment: Experiment, family: str | None, k: int, own_users: float) -> int:
+    """The memory (MB) a perturb job (``family`` None) or an estimate job declares: ``BASE_MEGABYTES`` plus every
+    run's reports as stored, the largest run's reports unpacked and, for the iterative families, the largest run's
+    likelihood structure (every mechanism's for GIBU, the largest one's otherwise), times ``MEMORY_MARGIN``.
+
+    Measured against this model: the standard-protocols Zipf experiment (k = 1024, 21 protocol groups) at n = 10^6
+    with 2 runs took 0.64 GB to perturb, 0.68 GB for [INV]_R and 3.4 GB for GIBU; the model says 0.73, 0.73 and 3.5 GB
+    before the margin.
+    """
+    stored, unpacked, structure = 0.0, 0.0, 0.0
+    for point in experiment.points:
+        members = [experiment.members[j] for j in point.mechanisms]
+        users = (own_users if point.users is None else point.users) / len(members)
+        sizes = [report_bytes(member, k, users) for member in members]
+        stored += experiment.runs * sum(size[0] for size in sizes)
+        unpacked = max(unpacked, sum(size[1] for size in sizes))
+        if family in ITERATIVE:
+            structures = [size[2] for size in sizes]
+            structure = max(structure, sum(structures) if family == "gibu" else max(structures))
+    megabytes = BASE_MEGABYTES + (stored + unpacked + structure) / 1e6
+    return max(MIN_MEGABYTES, math.ceil(MEMORY_MARGIN * megabytes / 100) * 100)
+
+
+def job_megabytes_of(experiment: Experiment, family: str | None) -> int:
+    """``job_megabytes`` with k and the users read from the experiment's dataset; ``MIN_MEGABYTES`` while the dataset
+    does not exist yet (Snakemake asks for a job's resources when the job is ready to run, after its inputs exist)."""
+    size = dataset_size(experiment)
+    return MIN_MEGABYTES if size is None else job_megabytes(experiment, family, *size)
+
+
 def dataset_size(experiment: Experiment) -> tuple[int, int] | None:
     """k and the number of the dataset's own users (0 without them), read from the dataset's files (relative to the
     working directory); None while they do not exist yet (the data rules write them at the start of a first run)."""

@@ -275,8 +275,10 @@ def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.
     k = int(np.asarray(data["theta"]).size)
     own = np.bincount(data["secrets"], minlength=k) if "secrets" in data else None
     sets = any(is_protocol(m) for m in built)
-    reports, secret_counts = [], []
-    for point in experiment.points:
+    # Protocols' reports (k bits a user for SUE, OUE and SS) are packed as soon as a run is drawn: the archive's arrays
+    # then hold 1/8 of the unpacked bits, and no more than one run is ever held unpacked.
+    reports, secret_counts, packed = [], [], {"protocol_reports": np.bool_(True)} if sets else {}
+    for p, point in enumerate(experiment.points):
         point_mechanisms = [built[j] for j in point.mechanisms]
         by_run, counts_by_run = [], []
         for run in range(experiment.runs):
@@ -289,14 +291,30 @@ def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.
                 counts = own[None]
             else:
                 counts = split_secrets(data["secrets"], k, len(point_mechanisms), rng)
-            by_run.append((population_reports if sets else population)(point_mechanisms, counts, rng))
+            if sets:
+                packed |= run_to_arrays(p, run, population_reports(point_mechanisms, counts, rng), point_mechanisms)
+            else:
+                by_run.append(population(point_mechanisms, counts, rng))
             counts_by_run.append(counts)
         reports.append(by_run)
         secret_counts.append(counts_by_run)
     return {"points": np.array([p.value for p in experiment.points], dtype=np.float64),
             "runs": np.int64(experiment.runs), "secret_counts": np.array(secret_counts, dtype=np.int64),
-            **reports_to_arrays(reports, [[built[j] for j in p.mechanisms] for p in experiment.points] if sets
-                                else None)}
+            **(packed if sets else reports_to_arrays(reports))}
+
+
+def run_to_arrays(point: int, run: int, by_mechanism: Sequence[Any], mechanisms: Sequence[Any] | None = None
+                  ) -> dict[str, np.ndarray]:
+    """The arrays of one (point, run)'s reports, each mechanism's under the prefix ``p{point}_r{run}_m{mechanism}_``:
+    a protocol's as ``Protocol.to_arrays`` writes them (``mechanisms`` gives the point's mechanisms), a RAPPOR
+    group's distinct bit vectors, or a matrix mechanism's ``counts``."""
+    arrays: dict[str, np.ndarray] = {}
+    for j, group in enumerate(by_mechanism):
+        prefix, mechanism = f"p{point}_r{run}_m{j}_", None if mechanisms is None else mechanisms[j]
+        arrays |= (mechanism.to_arrays(group, prefix) if is_protocol(mechanism)
+                   else group.to_arrays(prefix) if isinstance(group, RapporReports)
+                   else {f"{prefix}counts": np.asarray(group, dtype=np.int64)})
+    return arrays
 
 
 def reports_to_arrays(reports: Sequence[Sequence[Sequence[Any]]], mechanisms: Sequence[Sequence[Any]] | None = None
@@ -306,45 +324,56 @@ def reports_to_arrays(reports: Sequence[Sequence[Sequence[Any]]], mechanisms: Se
     distinct bit vectors, or a matrix mechanism's ``counts``. With protocols among the mechanisms of the points
     (``mechanisms[point][mechanism]``), a protocol's reports as ``Protocol.to_arrays`` writes them, and the flag
     ``protocol_reports``."""
-    if mechanisms is not None and any(is_protocol(m) for by_point in mechanisms for m in by_point):
-        arrays: dict[str, np.ndarray] = {"protocol_reports": np.bool_(True)}
-        for p, (by_run, point_mechanisms) in enumerate(zip(reports, mechanisms, strict=True)):
-            for r, by_mechanism in enumerate(by_run):
-                for j, (mechanism, group) in enumerate(zip(point_mechanisms, by_mechanism, strict=True)):
-                    prefix = f"p{p}_r{r}_m{j}_"
-                    arrays |= (mechanism.to_arrays(group, prefix) if is_protocol(mechanism)
-                               else group.to_arrays(prefix) if isinstance(group, RapporReports)
-                               else {f"{prefix}counts": np.asarray(group, dtype=np.int64)})
-        return arrays
-    if all(not isinstance(r, RapporReports) for by_run in reports for by_mechanism in by_run for r in by_mechanism):
+    protocols = mechanisms is not None and any(is_protocol(m) for by_point in mechanisms for m in by_point)
+    if not protocols and all(not isinstance(r, RapporReports)
+                             for by_run in reports for by_mechanism in by_run for r in by_mechanism):
         return {"counts": np.array(reports, dtype=np.int64)}
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, np.ndarray] = {"protocol_reports": np.bool_(True)} if protocols else {}
     for p, by_run in enumerate(reports):
         for r, by_mechanism in enumerate(by_run):
-            for j, group in enumerate(by_mechanism):
-                prefix = f"p{p}_r{r}_m{j}_"
-                arrays |= (group.to_arrays(prefix) if isinstance(group, RapporReports)
-                           else {f"{prefix}counts": np.asarray(group, dtype=np.int64)})
+            arrays |= run_to_arrays(p, r, by_mechanism, mechanisms[p] if protocols else None)
     return arrays
 
 
+class PointRuns(Sequence):
+    """One point's reports [run][mechanism], read from a reports archive's arrays only when a run is asked for: a
+    protocol's packed bits are unpacked one run at a time, so an estimate job holds one run unpacked, never all."""
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], point: int, mechanisms: Sequence[Any] | None) -> None:
+        self._arrays, self._point, self._mechanisms = arrays, point, mechanisms
+        self._runs, self._members = arrays["secret_counts"].shape[1:3]
+
+    def __len__(self) -> int:
+        return int(self._runs)
+
+    def __getitem__(self, run: Any) -> Any:
+        if isinstance(run, slice):
+            return [self[r] for r in range(*run.indices(len(self)))]
+        run = range(len(self))[run]  # negative indices, and IndexError past the end
+
+        def group(j: int) -> Any:
+            prefix = f"p{self._point}_r{run}_m{j}_"
+            mechanism = None if self._mechanisms is None else self._mechanisms[j]
+            if is_protocol(mechanism):
+                return mechanism.from_arrays(self._arrays, prefix)
+            if f"{prefix}bits" in self._arrays:
+                return RapporReports.from_arrays(self._arrays, prefix)
+            return self._arrays[f"{prefix}counts"]
+
+        return [group(j) for j in range(self._members)]
+
+
 def reports_from_arrays(arrays: Mapping[str, np.ndarray], mechanisms: Sequence[Sequence[Any]] | None = None
-                        ) -> list[list[list[Any]]]:
+                        ) -> list[Sequence[list[Any]]]:
     """The reports stored by ``perturb``, indexed [point][run][mechanism]; protocols' reports need the mechanisms of
-    each point (``mechanisms[point][mechanism]``) to be read."""
-    points, runs, members = arrays["secret_counts"].shape[:3]
+    each point (``mechanisms[point][mechanism]``) to be read. Each point's runs are a ``PointRuns`` (read run by run)
+    unless every mechanism is a matrix (one counts array)."""
+    points, runs = arrays["secret_counts"].shape[:2]
     if "counts" in arrays:
         return [[list(arrays["counts"][p, r]) for r in range(runs)] for p in range(points)]
     if "protocol_reports" in arrays and mechanisms is None:
         raise ValueError("these are protocols' reports: give the mechanisms of each point to read them")
-
-    def group(prefix: str, mechanism: Any) -> Any:
-        if is_protocol(mechanism):
-            return mechanism.from_arrays(arrays, prefix)
-        return arrays[f"{prefix}counts"] if f"{prefix}bits" not in arrays else RapporReports.from_arrays(arrays, prefix)
-
-    return [[[group(f"p{p}_r{r}_m{j}_", None if mechanisms is None else mechanisms[p][j]) for j in range(members)]
-             for r in range(runs)] for p in range(points)]
+    return [PointRuns(arrays, p, None if mechanisms is None else mechanisms[p]) for p in range(points)]
 
 
 # --- estimator families -----------------------------------------------------------------------------------------------

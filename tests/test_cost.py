@@ -58,3 +58,25 @@ def test_a_tiny_config_over_budget_warns_once_per_job_and_a_small_one_does_not(t
     cost.warn_once(lines)
     cost.warn_once(lines)
     assert capsys.readouterr().err == lines[0] + "\n"
+
+
+def test_the_memory_model_grows_with_runs_users_and_gibus_groups_and_never_goes_below_the_floor():
+    zipf = [Member(kind, 1.0) for kind in ("grr", "sue", "oue", "blh", "olh", "ss", "hr")]
+
+    def megabytes(family, users=1_000_000, runs=20):
+        spec = Experiment(study="s", name="e", axis="n", members=tuple(zipf),
+                          points=(Point(users, tuple(range(len(zipf))), users),), runs=runs,
+                          families=("inv_r", "ibu_r", "gibu"), data="d", labels=(("study", "s"),))
+        return cost.job_megabytes(spec, family, 1024, 0)
+
+    assert megabytes(None, runs=40) > megabytes(None) > megabytes(None, users=100_000)
+    assert megabytes("gibu") > megabytes("ibu_r") > megabytes("inv_r") == megabytes(None)
+    # the sum of the groups' members for GIBU: 16 bytes each, 1.5 x margin
+    members = sum(cost.distinct_reports(m, 1024, 1_000_000 / 7) * cost.set_size(m, 1024) for m in zipf)
+    assert megabytes("gibu") - megabytes(None) == pytest.approx(cost.MEMORY_MARGIN * 16 * members / 1e6, abs=200)
+    assert cost.job_megabytes(experiment("krr", users=(100,)), "ibu", 10, 0) == cost.MIN_MEGABYTES
+
+
+def test_a_job_whose_dataset_is_not_written_yet_declares_the_floor(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cost.job_megabytes_of(experiment("sue", users=(10**7,), data="nowhere"), "gibu") == cost.MIN_MEGABYTES

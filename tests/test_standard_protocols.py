@@ -157,6 +157,37 @@ def test_perturb_splits_the_users_over_every_protocol_and_the_reports_read_back(
     assert all(np.array_equal(again[key], arrays[key]) for key in arrays)  # the same keys, the same reports
 
 
+def test_perturb_packs_each_run_as_drawn_into_the_arrays_of_all_runs_drawn_at_once():
+    spec = protocol_experiment()
+    built, arrays = reports_and_built(spec)
+    drawn = []
+    for point in spec.points:
+        by_run = []
+        for run in range(spec.runs):
+            rng = rng_for(5, *spec.seed_keys(point, run))
+            counts = split_users(point.users, len(built), THETA, rng)
+            by_run.append(experiment.population_reports(built, counts, rng))
+        drawn.append(by_run)
+    at_once = experiment.reports_to_arrays(drawn, [built] * len(spec.points))
+    assert set(at_once) == set(arrays) - {"points", "runs", "secret_counts"}
+    assert all(np.array_equal(at_once[key], arrays[key]) for key in at_once)
+
+
+def test_a_points_runs_are_read_one_run_at_a_time_and_index_like_a_list():
+    spec = protocol_experiment()
+    built, arrays = reports_and_built(spec)
+    first, _ = experiment.reports_from_arrays(arrays, [built] * 2)
+    assert isinstance(first, experiment.PointRuns) and len(first) == 2
+    eager = [[m.from_arrays(arrays, f"p0_r{r}_m{j}_") for j, m in enumerate(built)] for r in range(2)]
+    for got in (list(first), first[0:2], [first[-2], first[-1]]):
+        for run, expected in zip(got, eager, strict=True):
+            for m, a, b in zip(built, run, expected, strict=True):
+                assert m.count(a) == m.count(b)
+                np.testing.assert_array_equal(m.support(a), m.support(b))
+    with pytest.raises(IndexError):
+        first[2]
+
+
 def test_the_families_on_protocols_equal_the_library_calls_they_wrap():
     spec = protocol_experiment(ns=(300,))
     built, arrays = reports_and_built(spec)

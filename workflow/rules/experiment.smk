@@ -40,6 +40,11 @@ rule perturb:
         "logs/{study}/{experiment}/perturb.log",
     benchmark:
         "benchmarks/{study}/{experiment}/perturb.tsv"
+    resources:
+        # privest_studies.cost's model of the job's memory (MB), so that a run never starts two jobs that do not fit
+        # together (`--resources mem_mb=...`; `make reproduce` gives the machine's available memory).
+        mem_mb=lambda w, attempt: attempt
+        * privest_studies.cost.job_megabytes_of(EXPERIMENTS[w.study][w.experiment], None),
     conda:
         "../../envs/privest.yaml"
     params:
@@ -60,6 +65,9 @@ rule estimate:
         "logs/{study}/{experiment}/estimate_{family}.log",
     benchmark:
         "benchmarks/{study}/{experiment}/estimate_{family}.tsv"
+    resources:
+        mem_mb=lambda w, attempt: attempt
+        * privest_studies.cost.job_megabytes_of(EXPERIMENTS[w.study][w.experiment], w.family),
     conda:
         "../../envs/privest.yaml"
     params:
