@@ -20,7 +20,7 @@ UV_COMPILE := UV_PYTHON_DOWNLOADS=never $(UV) pip compile --quiet --universal --
 # test set of the lock (pip and setuptools included) with its hashes required, then privest itself, editable, built by
 # the locked setuptools (whose notice that an editable install is one is all it would print). The peers and cluster
 # sets go on top of it on demand, so a change of their lock starts from a new .venv too.
-$(STAMP): pyproject.toml $(LOCK)/test.txt $(LOCK)/peers.txt $(LOCK)/cluster.txt
+$(STAMP): pyproject.toml setup.py privest/_kernel.c $(LOCK)/test.txt $(LOCK)/peers.txt $(LOCK)/cluster.txt
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)/test.txt

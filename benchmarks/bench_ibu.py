@@ -4,8 +4,9 @@ Run from the repository root: ``.venv/bin/python benchmarks/bench_ibu.py [--repe
 markdown tables (nothing is written to disk):
 
 - **per iteration**, at k = 10, 100 and 1000, for k-RR and the geometric mechanism at eps = 1 on the same report counts
-  (n = 10^6 users from theta = Binomial(k - 1, 1/2)): ``ibu`` (the block kernel), the plain loop it replaced (the same
-  code with the block kernel switched off), ``ibu_runs`` with one run and with RUNS runs (per run and iteration), and
+  (n = 10^6 users from theta = Binomial(k - 1, 1/2)): ``ibu`` as installed (the compiled update loop where it is
+  built and applies, else numpy's block kernel), numpy's block kernel (the compiled loop switched off), the plain loop
+  (both switched off), ``ibu_runs`` with one run and with RUNS runs (per run and iteration), and
   multi-freq-ldpy's numba ``IBU`` warm (after a call that compiles it). privest's iterations are timed under its real
   stopping rule (delta = 1e-10), over at most FIXED_ITERATIONS iterations and never past the iteration where it stops;
   numba's over as many with tol = 0.
@@ -49,14 +50,25 @@ def interleaved(functions: dict[str, Callable[[], object]], repeats: int) -> dic
     return best
 
 
-def plain_ibu(A: np.ndarray, q: np.ndarray, **stopping) -> estimators.IbuResult:
-    """``ibu`` with the block kernel switched off: the plain loop, one stopping test per iteration."""
-    work = estimators._BLOCK_WORK
-    estimators._BLOCK_WORK = 0
-    try:
-        return estimators.ibu(A, q, **stopping)
-    finally:
-        estimators._BLOCK_WORK = work
+def with_kernels(**settings: int) -> Callable[..., estimators.IbuResult]:
+    """``ibu`` with some of ``privest.estimators``' kernel settings changed while it runs: ``_KERNEL_WORK=0`` switches
+    the compiled loop off (numpy's block kernel runs), ``_BLOCK_WORK=0`` the block kernel too (the plain loop)."""
+
+    def run(A: np.ndarray, q: np.ndarray, **stopping) -> estimators.IbuResult:
+        saved = {name: getattr(estimators, name) for name in settings}
+        for name, value in settings.items():
+            setattr(estimators, name, value)
+        try:
+            return estimators.ibu(A, q, **stopping)
+        finally:
+            for name, value in saved.items():
+                setattr(estimators, name, value)
+
+    return run
+
+
+numpy_ibu = with_kernels(_KERNEL_WORK=0)
+plain_ibu = with_kernels(_KERNEL_WORK=0, _BLOCK_WORK=0)
 
 
 def problem(name: str, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -81,6 +93,7 @@ def bench(name: str, k: int, mfl_ibu: Callable[..., np.ndarray] | None, repeats:
     fixed = {"delta": DELTA, "max_iter": iterations}
     functions = {
         "ibu": lambda: estimators.ibu(A, q, **fixed),
+        "numpy": lambda: numpy_ibu(A, q, **fixed),
         "plain": lambda: plain_ibu(A, q, **fixed),
         "runs1": lambda: estimators.ibu_runs(A, q[None, :], **fixed),
         "runsR": lambda: estimators.ibu_runs(A, runs, **fixed),
@@ -93,9 +106,10 @@ def bench(name: str, k: int, mfl_ibu: Callable[..., np.ndarray] | None, repeats:
         functions["numba to stop"] = lambda: mfl_ibu(k, A, frequencies, MAX_ITER[k], MFL_TOL, "max_abs")
     t = interleaved(functions, repeats)
     numba = t["numba"] / iterations if mfl_ibu is not None else None
-    ibu, plain = t["ibu"] / iterations, t["plain"] / iterations
+    ibu, numpy_kernel, plain = (t[name] / iterations for name in ("ibu", "numpy", "plain"))
     runs1, runs_all = t["runs1"] / iterations, t["runsR"] / (iterations * RUNS)
-    per_iteration = (f"| {name} | {k} | {seconds(ibu)} | {seconds(plain)} | {seconds(numba) if numba else '—'} | "
+    per_iteration = (f"| {name} | {k} | {seconds(ibu)} | {seconds(numpy_kernel)} | {seconds(plain)} | "
+                     f"{seconds(numba) if numba else '—'} | "
                      f"{ratio(ibu, numba)} | {seconds(runs1)} | {ratio(runs1, numba)} | {seconds(runs_all)} | "
                      f"{ratio(runs_all, numba)} | {iterations:,} |")
     squarem = estimators.ibu(A, q, delta=DELTA, max_iter=MAX_ITER[k], accelerate="squarem")
@@ -128,9 +142,13 @@ def main() -> None:
     rows = [bench(name, k, mfl_ibu, args.repeats) for k in args.ks for name in ("k-RR", "geometric")]
     print(f"Per iteration (ratios: privest / multi-freq-ldpy's numba IBU, below 1: privest is faster; "
           f"ibu_runs x{RUNS}: per run and iteration)\n")
-    print("| mechanism | k | ibu | plain loop (before) | numba IBU | ibu / numba | ibu_runs x1 | / numba | "
+    kernel = (f"compiled loop, {estimators._kernel.vector_width()}-bit vectors, up to "
+              f"{estimators._KERNEL_WORK:,} entries" if estimators.COMPILED_KERNEL else "not built: numpy's")
+    print(f"ibu: privest's default (its kernel: {kernel}); numpy block kernel: the compiled loop off; plain loop: "
+          "both off\n")
+    print("| mechanism | k | ibu | numpy block kernel | plain loop | numba IBU | ibu / numba | ibu_runs x1 | / numba | "
           f"ibu_runs x{RUNS} | / numba | iterations timed |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print("\n".join(row for row, _ in rows))
     print(f"\nTo the stop (privest: |ΔL| < {DELTA:g}; numba: max |Δθ| < {MFL_TOL:g}; caps 10^5, at k = 1000 10^4)\n")
     print("| mechanism | k | ibu iterations | ibu time | numba iterations | numba time | ibu / numba | "

@@ -31,6 +31,11 @@ from privest._checks import (
 from privest.mechanisms import average, check_row_stochastic
 from privest.rappor import RapporReports, flip_probability, log_probability
 
+try:  # IBU's update loop compiled (privest/_kernel.c), built with the package where a C compiler is found
+    from privest import _kernel
+except ImportError:  # then numpy runs the same iteration
+    _kernel = None
+
 Post = Literal["projection", "normalization"] | None
 
 
@@ -56,6 +61,15 @@ class Group:
     G: np.ndarray
     counts: np.ndarray
     log_scale: np.ndarray
+
+    @classmethod
+    def _of_checked(cls, G: np.ndarray, counts: np.ndarray, log_scale: np.ndarray) -> "Group":
+        """A group of arrays its caller has checked already (``matrix_group``): checking them again would cost more
+        than a hundred IBU iterations at k = 100."""
+        group = object.__new__(cls)
+        for name, value in (("G", G), ("counts", counts), ("log_scale", log_scale)):
+            object.__setattr__(group, name, value)
+        return group
 
     def __post_init__(self) -> None:
         m = check_matrix(self.G, "G").shape[1]
@@ -149,11 +163,16 @@ def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
         observable was reported that no secret can produce under A.
     """
     A = check_row_stochastic(A, "A", atol=1e-9)
-    counts = _check_distribution_length(counts, A.shape[1], "counts")
+    return _reported_columns(A, _check_distribution_length(counts, A.shape[1], "counts"))
+
+
+def _reported_columns(A: np.ndarray, counts: np.ndarray) -> Group:
+    """``matrix_group`` on a checked A and counts."""
     seen = counts > 0
-    if np.any(A[:, seen].max(axis=0) <= 0):
+    G = A[:, seen]  # a copy, always: its layout fixes the bits of the first product (theta @ G)
+    if np.any(G.max(axis=0) <= 0):
         raise ValueError("counts: an observable was reported that no secret can produce under A")
-    return Group(A[:, seen], counts[seen], np.zeros(int(seen.sum())))
+    return Group._of_checked(G, counts[seen], np.zeros(G.shape[1]))
 
 
 def rappor_group(reports: RapporReports) -> Group:
@@ -291,6 +310,14 @@ class IbuResult:
 _BLOCK_WORK = 1 << 18
 _BLOCK_ROWS = 64
 _BLOCK_BYTES = 1 << 21
+# The compiled update loop (privest._kernel) runs the blocks' updates while G has at most _KERNEL_WORK entries: k = 100,
+# 1.6-1.7 us an iteration against numpy's 3.5 us (benchmarks/bench_ibu.py); at k = 1000 numpy's BLAS is faster.
+_KERNEL_WORK = 1 << 16
+COMPILED_KERNEL = _kernel is not None
+"""Whether privest's compiled IBU update loop (``privest._kernel``) is installed. It runs single-problem IBU and
+GIBU on matrix mechanisms of up to 65,536 entries (k = 256 square), and ``ibu_runs`` run by run there: the same
+stopping rule and iterations, with the two products summed in a fixed order (the same bits on every CPU and BLAS),
+which differ from numpy's BLAS products in the last bits. Without a C compiler at install, numpy runs them."""
 _EPS = float(np.finfo(np.float64).eps) / 2  # the unit roundoff u
 
 
@@ -330,7 +357,9 @@ def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter:
 def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarray, delta: float,
                     max_iter: int) -> IbuResult:
     """``_iterate`` on matrix groups alone, bit for bit (same theta, iterations and L), with four numpy calls per
-    iteration instead of eight: the stopping rule is tested once per block of iterations.
+    iteration instead of eight: the stopping rule is tested once per block of iterations. Where the compiled loop
+    applies (``COMPILED_KERNEL``, G of at most _KERNEL_WORK entries), one call to it runs a block's updates, its
+    products summed row by row in a fixed order; the rest is the same.
 
     A block runs b updates with the same operations as ``_iterate`` (bound methods and positional outputs: numpy's
     call overhead is most of an iteration's cost at k = 100), keeping each theta^t and m^t = G^T theta^t in rows of
@@ -338,19 +367,27 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
     error of an m-term dot product of the logs, which bounds how far ``_iterate``'s own L (a dot product of the same
     logs) can lie from it. Only where the change is below delta plus twice that bound can the rule hold, and there L
     is computed as ``_iterate`` computes it; the first iteration of the block where the rule holds is the result, and
-    the iterations run past it are discarded. Blocks grow with t: at most max(16, t / 8) iterations run past the stop.
+    the iterations run past it are discarded. Blocks grow with t: at most max(16, t / 8) iterations run past the stop
+    (max(32, t / 8) with the compiled loop, whose updates cost less than a block's test).
     """
     k, columns = G.shape
     rows = min(_BLOCK_ROWS, max(16, _BLOCK_BYTES // (8 * (k + 2 * columns))))
     GT = np.ascontiguousarray(G.T)
     T, M = np.empty((rows + 1, k)), np.empty((rows + 1, columns))
     logs = np.empty_like(M)
-    T_rows, M_rows = list(T), list(M)  # row views, made once
     ratio, update, log_m = np.empty(columns), np.empty(k), np.empty(columns)
-    divide, multiply, G_dot, GT_dot = np.divide, np.multiply, G.dot, GT.dot
     T[0] = theta
-    m = theta @ G  # as _iterate starts: theta @ G, not GT @ theta (another summation order)
+    m = theta @ G  # as _iterate starts: theta @ G, not GT @ theta (another summation order), on G as given
     M[0] = m
+    compiled = _kernel is not None and G.size <= _KERNEL_WORK
+    if compiled:  # the compiled loop reads C-contiguous float64 buffers; its blocks start larger (cheap updates)
+        G, w = np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
+        T_rows, M_rows, smallest = T, M, min(rows, 32)
+    else:
+        T_rows, M_rows, smallest = list(T), list(M), 16  # row views, made once
+        divide, multiply, G_dot, GT_dot = np.divide, np.multiply, G.dot, GT.dot
+    # m^t_z <= max_x G_xz: where G <= 1 (probabilities) every log m is <= 0 and the bound needs no block maximum
+    logs_at_most_zero = float(G.max()) <= 1.0
     start = float(w @ np.log(m)) + offset
     # |_iterate's L - (approx + offset)| <= gamma * S for S >= sum_z w_z |log m_z| + |offset| + 1: twice the bound of
     # an m-term dot product, each log within a few ulps, and the addition of the offset
@@ -363,17 +400,21 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
 
     t, known = 0, {0: start}  # known: the exact L of rows of this block, by row
     while True:
-        b = min(rows, max_iter - t, max(16, t // 8))
-        steps = zip(M_rows[:b], T_rows[:b], T_rows[1 : b + 1], M_rows[1 : b + 1], strict=True)
-        for m_old, theta_old, theta_new, m_new in steps:
-            divide(w, m_old, ratio)
-            G_dot(ratio, update)
-            multiply(theta_old, update, theta_new)
-            GT_dot(theta_new, m_new)
+        b = min(rows, max_iter - t, max(smallest, t // 8))
+        if compiled:
+            _kernel.ibu_updates(G, GT, w, T, M, ratio, k, columns, b)
+        else:
+            steps = zip(M_rows[:b], T_rows[:b], T_rows[1 : b + 1], M_rows[1 : b + 1], strict=True)
+            for m_old, theta_old, theta_new, m_new in steps:
+                divide(w, m_old, ratio)
+                G_dot(ratio, update)
+                multiply(theta_old, update, theta_new)
+                GT_dot(theta_new, m_new)
         with np.errstate(all="ignore"):
             block_logs = np.log(M[: b + 1], out=logs[: b + 1])
             approx = block_logs @ w  # L(theta^(t+j)) - offset, j = 0..b, up to rounding
-            size = float(np.abs(approx).max()) + 2 * max(float(block_logs.max()), 0.0) * total + abs(offset) + 1.0
+            largest_log = 0.0 if logs_at_most_zero else max(float(block_logs.max()), 0.0)
+            size = float(np.abs(approx).max()) + 2 * largest_log * total + abs(offset) + 1.0
             threshold = (delta + 2 * gamma * size) / (1 - 4 * _EPS)
             change = np.abs(approx[1:] - approx[:-1])
         # below the threshold the rule may hold; above it, it cannot (a NaN or infinite L makes every row a candidate)
@@ -444,11 +485,13 @@ def _iterate_batch(G: np.ndarray, W: np.ndarray, delta: float, max_iter: int) ->
     the uniform distribution: matrix-matrix products instead of matrix-vector ones. A problem leaves the batch at
     its own stopping iteration, so each result equals that of ``_iterate`` on its own. A column that a problem
     did not report (weight 0) takes no part in its update or likelihood, as in ``_iterate``, even where that
-    problem's estimate gives the column probability 0 (which would make 0/0). One problem goes to ``_iterate``
-    (matrix-vector products, cheaper than the batch's at small k): its result is then ``ibu``'s bit for bit."""
+    problem's estimate gives the column probability 0 (which would make 0/0). One problem, or any number where the
+    compiled loop applies, goes to ``_iterate`` one at a time, on its reported columns (matrix-vector products,
+    cheaper than the batch's at small k): each result is then ``ibu``'s bit for bit."""
     R, k = W.shape[0], G.shape[0]
-    if R == 1:
-        return [_iterate(_Likelihood(G, W[0], 0.0, None), _start(k, None), delta, max_iter)]
+    if R == 1 or (_kernel is not None and 0 < G.size <= _KERNEL_WORK):  # the compiled loop beats the batch there
+        return [_iterate(_Likelihood(G[:, w > 0], w[w > 0], 0.0, None), _start(k, None), delta, max_iter)
+                for w in W]
     GT = np.ascontiguousarray(G.T)
     index, T = np.arange(R), np.full((R, k), 1.0 / k)
     M = T @ G
@@ -629,7 +672,7 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
     """
     A = check_row_stochastic(A, "A", atol=1e-9)
     q = _check_distribution_length(q, A.shape[1], "q")
-    return gibu([matrix_group(A, q)], delta=delta, max_iter=max_iter, theta0=theta0, accelerate=accelerate)
+    return gibu([_reported_columns(A, q)], delta=delta, max_iter=max_iter, theta0=theta0, accelerate=accelerate)
 
 
 def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000) -> list[IbuResult]:

@@ -8,12 +8,28 @@ once (a run resumed after an interruption, a forced rerun) counts once, with its
 
 import re
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
 
 JOB = re.compile(r"^(?:local)?rule (?P<rule>\w+):$")
 BENCHMARK = re.compile(r"^\s+benchmark: (?P<path>\S+)$")
+STAMP = re.compile(r"^\[(?P<when>\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
+FINISHED = "Finished jobid"
+
+
+def invocations(directory: Path) -> list[tuple[datetime, datetime]]:
+    """The span of each Snakemake invocation that ran jobs, from its run log: the first time stamp (a job's start) and
+    the last (a job's end). A dry run, or a run that did nothing, finishes no job and is left out."""
+    spans = []
+    for log in sorted((directory / ".snakemake" / "log").glob("*.snakemake.log")):
+        lines = log.read_text(errors="replace").splitlines()
+        stamps = [datetime.strptime(" ".join(m["when"].split()), "%a %b %d %H:%M:%S %Y")
+                  for line in lines if (m := STAMP.match(line))]
+        if stamps and any(line.startswith(FINISHED) for line in lines):
+            spans.append((stamps[0], stamps[-1]))
+    return spans
 
 
 def benchmark_rules(logs: Iterable[Path]) -> dict[str, str]:
@@ -52,11 +68,25 @@ def per_rule(directory: Path) -> pd.DataFrame:
     return table.sort_values("seconds", ascending=False).reset_index()
 
 
+def duration(seconds: float) -> str:
+    """'2.04 h', '2.2 min', '5.0 s'."""
+    return f"{seconds / 3600:.2f} h" if seconds >= 3600 else (
+        f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.1f} s")
+
+
+def wall_time(spans: list[tuple[datetime, datetime]]) -> str:
+    """One line: how long the run's Snakemake invocations took, summed, and when they ran."""
+    if not spans:
+        return "No Snakemake invocation in the run logs finished a job."
+    total = sum((end - start).total_seconds() for start, end in spans)
+    listed = "; ".join(f"{start:%Y-%m-%d %H:%M:%S} to {end:%H:%M:%S}" for start, end in spans)
+    return (f"Wall time of the run: {duration(total)} over {len(spans)} Snakemake invocation"
+            f"{'s' if len(spans) > 1 else ''} that ran jobs ({listed}; from each one's first job start to its last "
+            "job end, by Snakemake's run log).")
+
+
 def markdown(table: pd.DataFrame) -> str:
     """The table with durations in hours, minutes or seconds, and the totals."""
-    def duration(seconds: float) -> str:
-        return f"{seconds / 3600:.2f} h" if seconds >= 3600 else (
-            f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.1f} s")
 
     lines = ["| rule | jobs | wall time (sum of jobs) | largest job | CPU time | peak RSS |",
              "|---|---:|---:|---:|---:|---:|"]

@@ -26,6 +26,7 @@ def main() -> None:
     files.write_text(snakemake.output.changes, f"# What changed from the {first} to the {second} scale\n\n{changes}")
     files.write_text(snakemake.output.cost, f"# The cost of the {second}-scale run, per rule\n\nFrom the benchmark "
                      f"file of each job (Snakemake's `benchmark:`), as `benchmarks/run_summary.py` prints it.\n\n"
+                     + run_cost.wall_time(run_cost.invocations(Path.cwd())) + "\n\n"
                      + run_cost.markdown(run_cost.per_rule(Path.cwd())))
 
 

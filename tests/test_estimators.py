@@ -1,6 +1,7 @@
 """Estimators against closed forms and independent computations (issue 2, acceptance 1-4 and 6)."""
 
 import itertools
+import shutil
 
 import numpy as np
 import pytest
@@ -79,11 +80,21 @@ def test_ibu_records_the_cap_and_iterations():
     assert not converged.capped and converged.iterations < 10_000
 
 
-def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int) -> tuple[np.ndarray, int, float, bool]:
+def sum_of_rows(A: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """sum_r s[r] A[r, :], added row after row: the order of privest's compiled products (privest/_kernel.c)."""
+    total = np.zeros(A.shape[1])
+    for r in range(A.shape[0]):
+        total = total + s[r] * A[r]
+    return total
+
+
+def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int, products: str = "numpy"
+                  ) -> tuple[np.ndarray, int, float, bool]:
     """IBU as documented, written out one step at a time: from uniform, theta <- theta * G (w / m) with m = G^T theta,
     G the reported columns and w their frequencies; L = w . log m; stop at the first t with |L^t - L^(t-1)| < delta,
-    else after max_iter. The products are taken in the order privest has always used (m = theta @ G to start, then
-    numpy products with G and with its contiguous transpose), so that the result can be compared bit for bit."""
+    else after max_iter. The products are taken in the order of one of privest's kernels, so that the result can be
+    compared bit for bit: "numpy" (m = theta @ G to start, then numpy products with G and with its contiguous
+    transpose) or "rows" (m = theta @ G to start, then sums of scaled rows, as the compiled loop adds them)."""
     seen = q > 0
     G, w = A[:, seen], q[seen] / q[seen].sum()
     GT = np.ascontiguousarray(G.T)
@@ -92,8 +103,12 @@ def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int) -> 
     m = theta @ G
     previous = float(w @ np.log(m))
     for t in range(1, max_iter + 1):
-        theta = theta * np.dot(G, w / m)
-        m = np.dot(GT, theta)
+        if products == "numpy":
+            theta = theta * np.dot(G, w / m)
+            m = np.dot(GT, theta)
+        else:
+            theta = theta * sum_of_rows(GT, w / m)
+            m = sum_of_rows(G, theta)
         current = float(np.dot(w, np.log(m)))
         if abs(current - previous) < delta:
             return theta / theta.sum(), t, current, False
@@ -101,10 +116,18 @@ def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int) -> 
     return theta / theta.sum(), max_iter, current, True
 
 
+KERNELS = ["numpy", pytest.param("compiled", marks=pytest.mark.skipif(not est.COMPILED_KERNEL,
+                                                                      reason="privest._kernel is not built"))]
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("k", [2, 10, 100])
-def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k):
+def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k, kernel, monkeypatch):
     # The block kernel tests the stopping rule once per block and steps back to the first iteration where it held:
-    # theta, the iteration count, L and the cap must be exactly the step-by-step iteration's, bit for bit.
+    # theta, the iteration count, L and the cap must be exactly the step-by-step iteration's, bit for bit, in the
+    # products' order of the kernel that runs (numpy's, or the compiled loop's sums of rows).
+    if kernel == "numpy":
+        monkeypatch.setattr(est, "_KERNEL_WORK", 0)
     rng = rng_for(11, "ibu-kernel", k)
     stops = {True: 0, False: 0}
     for trial in range(12):
@@ -112,7 +135,8 @@ def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k):
         q = rng.multinomial(int(rng.choice([100, 10**6])), rng.dirichlet(np.ones(k)) @ A).astype(float)
         delta = float(rng.choice([1e-6, 1e-10, 1e-13]))
         max_iter = int(rng.choice([1, 5, 17, 100, 3000]))
-        theta, iterations, log_likelihood, capped = reference_ibu(A, q, delta, max_iter)
+        theta, iterations, log_likelihood, capped = reference_ibu(A, q, delta, max_iter,
+                                                                  "numpy" if kernel == "numpy" else "rows")
         result = est.ibu(A, q, delta=delta, max_iter=max_iter)
         assert np.array_equal(result.theta, theta)
         assert (result.iterations, result.log_likelihood, result.capped) == (iterations, log_likelihood, capped)
@@ -120,6 +144,51 @@ def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k):
         assert np.array_equal(batched.theta, theta) and batched.iterations == iterations
         stops[capped] += 1
     assert stops[True] and stops[False]  # both the cap and the delta rule were exercised
+
+
+@pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
+@pytest.mark.parametrize("k", [3, 37, 100])
+def test_the_compiled_loops_vector_and_portable_paths_give_the_same_bits(k):
+    rng = rng_for(13, "kernel-paths", k)
+    A = random_mechanism(rng, k, k + 5)
+    q = rng.multinomial(10**5, rng.dirichlet(np.ones(k)) @ A).astype(float)
+    try:
+        width = est._kernel.use_vectors(False)
+        portable = est.ibu(A, q, delta=1e-300, max_iter=500)
+    finally:
+        vectors = est._kernel.use_vectors(True)
+    assert width == 64 and vectors in (64, 256)
+    fast = est.ibu(A, q, delta=1e-300, max_iter=500)
+    assert np.array_equal(portable.theta, fast.theta) and portable.log_likelihood == fast.log_likelihood
+
+
+@pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
+def test_with_the_compiled_loop_every_batched_run_is_ibu_on_its_own_bit_for_bit():
+    rng = rng_for(12, "ibu-runs-compiled")
+    A = mech.geometric(40, 0.5)
+    counts = np.array([rng.multinomial(n, rng.dirichlet(np.ones(40)) @ A) for n in (30, 1000, 10**5)])
+    counts[0, :5] = 0  # a column one run did not report but others did
+    for batched, run in zip(est.ibu_runs(A, counts, delta=1e-11), counts, strict=True):
+        alone = est.ibu(A, run, delta=1e-11)
+        assert np.array_equal(batched.theta, alone.theta)
+        assert (batched.iterations, batched.log_likelihood) == (alone.iterations, alone.log_likelihood)
+
+
+@pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler here")
+def test_the_compiled_loop_is_built_where_a_c_compiler_is_and_rejects_bad_buffers():
+    assert est.COMPILED_KERNEL  # setup.py builds it with the package; the Makefile's install does
+    kernel, k = est._kernel, 3
+    G = np.full((k, k), 1 / k)
+    T, M, ratio = np.empty((2, k)), np.empty((2, k)), np.empty(k)
+    T[0], M[0] = 1 / k, 1 / k
+    kernel.ibu_updates(G, G.T.copy(), np.full(k, 1 / k), T, M, ratio, k, k, 1)
+    np.testing.assert_allclose(T[1], 1 / k)  # uniform reports through a uniform mechanism: a fixed point
+    with pytest.raises(ValueError, match="GT must be a C-contiguous float64 array"):
+        kernel.ibu_updates(G, G.astype(np.float32), np.full(k, 1 / k), T, M, ratio, k, k, 1)
+    with pytest.raises(ValueError, match="T must be a C-contiguous float64 array of at least 9"):
+        kernel.ibu_updates(G, G, np.full(k, 1 / k), T, M, ratio, k, k, 2)
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        kernel.ibu_updates(G, np.eye(k * 2)[::2, ::2], np.full(k, 1 / k), T, M, ratio, k, k, 1)
 
 
 def per_user_update(theta: np.ndarray, G: np.ndarray) -> np.ndarray:

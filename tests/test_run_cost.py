@@ -46,3 +46,21 @@ def test_each_job_counts_once_under_its_rule_with_its_last_benchmark(tmp_path):
     text = run_cost.markdown(run_cost.per_rule(tmp_path))
     assert "| estimate | 2 | 2.2 min | 2.0 min | 2.0 min | 700 MB |" in text
     assert text.rstrip().endswith("the largest peak RSS of one job 700 MB (estimate).")
+
+
+def test_the_wall_time_sums_the_invocations_that_finished_jobs_from_first_to_last_stamp(tmp_path):
+    logs = tmp_path / ".snakemake" / "log"
+    logs.mkdir(parents=True)
+    finished = "[Mon Nov 23 13:34:00 2026]\nFinished jobid: 3 (Rule: score)\n"
+    (logs / "2026-11-23T1.snakemake.log").write_text(LOG + "\n" + finished)
+    dry_run = "Building DAG of jobs...\n[Mon Nov 23 14:00:00 2026]\nlocalrule all:\n"
+    (logs / "2026-11-23T2.snakemake.log").write_text(dry_run)
+    next_day = ("[Tue Nov 24 09:05:00 2026]\nrule estimate:\n\n"
+                "[Tue Nov 24 10:05:30 2026]\nFinished jobid: 1 (Rule: estimate)\n")
+    (logs / "2026-11-23T3.snakemake.log").write_text(next_day)
+    spans = run_cost.invocations(tmp_path)
+    assert [(end - start).total_seconds() for start, end in spans] == [1801.0, 3630.0]  # the dry run left out
+    line = run_cost.wall_time(spans)
+    assert line.startswith("Wall time of the run: 1.51 h over 2 Snakemake invocations that ran jobs "
+                           "(2026-11-23 13:03:59 to 13:34:00; 2026-11-24 09:05:00 to 10:05:30;")
+    assert run_cost.wall_time([]) == "No Snakemake invocation in the run logs finished a job."

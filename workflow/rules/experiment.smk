@@ -40,13 +40,13 @@ rule perturb:
         "logs/{study}/{experiment}/perturb.log",
     benchmark:
         "benchmarks/{study}/{experiment}/perturb.tsv"
+    conda:
+        "../../envs/privest.yaml"
     resources:
         # privest_studies.cost's model of the job's memory (MB), so that a run never starts two jobs that do not fit
         # together (`--resources mem_mb=...`; `make reproduce` gives the machine's available memory).
         mem_mb=lambda w, attempt: attempt
         * privest_studies.cost.job_megabytes_of(EXPERIMENTS[w.study][w.experiment], None),
-    conda:
-        "../../envs/privest.yaml"
     params:
         experiment=experiment_spec,
         seed=config["seed"],
@@ -65,11 +65,11 @@ rule estimate:
         "logs/{study}/{experiment}/estimate_{family}.log",
     benchmark:
         "benchmarks/{study}/{experiment}/estimate_{family}.tsv"
+    conda:
+        "../../envs/privest.yaml"
     resources:
         mem_mb=lambda w, attempt: attempt
         * privest_studies.cost.job_megabytes_of(EXPERIMENTS[w.study][w.experiment], w.family),
-    conda:
-        "../../envs/privest.yaml"
     params:
         experiment=experiment_spec,
         stopping=lambda w: EXPERIMENTS[w.study][w.experiment].stopping_rule,
