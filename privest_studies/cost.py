@@ -181,7 +181,9 @@ def job_megabytes(experiment: Experiment, family: str | None, k: int, own_users:
 
     Measured against this model: the standard-protocols Zipf experiment (k = 1024, 21 protocol groups) at n = 10^6
     with 2 runs took 0.64 GB to perturb, 0.68 GB for [INV]_R and 3.4 GB for GIBU; the model says 0.73, 0.73 and 3.5 GB
-    before the margin.
+    before the margin. At the paper scale (n up to 10^6, 20 runs; benchmark files of the run of 2026-11-23) perturb
+    took 2.0 GB (12.7 GB before reports were packed run by run), [INV]_R 2.2 GB and [IBU]_R 2.6 GB; the model says
+    2.4, 2.4 and 2.8 GB before the margin (3.6, 3.6 and 4.2 GB declared).
     """
     stored, unpacked, structure = 0.0, 0.0, 0.0
     for point in experiment.points:
