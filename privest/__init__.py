@@ -58,7 +58,7 @@ from privest.mechanisms import (
     planar_geometric,
     planar_laplace,
 )
-from privest.metrics import emd, emd_1d
+from privest.metrics import emd, emd_1d, total_variation
 from privest.rappor import RapporReports
 from privest.sampling import population, rng_for, sample, sample_counts, split_users
 
@@ -114,4 +114,5 @@ __all__ = [
     "sampling",
     "shokri",
     "split_users",
+    "total_variation",
 ]

@@ -1,4 +1,6 @@
-"""Alphabets with a metric: the linear range {0..k-1} and planar grids of square cells.
+"""Alphabets with a metric: the linear range {0..k-1} (its neighbours ``spacing`` apart: equal bins of a numeric
+column), planar grids of square cells, and categories with the discrete metric (no geometry: the EMD is then the
+total variation distance).
 
 An index of a planar alphabet is ``row * columns + column``, rows counted from the south edge and columns from the
 west edge; a cell's centre in km is ``((column + 0.5) * cell_km, (row + 0.5) * cell_km)`` from the south-west corner.
@@ -10,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privest._checks import check_finite, check_instance, check_int, check_integers, check_mapping, check_positive
-from privest.metrics import emd, emd_1d
+from privest.metrics import emd, emd_1d, total_variation
 
 
 def linear_distances(k: int, spacing: float = 1.0) -> np.ndarray:
@@ -108,46 +110,91 @@ class Grid:
 
 @dataclass(frozen=True)
 class Alphabet:
-    """The secrets of a study: the linear range {0..k-1} (grid None) or the cells of a planar grid.
+    """The secrets of a study: the linear range {0..k-1} (grid None), the cells of a planar grid, or k categories.
 
     Parameters
     ----------
     k : int
-        The number of secrets, |X| (``grid.k`` for a planar alphabet).
+        The number of secrets, |X| (``grid.k`` for a planar alphabet, ``len(categories)`` for categories).
     grid : Grid, optional
-        The planar grid, or None for the linear range.
+        The planar grid, or None.
+    spacing : float
+        Linear alphabet only: the distance between neighbouring elements, in the unit of the data (the width of a
+        bin of a numeric column; 1 for index steps). The metric mechanisms' eps is per this unit.
+    categories : tuple of str, optional
+        Categories with the discrete metric d(x, x') = 1 for x != x' (no order, no geometry): the EMD is then the
+        total variation distance, and only mechanisms that need no geometry apply (k-RR, exponential, RAPPOR and
+        the standard protocols; ``privest.mechanisms.by_name`` refuses geometric and Laplace).
+
+    Examples
+    --------
+    >>> from privest.alphabets import Alphabet
+    >>> Alphabet(3, spacing=5.0).emd([1.0, 0.0, 0.0], [0.0, 0.0, 1.0])   # two bins of 5 units
+    10.0
+    >>> Alphabet(3, categories=("a", "b", "c")).emd([1.0, 0.0, 0.0], [0.0, 0.5, 0.5])   # total variation
+    1.0
     """
 
     k: int
     grid: Grid | None = None
+    spacing: float = 1.0
+    categories: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         check_int(self.k, "k", minimum=1)
+        check_positive(self.spacing, "spacing")
         if self.grid is not None:
             check_instance(self.grid, "grid", Grid, "a privest.alphabets.Grid or None")
             if self.k != self.grid.k:
                 raise ValueError(f"k must be the grid's number of cells {self.grid.k}, got {self.k}")
+        if (self.grid is not None or self.categories is not None) and self.spacing != 1.0:
+            raise ValueError("spacing applies to the linear alphabet only")
+        if self.categories is not None:
+            if self.grid is not None:
+                raise ValueError("an alphabet has a grid or categories, not both")
+            if not isinstance(self.categories, tuple) or not all(isinstance(c, str) for c in self.categories):
+                raise TypeError("categories must be a tuple of strings")
+            if len(self.categories) != self.k or len(set(self.categories)) != self.k:
+                raise ValueError(f"categories must be k = {self.k} distinct strings, got {len(self.categories)} "
+                                 f"({len(set(self.categories))} distinct)")
+
+    @property
+    def kind(self) -> str:
+        """'linear', 'planar' or 'categorical'."""
+        return "planar" if self.grid is not None else "categorical" if self.categories is not None else "linear"
 
     @classmethod
     def from_dict(cls, spec: Mapping) -> "Alphabet":
-        """From {'kind': 'linear', 'k': k} or {'kind': 'planar', 'columns', 'rows', 'cell_km'} (other keys ignored).
+        """From {'kind': 'linear', 'k': k, 'spacing'?: s}, {'kind': 'planar', 'columns', 'rows', 'cell_km'} or
+        {'kind': 'categorical', 'categories': [...]} (other keys ignored).
 
         Raises TypeError if spec is not a mapping, ValueError if a key is missing or a value is not a valid size."""
         check_mapping(spec, "spec", ["kind"])
         if spec["kind"] == "linear":
             check_mapping(spec, "spec", ["k"])
-            return cls(check_int(spec["k"], "spec['k']", minimum=1))
+            return cls(check_int(spec["k"], "spec['k']", minimum=1),
+                       spacing=float(check_positive(spec.get("spacing", 1.0), "spec['spacing']")))
         if spec["kind"] == "planar":
             check_mapping(spec, "spec", ["columns", "rows", "cell_km"])
             grid = Grid(check_int(spec["columns"], "spec['columns']", minimum=1),
                         check_int(spec["rows"], "spec['rows']", minimum=1),
                         float(check_positive(spec["cell_km"], "spec['cell_km']")))
             return cls(grid.k, grid)
-        raise ValueError(f"spec['kind'] must be 'linear' or 'planar', got {spec['kind']!r}")
+        if spec["kind"] == "categorical":
+            check_mapping(spec, "spec", ["categories"])
+            categories = tuple(str(c) for c in spec["categories"])
+            return cls(len(categories), categories=categories)
+        raise ValueError(f"spec['kind'] must be 'linear', 'planar' or 'categorical', got {spec['kind']!r}")
 
     def distances(self) -> np.ndarray:
-        return linear_distances(self.k) if self.grid is None else self.grid.distances()
+        """The ground distance (k, k): |x - x'| * spacing, km between cell centres, or the discrete metric."""
+        if self.categories is not None:
+            return 1.0 - np.eye(self.k)
+        return linear_distances(self.k, self.spacing) if self.grid is None else self.grid.distances()
 
     def emd(self, p: np.ndarray, q: np.ndarray) -> float:
-        """EMD with this alphabet's ground distance: the 1-D closed form on the linear range, POT on a grid."""
-        return emd_1d(p, q) if self.grid is None else emd(p, q, self.distances())
+        """EMD with this alphabet's ground distance: the 1-D closed form on the linear range, POT on a grid, the
+        total variation distance (the EMD under the discrete metric) on categories."""
+        if self.categories is not None:
+            return total_variation(p, q)
+        return emd_1d(p, q, self.spacing) if self.grid is None else emd(p, q, self.distances())

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
+import privest
 from privest import mechanisms as mech
-from privest.alphabets import Grid, linear_distances
+from privest.alphabets import Alphabet, Grid, linear_distances
 from privest.sampling import rng_for, sample
 
 SAN_FRANCISCO = Grid(24, 16, 0.5)  # free-will 8.1: 384 cells of 0.5 km
@@ -423,3 +424,17 @@ def test_remap_splits_ties_equally_and_is_otherwise_the_nearest_cell():
 def test_remapped_planar_geometric_rejects_grids_of_different_extent():
     with pytest.raises(ValueError, match="extent"):
         mech.planar_geometric_remapped(Grid(5, 5, 1.0), Grid(4, 4, 1.0), 0.5)
+
+
+def test_by_name_takes_eps_per_unit_of_a_spaced_alphabet_and_refuses_geometry_on_categories():
+    spaced = Alphabet(6, spacing=2.5)
+    for kind, matrix in (("geometric", privest.geometric), ("laplace", privest.laplace)):
+        np.testing.assert_allclose(privest.by_name(kind, spaced, 0.4), matrix(6, 1.0))
+    np.testing.assert_allclose(privest.by_name("exponential", spaced, 0.4),
+                               privest.exponential(linear_distances(6, 2.5), 0.4))
+    categories = Alphabet(3, categories=("a", "b", "c"))
+    np.testing.assert_allclose(privest.by_name("krr", categories, 1.0), privest.krr(3, 1.0))
+    assert privest.is_ldp(privest.by_name("exponential", categories, 1.0), 1.0)
+    for kind in ("geometric", "laplace"):
+        with pytest.raises(ValueError, match="categories have none"):
+            privest.by_name(kind, categories, 1.0)

@@ -4,6 +4,7 @@ import numpy as np
 import ot
 import pytest
 
+import privest
 from privest.alphabets import Grid, linear_distances
 from privest.metrics import emd, emd_1d
 from privest.sampling import rng_for
@@ -43,3 +44,16 @@ def test_emd_rejects_mismatched_inputs():
         emd(np.ones(3) / 3, np.ones(3) / 3, np.zeros((2, 2)))
     with pytest.raises(ValueError, match="q must be a probability"):
         emd_1d(np.ones(3) / 3, np.array([1.0, 1.0, -1.0]))
+
+
+def test_total_variation_is_the_emd_under_the_discrete_metric():
+    rng = np.random.default_rng(7)
+    for k in (2, 5, 9):
+        p, q = rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k))
+        assert privest.total_variation(p, q) == pytest.approx(privest.emd(p, q, 1.0 - np.eye(k)), abs=1e-12)
+        assert privest.total_variation(p, q) == pytest.approx(max(abs(p[s].sum() - q[s].sum())
+                                                                  for s in _subsets(k)), abs=1e-12)
+
+
+def _subsets(k):
+    return [np.array([(mask >> i) & 1 for i in range(k)], dtype=bool) for mask in range(1 << k)]

@@ -257,6 +257,8 @@ CASES: list[Case] = [
           "distances": Arg("distances", ("length",))}),
     Case(("metrics.emd_1d",), privest.emd_1d, lambda: dict(p=P3, q=P3[::-1], spacing=1.0),
          {"p": Arg("distribution", ("length",)), "q": Arg("distribution", ("length",)), "spacing": EPS}),
+    Case(("metrics.total_variation",), privest.total_variation, lambda: dict(p=P3, q=P3[::-1]),
+         {"p": Arg("distribution", ("length",)), "q": Arg("distribution", ("length",))}),
     # mechanisms
     Case(("mechanisms.average",), privest.average,
          lambda: dict(mechanisms=[_krr3(), privest.geometric(3, 1.0)], weights=[1.0, 2.0]),
