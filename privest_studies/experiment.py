@@ -12,9 +12,9 @@ on a point (INV on a singular matrix, RAP on matrix reports, ...) gives NaN esti
 
 Storage (npz, written by the scripts of rules mechanisms, perturb and estimate):
 - mechanisms: ``kinds`` and ``parameters`` (D,) of the experiment's distinct mechanisms, ``k``, and ``A`` (D, k, m)
-  when every one is a matrix (RAPPOR has 2^k observables: never a matrix, NOTES 2; the standard protocols of
-  ``privest.protocols`` report sets, not columns); ``hashes`` (D,) when a member is a protocol (BLH and OLH: the size
-  of the hash family, -1 for seeds from 2^32; -1 for the others).
+  when every one is a matrix, else ``A{j}`` (k, m) for each matrix member j (RAPPOR has 2^k observables: never a
+  matrix, NOTES 2; the standard protocols of ``privest.protocols`` report sets, not columns); ``hashes`` (D,) when a
+  member is a protocol (BLH and OLH: the size of the hash family, -1 for seeds from 2^32; -1 for the others).
 - reports: ``points`` (P,), ``runs``, ``secret_counts`` (P, R, M, k), and ``counts`` (P, R, M, m) when every mechanism
   is a matrix, else each group's reports under the prefix ``p{point}_r{run}_m{mechanism}_``: a RAPPOR group's distinct
   bit vectors, a protocol's reports as ``Protocol.to_arrays`` writes them (then ``protocol_reports`` is set), a
@@ -88,7 +88,9 @@ class Experiment:
     rule of IBU and GIBU, (('delta', d), ('max_iter', m)): the change of the normalised log-likelihood below d, or m
     iterations; with ('accelerate', 'squarem') (protocol members only) GIBU runs SQUAREM and counts updates.
     point_column: the name of the score column that holds the point (default: the axis, eps or n; a study whose
-    experiments have different axes names it 'point' and gives the axis as a label).
+    experiments have different axes names it 'point' and gives the axis as a label). seed_name: the name in the
+    seed keys (default: the experiment's name); the experiments of a comparison share one, so that each kind's
+    users are the same users.
     """
 
     study: str
@@ -105,6 +107,7 @@ class Experiment:
     shokri: tuple[str, ...] = ()
     stopping: tuple[tuple[str, float], ...] = (("delta", 1e-10), ("max_iter", 10_000))
     point_column: str = ""
+    seed_name: str = ""
 
     def __post_init__(self) -> None:
         where = f"experiment {self.study}/{self.name}"
@@ -150,11 +153,14 @@ class Experiment:
         """The keys of the generator of one (point, run), after the config seed: study, experiment, the point (eps as
         its repr, n as an integer) and the run. Adding a point or runs leaves every existing report unchanged."""
         value = repr(float(point.value)) if self.axis == "eps" else int(point.value)
-        return (self.study, self.name, value, run)
+        return (self.study, self.seed_name or self.name, value, run)
 
     def to_dict(self) -> dict[str, Any]:
-        """The experiment as plain data (a member's hashes only where set: the other studies' dicts are unchanged)."""
+        """The experiment as plain data (a member's hashes and the seed name only where set: the other studies' dicts
+        are unchanged)."""
         spec = dataclasses.asdict(self)
+        if not self.seed_name:
+            del spec["seed_name"]
         spec["members"] = [{key: value for key, value in m.items() if key != "hashes" or value is not None}
                            for m in spec["members"]]
         return spec
@@ -212,13 +218,17 @@ def build_mechanisms(members: Sequence[Member], alphabet: Alphabet, shokri: Mapp
 
 
 def mechanisms_to_arrays(members: Sequence[Member], built: Sequence[Any]) -> dict[str, np.ndarray]:
-    """The arrays that store built mechanisms in an npz: kinds, parameters, k, A (D, k, m) when every one is a
-    matrix, and hashes (D,) when one is a protocol (-1 for None)."""
+    """The arrays that store built mechanisms in an npz: kinds, parameters, k; ``A`` (D, k, m) when every one is a
+    matrix, else each matrix member's own ``A{j}`` (j its index among the members: a mixture of matrices with RAPPOR
+    or protocols, whatever the order of its kinds); and hashes (D,) when one is a protocol (-1 for None)."""
     arrays = {"kinds": np.array([m.kind for m in members]),
               "parameters": np.array([m.parameter for m in members], dtype=np.float64),
               "k": np.int64(mechanism_k(built[0]))}
     if not any(isinstance(m, Rappor | Protocol) for m in built):
         arrays["A"] = np.stack(built)
+    else:
+        arrays |= {f"A{j}": np.asarray(m, dtype=np.float64) for j, m in enumerate(built)
+                   if not isinstance(m, Rappor | Protocol)}
     if any(is_protocol(m) for m in built):
         arrays["hashes"] = np.array([-1 if m.hashes is None else m.hashes for m in members], dtype=np.int64)
     return arrays
@@ -231,9 +241,15 @@ def mechanisms_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[list[Membe
     members = [Member(str(kind), float(p), h)
                for kind, p, h in zip(arrays["kinds"], arrays["parameters"], hashes, strict=True)]
     k = int(arrays["k"])
-    matrices = iter(arrays["A"]) if "A" in arrays else iter(())
-    return members, [Rappor(k, m.parameter) if m.kind == "rappor" else protocol(m, k) if m.kind in PROTOCOL_KINDS
-                     else next(matrices) for m in members]
+
+    def mechanism(j: int, m: Member) -> Any:
+        if m.kind == "rappor":
+            return Rappor(k, m.parameter)
+        if m.kind in PROTOCOL_KINDS:
+            return protocol(m, k)
+        return arrays["A"][j] if "A" in arrays else arrays[f"A{j}"]
+
+    return members, [mechanism(j, m) for j, m in enumerate(members)]
 
 
 def describe(members: Sequence[Member]) -> str:

@@ -11,11 +11,15 @@ grid of eps or n, runs and seed, run through the one experiment chain (``privest
           krr_vs_eps: {mechanisms: [krr], eps: [0.5, 1, 2], estimators: [inv, ibu]}
           mixture_vs_n: {mechanisms: [{kind: krr, eps: 2}, {kind: rappor, eps: 3}], n: [1000, 10000],
                          estimators: [gibu, ibu_r]}
+          side_by_side: {compare: [krr, oue, olh], eps: [0.5, 1, 2], estimators: [inv, ibu]}
 
 An experiment with ``eps`` has one point per eps, the listed mechanism kinds each at that eps (users split equally
 over them when there are several); its users are the dataset's own records, each reporting once per run, or
 ``users`` drawn from the data's distribution. An experiment with ``n`` has one point per n, n users drawn from the
-data's distribution and split equally over the listed mechanisms with their own eps (a free-will mixture).
+data's distribution and split equally over the listed mechanisms with their own eps (a free-will mixture). An
+experiment with ``compare`` (instead of ``mechanisms``) runs each listed kind on its own at every eps, on the same
+users: one experiment of the chain per kind (``<experiment>_<kind>``, drawn from the comparison's one seed), one
+figure for all of them.
 
 ``check`` reads the CSV and fails before any job, in one line naming the config key or the file and line.
 """
@@ -34,6 +38,8 @@ KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", *PROTOCOL_KINDS
 """The mechanisms a study may use: matrices, RAPPOR and the standard protocols of ``privest.protocols`` (BLH and OLH
 take an optional ``hashes``, the size of their hash family). Shokri's LP is left to the free-will study: it is solved
 per alphabet and Q."""
+GEOMETRIC_KINDS = ("geometric", "laplace")
+"""The mechanisms that need a geometry (a linear or planar alphabet): categories have none."""
 ONE_MECHANISM = ("inv", "rap", "ibu")
 """Estimator families that take one mechanism per point; the others ([e]_R, [e]_M, GIBU) take any mixture."""
 RESERVED = ("data", "ibu_consistency", "free_will", "constrained_counts", "standard_protocols", "report", "tables",
@@ -121,59 +127,105 @@ def empirical_data(secrets: np.ndarray, k: int) -> dict[str, np.ndarray]:
     return {"secrets": secrets, "theta": counts / counts.sum()}
 
 
-def _members(key: str, spec: Mapping[str, Any]) -> list:
-    """The mechanisms of an experiment as (kind, eps or None, hashes or None); one line naming the key when a kind is
-    unknown or hashes is given to a mechanism without a hash family."""
+def _members(key: str, spec: Mapping[str, Any], alphabet: Mapping[str, Any]) -> list:
+    """The mechanisms of an experiment (its ``mechanisms`` or ``compare`` list) as (kind, eps or None, hashes or
+    None); one line naming the key when a kind is unknown, does not apply to the alphabet, or hashes is given to a
+    mechanism without a hash family."""
+    field = "compare" if "compare" in spec else "mechanisms"
     entries = []
-    for i, entry in enumerate(spec["mechanisms"]):
+    for i, entry in enumerate(spec[field]):
         kind, eps = (entry, None) if isinstance(entry, str) else (entry.get("kind"), entry.get("eps"))
         hashes = None if isinstance(entry, str) else entry.get("hashes")
+        where = f"{key}.{field}[{i}]"
         if kind not in KINDS:
-            raise ValueError(f"{key}.mechanisms[{i}]: unknown mechanism {kind!r}; known: {', '.join(KINDS)}")
+            raise ValueError(f"{where}: unknown mechanism {kind!r}; known: {', '.join(KINDS)}")
+        if kind in GEOMETRIC_KINDS and alphabet["kind"] == "categorical":
+            raise ValueError(f"{where}: the {kind} mechanism needs a geometry, and a categorical alphabet has none; "
+                             "use krr, exponential, rappor or a standard protocol")
         if hashes is not None and kind not in HASHED_KINDS:
-            raise ValueError(f"{key}.mechanisms[{i}]: hashes (a hash family size) is for {' and '.join(HASHED_KINDS)}"
-                             f" only, not {kind}")
+            raise ValueError(f"{where}: hashes (a hash family size) is for {' and '.join(HASHED_KINDS)} only, not "
+                             f"{kind}")
         if ("n" in spec) != (eps is not None):
             need = "{kind, eps} (an n grid gives each mechanism its eps)" if "n" in spec else "a kind (the eps grid " \
                 "gives the eps)"
-            raise ValueError(f"{key}.mechanisms[{i}]: needs {need}")
+            raise ValueError(f"{where}: needs {need}")
         entries.append((kind, eps, hashes))
     return entries
 
 
-def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[str, Any]) -> Experiment:
+def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[str, Any]) -> list[Experiment]:
+    """The experiments of one config entry: one, or one per kind of a comparison."""
     key = f"config key studies.{name}.experiments.{label}"
     if ("eps" in spec) == ("n" in spec):
         raise ValueError(f"{key}: give either eps (a grid of eps) or n (a grid of users), not both or neither")
-    entries = _members(key, spec)
+    if ("mechanisms" in spec) == ("compare" in spec):
+        raise ValueError(f"{key}: give either mechanisms (split the users over them) or compare (each on its own, "
+                         "side by side), not both or neither")
+    if "compare" in spec and "n" in spec:
+        raise ValueError(f"{key}.compare: compares kinds at every eps of an eps grid; with n, list mechanisms "
+                         "(a free-will mixture)")
+    entries = _members(key, spec, study["alphabet"])
     unknown = [f for f in spec["estimators"] if f not in FAMILIES]
     if unknown:
         raise ValueError(f"{key}.estimators: unknown {unknown}; known: {', '.join(FAMILIES)}")
-    if len(entries) > 1 and (one := [f for f in spec["estimators"] if f in ONE_MECHANISM]):
+    if "mechanisms" in spec and len(entries) > 1 and (one := [f for f in spec["estimators"] if f in ONE_MECHANISM]):
         raise ValueError(f"{key}.estimators: {one} take one mechanism per point; for a mixture use gibu, "
                          "inv_r, ibu_r, rap_r, inv_m, ibu_m or rap_m")
-    if "eps" in spec:
-        grid = [float(e) for e in spec["eps"]]
-        members = tuple(Member(kind, e, hashes) for e in grid for kind, _, hashes in entries)
-        users = spec.get("users")
-        points = tuple(Point(e, tuple(range(i * len(entries), (i + 1) * len(entries))), users)
-                       for i, e in enumerate(grid))
-        axis = "eps"
-    else:
-        members = tuple(Member(kind, float(eps), hashes) for kind, eps, hashes in entries)
-        points = tuple(Point(int(n), tuple(range(len(entries))), int(n)) for n in spec["n"])
-        axis = "n"
     stopping = {**STOPPING, **study.get("ibu", {})}
-    return Experiment(study=name, name=label, axis=axis, members=members, points=points, runs=int(study["runs"]),
-                      families=tuple(spec["estimators"]), data=data_prefix(name, study),
-                      labels=(("study", name), ("experiment", label), ("axis", axis)), point_column="point",
-                      score_noisy=True,
-                      stopping=(("delta", float(stopping["delta"])), ("max_iter", int(stopping["max_iter"]))))
+    common = {"study": name, "runs": int(study["runs"]), "families": tuple(spec["estimators"]),
+              "data": data_prefix(name, study), "point_column": "point", "score_noisy": True,
+              "stopping": (("delta", float(stopping["delta"])), ("max_iter", int(stopping["max_iter"])))}
+    if "compare" in spec:
+        names = comparison_names(label, entries)
+        return [_by_eps(experiment, [entry], spec, common, seed_name=label)
+                for experiment, entry in zip(names, entries, strict=True)]
+    if "eps" in spec:
+        return [_by_eps(label, entries, spec, common)]
+    members = tuple(Member(kind, float(eps), hashes) for kind, eps, hashes in entries)
+    points = tuple(Point(int(n), tuple(range(len(entries))), int(n)) for n in spec["n"])
+    return [Experiment(name=label, axis="n", members=members, points=points,
+                       labels=(("study", name), ("experiment", label), ("axis", "n")), **common)]
+
+
+def _by_eps(label: str, entries: Sequence[tuple], spec: Mapping[str, Any], common: Mapping[str, Any],
+            seed_name: str = "") -> Experiment:
+    """An experiment with one point per eps of the grid, the kinds of ``entries`` each at that eps."""
+    grid = [float(e) for e in spec["eps"]]
+    members = tuple(Member(kind, e, hashes) for e in grid for kind, _, hashes in entries)
+    points = tuple(Point(e, tuple(range(i * len(entries), (i + 1) * len(entries))), spec.get("users"))
+                   for i, e in enumerate(grid))
+    return Experiment(name=label, axis="eps", members=members, points=points, seed_name=seed_name,
+                      labels=(("study", common["study"]), ("experiment", label), ("axis", "eps")), **common)
+
+
+def comparison_names(label: str, entries: Sequence[tuple]) -> list[str]:
+    """The experiment of each kind of a comparison: <label>_<kind> (<label>_<kind>_<hashes> for BLH and OLH with a
+    hash family size, <label>_<kind>_<i> for a kind listed twice)."""
+    names = [f"{label}_{kind}" + ("" if hashes is None else f"_{hashes}") for kind, _, hashes in entries]
+    return [f"{n}_{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
 def experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Experiment]]:
-    """Every configured study's experiments: study name -> experiment name -> Experiment."""
-    return {name: {label: _experiment(name, study, label, spec) for label, spec in study["experiments"].items()}
+    """Every configured study's experiments: study name -> experiment name -> Experiment (a comparison's kinds each
+    an experiment of their own). One line naming the key when a comparison's experiment takes a configured name."""
+    result: dict[str, dict[str, Experiment]] = {}
+    for name, study in config.get("studies", {}).items():
+        result[name] = {}
+        for label, spec in study["experiments"].items():
+            for experiment in _experiment(name, study, label, spec):
+                if experiment.name in result[name] or (experiment.name != label
+                                                       and experiment.name in study["experiments"]):
+                    raise ValueError(f"config key studies.{name}.experiments.{label}: its experiment "
+                                     f"{experiment.name!r} takes the name of another; rename one of them")
+                result[name][experiment.name] = experiment
+    return result
+
+
+def figures(config: Mapping[str, Any]) -> dict[str, dict[str, list[str]]]:
+    """Every figure of the configured studies: study -> figure (the experiment's config name) -> the experiments it
+    shows (one, or each kind of a comparison)."""
+    return {name: {label: [e.name for e in _experiment(name, study, label, spec)]
+                   for label, spec in study["experiments"].items()}
             for name, study in config.get("studies", {}).items()}
 
 
@@ -214,7 +266,8 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
 
 
 def figure_files(config: Mapping[str, Any]) -> list[str]:
-    """Every figure of the configured studies: results/<study>/figures/<experiment>.{pdf,png}."""
+    """Every figure of the configured studies: results/<study>/figures/<experiment>.{pdf,png} (a comparison's one
+    figure under its config name)."""
     return [f"results/{name}/figures/{label}.{ext}" for name, study in config.get("studies", {}).items()
             for label in study["experiments"] for ext in ("pdf", "png")]
 

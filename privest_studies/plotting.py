@@ -7,7 +7,9 @@ import matplotlib
 import numpy as np
 
 matplotlib.use("Agg")
+import matplotlib.lines
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 
 from privest_studies.files import atomic_path
 
@@ -84,6 +86,63 @@ def linear_distributions(ax, curves: dict[str, object], xlabel: str) -> None:
     ax.set_xlabel(xlabel)
     ax.set_ylabel("probability")
     ax.legend()
+
+
+def error_label(alphabet: dict) -> str:
+    """The y label of an error axis on an alphabet (an alphabet file's dict): the EMD in the alphabet's unit (km on a
+    grid, index steps or the data's unit on a linear alphabet), or the total variation distance on categories."""
+    if alphabet["kind"] == "categorical":
+        return "total variation distance to the original distribution"
+    unit = alphabet.get("unit") or ("km" if alphabet["kind"] == "planar" else "index steps")
+    return f"EMD to the original distribution ({unit})"
+
+
+def log_scale_if_wide(ax, values, axis: str = "y") -> bool:
+    """A log scale on ``axis`` where the positive values span more than a decade; returns whether it is log."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values) & (values > 0)]
+    wide = values.size > 0 and values.max() > 10 * values.min()
+    if wide:
+        (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    return bool(wide)
+
+
+def value_ticks(ax, values, axis: str = "x", integers: bool = False) -> None:
+    """Ticks at ``values`` only, labelled as written in a config: integers with thousands separators (1,000 rather
+    than 1,000.0) or numbers as %g (0.5, 1, 8 rather than 5 x 10^-1), on a linear or log axis."""
+    values = sorted({float(v) for v in values})
+    labels = [f"{round(v):,}" if integers else f"{v:g}" for v in values]
+    (ax.set_xticks if axis == "x" else ax.set_yticks)(values, labels)
+    (ax.xaxis if axis == "x" else ax.yaxis).set_minor_locator(matplotlib.ticker.NullLocator())
+
+
+LINE_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
+
+
+def error_by_eps_per_mechanism(ax, tables: dict, methods: list[str], metric: str = "emd") -> list[str]:
+    """A comparison of mechanisms: the error against eps, mean over runs with a +-1 s.d. band, one colour per
+    mechanism (``tables``: its label -> its score rows, column 'eps') and one line style per method; two legends.
+    Returns the notes of (mechanism, method) pairs that cannot run (NA)."""
+    notes, colours = [], dict(zip(tables, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3, strict=False))
+    for mechanism, table in tables.items():
+        for method, style in zip(methods, LINE_STYLES * 3, strict=False):
+            rows = table[table["method"] == method]
+            if rows.empty or rows[metric].isna().all():
+                reason = rows["note"].dropna().iloc[0] if not rows.empty and rows["note"].notna().any() else "not run"
+                notes.append(f"{mechanism} {method}: {reason}")
+                continue
+            stats = rows.groupby("eps")[metric].agg(["mean", "std"]).sort_index()
+            eps, mean, sd = stats.index.to_numpy(), stats["mean"].to_numpy(), np.nan_to_num(stats["std"].to_numpy())
+            ax.plot(eps, mean, linestyle=style, marker="o", ms=3, lw=1.4, color=colours[mechanism])
+            ax.fill_between(eps, np.maximum(mean - sd, mean * 0.05), mean + sd, color=colours[mechanism], alpha=0.12,
+                            lw=0)
+    by_mechanism = [matplotlib.lines.Line2D([], [], color=colours[m], lw=2, label=m) for m in tables]
+    by_method = [matplotlib.lines.Line2D([], [], color="0.3", linestyle=style, lw=1.4, label=method_label(method))
+                 for method, style in zip(methods, LINE_STYLES * 3, strict=False)]
+    first = ax.legend(handles=by_mechanism, title="mechanism", loc="upper right")
+    ax.add_artist(first)
+    ax.legend(handles=by_method, title="estimator", loc="lower left")
+    return notes
 
 
 def boxplots_by_eps(ax, table, methods: list[str]) -> None:

@@ -39,11 +39,6 @@ def experiment_spec(wildcards) -> dict:
     return EXPERIMENTS[wildcards.study][wildcards.experiment].to_dict()
 
 
-def experiment_spec_of_own(wildcards) -> dict:
-    """The experiment of a figure of one's own study."""
-    return EXPERIMENTS[wildcards.own_study][wildcards.experiment].to_dict()
-
-
 def mechanisms_inputs(wildcards) -> dict:
     """The alphabet of an experiment and the cached Shokri LPs its mechanisms need."""
     experiment = EXPERIMENTS[wildcards.study][wildcards.experiment]

@@ -4,10 +4,12 @@ results/<study>/tables/scores.csv), then one figure per experiment and a summary
 """
 
 OWN = config["studies"]
+OWN_FIGURES = privest_studies.own_study.figures(config)
 
 
 wildcard_constraints:
     own_study="|".join(OWN) or "^$",
+    own_figure="|".join(name for figures in OWN_FIGURES.values() for name in figures) or "^$",
 
 
 rule own_study_data:
@@ -29,24 +31,28 @@ rule own_study_data:
 
 
 rule own_study_figure:
-    """One experiment's EMD to the original distribution: boxplots over runs against eps, or the mean +- 1 s.d.
-    against the number of users n."""
+    """One figure of an experiment of one's own study: the error to the original distribution (the EMD in the
+    alphabet's unit, total variation on categories) as boxplots over runs against eps, the mean +- 1 s.d. against the
+    number of users n, or a comparison's mechanisms side by side against eps."""
     input:
-        "results/{own_study}/tables/scores.csv",
+        scores="results/{own_study}/tables/scores.csv",
+        alphabet=lambda w: EXPERIMENTS[w.own_study][OWN_FIGURES[w.own_study][w.own_figure][0]].alphabet_file,
     output:
-        pdf="results/{own_study}/figures/{experiment}.pdf",
+        pdf="results/{own_study}/figures/{own_figure}.pdf",
         png=report(
-            "results/{own_study}/figures/{experiment}.png",
+            "results/{own_study}/figures/{own_figure}.png",
             caption="../report/own_study.rst",
             category="{own_study}",
-            subcategory="{experiment}",
+            subcategory="{own_figure}",
         ),
     log:
-        "logs/{own_study}/figure_{experiment}.log",
+        "logs/{own_study}/figure_{own_figure}.log",
     conda:
         "../../envs/privest.yaml"
     params:
-        experiment=experiment_spec_of_own,
+        experiments=lambda w: [
+            EXPERIMENTS[w.own_study][name].to_dict() for name in OWN_FIGURES[w.own_study][w.own_figure]
+        ],
     script:
         "../../scripts/own_study_figure.py"
 

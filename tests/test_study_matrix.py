@@ -1,0 +1,168 @@
+"""The space a researcher's own study promises (README "Your own study"), generated: every mechanism kind on every
+alphabet kind, alone at each eps with every estimator family, and in free-will mixtures by n that pair each family of
+mechanisms (matrices, RAPPOR, the standard protocols) with each other, all three together included. Each cell runs
+through the functions the rules call (config -> experiments, mechanisms stored and read back from an npz, perturb,
+reports stored and read back, estimate, score) at a tiny size, and either gives distributions and finite scores or
+NaN scores with the reason (the papers' "NA") where the family cannot run, as ``expected_na`` says independently.
+
+``CELLS`` counts the (kind or mixture, alphabet, estimator family) cells; the closing note of issue 22 quotes it.
+"""
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from privest.alphabets import Alphabet
+from privest_studies import experiment, files, own_study
+
+MATRIX = ("krr", "geometric", "laplace", "exponential")
+PROTOCOLS = ("grr", "sue", "oue", "blh", "olh", "ss", "hr")
+KINDS = (*MATRIX, "rappor", *PROTOCOLS)
+ALPHABETS = {
+    "linear": ({"kind": "linear", "k": 6}, {"kind": "linear", "k": 6}),
+    "binned": ({"kind": "binned", "min": 0.0, "max": 12.5, "bins": 5},
+               {"kind": "linear", "k": 5, "spacing": 2.5, "unit": "hours"}),
+    "planar": ({"kind": "planar", "box": {"lat_min": 0.0, "lat_max": 0.02, "lon_min": 0.0, "lon_max": 0.03},
+                "columns": 3, "rows": 2, "cell_km": 1.0, "latitude": "lat", "longitude": "lon"},
+               {"kind": "planar", "columns": 3, "rows": 2, "cell_km": 1.0}),
+    "categorical": ({"kind": "categorical"}, {"kind": "categorical", "categories": ["a", "b", "c", "d", "e"]}),
+}
+"""alphabet name -> (the config's alphabet, the alphabet file the study's data job writes)."""
+SINGLE = ("inv", "rap", "ibu", "inv_r", "ibu_r", "rap_r", "inv_m", "ibu_m", "rap_m", "gibu")
+MIXTURE = ("inv_r", "ibu_r", "rap_r", "inv_m", "ibu_m", "rap_m", "gibu")
+STOPPING = {"delta": 1e-8, "max_iter": 300}
+
+
+def family_of(kind: str) -> str:
+    return "matrix" if kind in MATRIX else "rappor" if kind == "rappor" else "protocol"
+
+
+def expected_na(family: str, kinds: tuple[str, ...]) -> bool:
+    """Whether an estimator family cannot run on these mechanisms (free-will section 4-6 and README): RAP and [RAP]
+    need RAPPOR only; INV and the [e]_M families need matrices with one set of observables; [INV]_R and [IBU]_R take
+    matrices and protocols, not RAPPOR; IBU and GIBU run on anything."""
+    families = {family_of(kind) for kind in kinds}
+    if family in ("ibu", "gibu"):
+        return False
+    if family in ("rap", "rap_r", "rap_m"):
+        return families != {"rappor"}
+    if family in ("inv_m", "ibu_m"):
+        return families != {"matrix"}
+    if family == "inv":
+        return "rappor" in families
+    return "rappor" in families  # inv_r, ibu_r
+
+
+def study(alphabet: str, experiments: dict) -> dict:
+    return {"studies": {"cell": {"data": {"csv": "cell.csv", "column": "x"}, "alphabet": ALPHABETS[alphabet][0],
+                                 "runs": 2, "ibu": STOPPING, "experiments": experiments}}}
+
+
+def run_chain(spec: experiment.Experiment, alphabet: Alphabet, tmp_path: Path) -> tuple[dict, list[dict]]:
+    """The chain as the rules run it, every archive written and read back: each family's estimates, and the score
+    rows."""
+    rng = np.random.default_rng(7)
+    secrets = np.sort(rng.integers(0, alphabet.k, size=150))
+    data = {"secrets": secrets, "theta": np.bincount(secrets, minlength=alphabet.k) / secrets.size}
+    built = experiment.build_mechanisms(spec.members, alphabet)
+    files.save_npz(tmp_path / "mechanisms.npz", **experiment.mechanisms_to_arrays(spec.members, built))
+    members, built = experiment.mechanisms_from_arrays(files.load_npz(tmp_path / "mechanisms.npz"))
+    assert members == list(spec.members)
+    files.save_npz(tmp_path / "reports.npz", **experiment.perturb(spec, built, data, seed=11))
+    reports = files.load_npz(tmp_path / "reports.npz")
+    estimates = {family: experiment.estimate(spec, family, built, reports, spec.stopping_rule)
+                 for family in spec.families}
+    return estimates, experiment.score(spec, alphabet, data["theta"], reports, list(estimates.values()))[0]
+
+
+def check_cells(estimates: dict, rows: list[dict], kinds: tuple[str, ...]) -> None:
+    """Each family's estimates are distributions where it runs, NaN with a reason at every point where it cannot;
+    every score row of a distribution is finite or NA with its reason."""
+    for family, archive in estimates.items():
+        distributions = [not m.endswith(experiment.RAW_SUFFIX) for m in map(str, archive["methods"])]
+        if expected_na(family, kinds):
+            assert np.isnan(archive["theta"]).all(), family
+            assert all(len(note) > 10 for note in map(str, archive["notes"])), (family, archive["notes"])
+        else:
+            assert np.isfinite(archive["theta"]).all() and not any(map(str, archive["notes"])), family
+            np.testing.assert_allclose(archive["theta"][distributions].sum(axis=-1), 1.0, atol=1e-9)
+    for row in rows:
+        if not row["method"].endswith(experiment.RAW_SUFFIX):
+            assert (np.isfinite(row["emd"]) and row["emd"] >= 0 and row["note"] == "") or (
+                np.isnan(row["emd"]) and row["note"].startswith("NA: ")), row
+
+
+SINGLE_CASES = [(kind, alphabet) for kind in KINDS for alphabet in ALPHABETS]
+PAIRS = list(itertools.combinations(KINDS, 2))
+TRIPLES = [(m, "rappor", p) for m in MATRIX for p in PROTOCOLS]
+CELLS = (sum(len(SINGLE) for kind, alphabet in SINGLE_CASES)
+         + len(MIXTURE) * len(ALPHABETS) * (len(PAIRS) + len(TRIPLES)))
+
+
+@pytest.mark.parametrize(("kind", "alphabet"), SINGLE_CASES)
+def test_every_kind_alone_at_each_eps_with_every_estimator_family(kind, alphabet, tmp_path):
+    config = study(alphabet, {"alone": {"mechanisms": [kind], "eps": [1.0, 3.0], "users": 150,
+                                        "estimators": list(SINGLE)}})
+    if alphabet == "categorical" and kind in ("geometric", "laplace"):
+        with pytest.raises(ValueError, match=f"the {kind} mechanism needs a geometry") as error:
+            own_study.experiments(config)
+        assert "\n" not in str(error.value)
+        return
+    (spec,) = own_study.experiments(config)["cell"].values()
+    check_cells(*run_chain(spec, Alphabet.from_dict(ALPHABETS[alphabet][1]), tmp_path), (kind,))
+
+
+@pytest.mark.parametrize("kinds", PAIRS + TRIPLES, ids="+".join)
+def test_every_mixture_of_mechanism_families_by_n(kinds, tmp_path):
+    for alphabet in ALPHABETS:
+        mechanisms = [{"kind": kind, "eps": 2.0} for kind in kinds]
+        config = study(alphabet, {"mix": {"mechanisms": mechanisms, "n": [120, 240], "estimators": list(MIXTURE)}})
+        if alphabet == "categorical" and {"geometric", "laplace"} & set(kinds):
+            with pytest.raises(ValueError, match="needs a geometry"):
+                own_study.experiments(config)
+            continue
+        (spec,) = own_study.experiments(config)["cell"].values()
+        check_cells(*run_chain(spec, Alphabet.from_dict(ALPHABETS[alphabet][1]), tmp_path), kinds)
+
+
+@pytest.mark.parametrize("order", [("rappor", "olh", "krr"), ("krr", "rappor", "olh"), ("olh", "krr", "rappor")])
+def test_a_mixture_is_stored_and_read_whatever_the_order_of_its_kinds(order):
+    alphabet = Alphabet(5)
+    members = [experiment.Member(kind, 1.5) for kind in order]
+    built = experiment.build_mechanisms(members, alphabet)
+    back_members, back = experiment.mechanisms_from_arrays(experiment.mechanisms_to_arrays(members, built))
+    assert back_members == members
+    for kind, original, read in zip(order, built, back, strict=True):
+        if kind == "krr":
+            np.testing.assert_array_equal(read, original)
+        else:
+            assert type(read) is type(original) and read.k == original.k and read.eps == original.eps
+
+
+def test_a_comparison_runs_each_kind_on_the_same_users():
+    config = study("linear", {"side": {"compare": ["krr", "oue", {"kind": "olh", "hashes": 16}], "eps": [1.0, 2.0],
+                                       "users": 200, "estimators": ["inv", "ibu"]}})
+    specs = own_study.experiments(config)["cell"]
+    assert list(specs) == ["side_krr", "side_oue", "side_olh_16"]
+    assert own_study.figures(config)["cell"] == {"side": ["side_krr", "side_oue", "side_olh_16"]}
+    alphabet = Alphabet(6)
+    data = {"theta": np.full(6, 1 / 6)}
+    drawn = []
+    for spec in specs.values():
+        assert spec.axis == "eps" and [len(p.mechanisms) for p in spec.points] == [1, 1]
+        reports = experiment.perturb(spec, experiment.build_mechanisms(spec.members, alphabet), data, seed=5)
+        drawn.append(reports["secret_counts"])
+    for other in drawn[1:]:
+        np.testing.assert_array_equal(other, drawn[0])
+    with pytest.raises(ValueError, match=r"give either mechanisms .* or compare"):
+        own_study.experiments(study("linear", {"e": {"compare": ["krr"], "mechanisms": ["krr"], "eps": [1.0],
+                                                     "estimators": ["inv"]}}))
+    with pytest.raises(ValueError, match="takes the name of another"):
+        own_study.experiments(study("linear", {"e": {"compare": ["krr"], "eps": [1.0], "estimators": ["inv"]},
+                                               "e_krr": {"mechanisms": ["oue"], "eps": [1.0], "estimators": ["inv"]}}))
+
+
+def test_the_matrix_counts_its_cells():
+    assert CELLS == 12 * 4 * 10 + 7 * 4 * (66 + 28)
