@@ -97,6 +97,18 @@ def error_label(alphabet: dict) -> str:
     return f"EMD to the original distribution ({unit})"
 
 
+def alphabet_label(alphabet: dict) -> str:
+    """How a figure names an alphabet (an alphabet file's dict): its own label, or one made from its size."""
+    if "label" in alphabet:
+        return alphabet["label"]
+    if alphabet["kind"] == "planar":
+        region = f"{alphabet['region'].replace('_', ' ')}: " if alphabet.get("region") else ""
+        return f"{region}{alphabet['columns']} x {alphabet['rows']} cells of {alphabet['cell_km']:g} km"
+    if alphabet["kind"] == "categorical":
+        return f"{alphabet['k']} categories"
+    return f"X = {{0..{alphabet['k'] - 1}}}"
+
+
 def log_scale_if_wide(ax, values, axis: str = "y") -> bool:
     """A log scale on ``axis`` where the positive values span more than a decade; returns whether it is log."""
     values = np.asarray(values, dtype=np.float64)

@@ -41,7 +41,8 @@ def main() -> None:
     values = [t.loc[t["method"].isin(methods), "emd"] for t in tables.values()]
     log_y = plotting.log_scale_if_wide(ax, [v for column in values for v in column])
     ax.set_ylabel(plotting.error_label(alphabet) + (" (log scale)" if log_y else ""))
-    ax.set_title(f"{first.study}: {snakemake.wildcards.own_figure}\n{mechanisms}; {alphabet['label']}", fontsize=9)
+    title = f"{first.study}: {snakemake.wildcards.own_figure}"
+    ax.set_title(f"{title}\n{mechanisms}; {plotting.alphabet_label(alphabet)}", fontsize=9)
     users = ("n users drawn per run" if first.axis == "n" else "every record once per run"
              if first.points[0].users is None else f"{first.points[0].users:,} users drawn per run")
     same = "; every mechanism on the same users" if len(specs) > 1 else ""
