@@ -560,13 +560,16 @@ def test_the_own_study_example_runs_end_to_end_from_config_alone(tmp_path):
     snakemake("--cores", "2", "--directory", str(work), "own_studies", "--configfile", str(work / "own.yaml"),
               cwd=work)
     results = work / "results" / "ages_mixture"
-    for name in ("krr_by_eps", "mixture_by_n"):
+    for name in ("krr_by_eps", "mixture_by_n", "side_by_side"):
         for ext in ("pdf", "png"):
             assert (results / "figures" / f"{name}.{ext}").stat().st_size > 1000
     scores = pd.read_csv(results / "tables" / "scores.csv")
     assert list(scores.columns[:5]) == ["study", "experiment", "axis", "point", "run"]
     assert set(scores["method"]) == {"noisy", "INV-N", "INV-P", "IBU", "GIBU", "[IBU]_R", "[IBU]_M"}
-    assert len(scores) == 3 * 5 * 4 + 3 * 5 * 4  # points x runs x (noisy + methods) of each experiment
+    assert set(scores["experiment"]) == {"krr_by_eps", "mixture_by_n", "side_by_side_krr", "side_by_side_oue",
+                                         "side_by_side_olh"}
+    # points x runs x (noisy + methods) of each experiment; the comparison's protocols have no noisy row
+    assert len(scores) == 3 * 5 * 4 + 3 * 5 * 4 + 4 * 5 * (4 + 3 + 3)
     summary = pd.read_csv(results / "tables" / "summary.csv").set_index(["experiment", "point", "method"])
     gibu, ibu_r = (summary.loc[("mixture_by_n", 10000.0, m), "emd_mean"] for m in ("GIBU", "[IBU]_R"))
     assert gibu < ibu_r  # the free-will paper's finding, on this example
