@@ -54,6 +54,15 @@ def check_positive(value: Any, name: str) -> float:
     return check_real(value, name, positive=True)
 
 
+def check_between(value: Any, name: str, low: float, high: float, why: str = "") -> float:
+    """value as a finite float in [low, high]; ``why`` (e.g. "(g = round(e^eps) + 1 must fit the 32-bit hash)") tells
+    the message's reader where the bounds come from."""
+    value = check_real(value, name)
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be a number in [{low!r}, {high!r}]{' ' + why if why else ''}, got {value!r}")
+    return value
+
+
 def check_non_negative(value: Any, name: str) -> float:
     """value as a finite non-negative float."""
     return check_real(value, name, non_negative=True)

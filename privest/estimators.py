@@ -740,10 +740,16 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     v = check_finite(v, "v", ndim=1)
     if v.size == 0:
         raise ValueError(f"v must be a non-empty finite 1-D array, got shape {v.shape}")
+    # The projection of v + c (1, ..., 1) is that of v: shifted so that its largest entry is 0, the sums below lose
+    # no precision however large v is (a raw INV estimate at a tiny eps holds entries ~ 1/eps; unshifted, 1e17 + (1 -
+    # 1e17) rounds to 0 and no rho is found). An entry more than 1 below the largest projects to 0, so clipping the
+    # shifted entries at -2 changes nothing and keeps v - max(v) from overflowing.
+    with np.errstate(over="ignore"):
+        v = np.maximum(v - v.max(), -2.0)
     u = np.sort(v)[::-1]
     css = np.cumsum(u)
     j = np.arange(1, v.size + 1)
-    rho = np.flatnonzero(u + (1 - css) / j > 0)[-1] + 1
+    rho = np.flatnonzero(u + (1 - css) / j > 0)[-1] + 1  # j = 1 always qualifies: u_1 = 0
     return np.maximum(v + (1 - css[rho - 1]) / rho, 0.0)
 
 
@@ -768,8 +774,9 @@ def normalise(v: np.ndarray) -> np.ndarray:
         If v has no positive entry.
     """
     v = np.maximum(check_finite(v, "v", ndim=1), 0.0)
-    if v.sum() <= 0:
-        raise ValueError("v has no positive entry: normalization is undefined")
+    if not v.size or v.max() <= 0:
+        raise ValueError("v has no positive entry: normalization (post='normalization', INV-N) is undefined")
+    v = v / v.max()  # first to at most 1: a sum of entries near the largest float would overflow to inf
     return v / v.sum()
 
 
@@ -983,12 +990,15 @@ def krr_mle(counts: np.ndarray, eps: float) -> np.ndarray:
         raise ValueError(f"counts must be a 1-D array of at least 2 values, got shape {counts.shape}")
     counts = _check_distribution_length(counts, counts.size, "counts")
     eps = check_positive(eps, "eps")
-    r = 1 / math.expm1(eps)
+    r = math.exp(-eps) / -math.expm1(-eps)  # 1/(e^eps - 1), without overflow at a large eps
     ordered = np.sort(counts)[::-1]
     j = np.arange(1, counts.size + 1)
-    mu = (1 + j * r) / np.cumsum(ordered)
-    support = np.flatnonzero(mu * ordered > r)[-1]
-    return np.maximum(mu[support] * counts - r, 0.0)
+    css = np.cumsum(ordered)
+    # mu_j c - r = (c + r (j c - S_j)) / S_j, S_j = c_(1) + ... + c_(j): j c - S_j is exact for whole counts, so a
+    # tiny eps (r ~ 1/eps) does not cancel r against mu_j c; the last division only removes the sum's rounding
+    support = np.flatnonzero(ordered + r * (j * ordered - css) > 0)[-1]
+    theta = np.maximum(counts + r * ((support + 1) * counts - css[support]), 0.0)
+    return theta / theta.sum()
 
 
 def combine_results(estimates: Sequence[np.ndarray], n: Sequence[float]) -> np.ndarray:

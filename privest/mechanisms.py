@@ -243,7 +243,8 @@ def laplace(k: int, eps: float) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         above = 0.5 * np.exp(-eps * lower) * -np.expm1(-eps * width)  # cells with lower >= 0
         below = 0.5 * np.exp(eps * upper) * -np.expm1(-eps * width)  # cells with upper <= 0
-        around = 1.0 - 0.5 * np.exp(eps * lower) - 0.5 * np.exp(-eps * upper)  # the cell of x
+        # the cell of x: 1 - e^(eps lower)/2 - e^(-eps upper)/2 with expm1, not cancelling to ~1e-16 at a tiny eps
+        around = -0.5 * np.expm1(eps * lower) - 0.5 * np.expm1(-eps * upper)
     return np.where(lower >= 0, above, np.where(upper <= 0, below, around))
 
 

@@ -20,6 +20,20 @@ SS        bool (k,): a subset of size omega                      the subset
 HR        int in [0, K): a column of the Hadamard matrix         {x : H[x + 1, report] = +1}
 ========  =====================================================  ===========================================
 
+Parameter ranges, checked when a protocol is made (a ValueError naming the argument otherwise):
+
+- ``k``: an integer >= 2; BLH and OLH at most 10^15 (the hash reads a value's decimal string of at most 15 digits),
+  HR at most 2^62 - 1 (its Hadamard order K <= 2k must be an int64 report).
+- ``eps``: a finite number in [EPS_MIN, EPS_MAX] = [1e-12, 700]. Below 1e-12, e^eps - 1 keeps fewer than 4
+  significant digits in float64 and the estimator's 1/(p* - q*) ~ k/eps passes 10^12 k; above 700, e^eps nears the
+  largest float64 (e^709.8) and e^-eps the smallest normal one, where a likelihood value would round to 0 or inf.
+  OLH at most ``OLH_EPS_MAX`` = ln(2^32 - 1) = 22.18: its g = round(e^eps) + 1 must not exceed 2^32, the range
+  of the 32-bit hash xxh32 (a larger g would leave hashed values no user can reach, and q* = 1/g would be wrong).
+- ``hashes`` (BLH, OLH): None or an integer in 1..2^32 (the seeds are 32-bit).
+
+Within these ranges sampling gives valid reports, and ``likelihood``, ``estimate`` and ``variance`` are finite (the
+gap p* - q* is computed in closed form with expm1 or tanh, never as a difference of two near-equal numbers).
+
 Examples
 --------
 >>> import numpy as np
@@ -40,6 +54,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from privest._checks import (
+    check_between,
     check_bits,
     check_choice,
     check_distribution,
@@ -47,7 +62,6 @@ from privest._checks import (
     check_int,
     check_integers,
     check_mapping,
-    check_positive,
     check_rng,
     check_text,
 )
@@ -56,6 +70,13 @@ from privest.rappor import distinct_rows
 from privest.sampling import check_secrets
 
 NAMES = ("grr", "sue", "oue", "blh", "olh", "ss", "hr")
+
+EPS_MIN = 1e-12
+"""The smallest eps of every protocol: below it e^eps - 1 keeps fewer than 4 significant digits in float64."""
+EPS_MAX = 700.0
+"""The largest eps of every protocol but OLH: e^eps and e^-eps stay finite normal floats (e^709.8 is the largest)."""
+OLH_EPS_MAX = math.log(2**32 - 1)
+"""The largest eps of OLH, about 22.18: g = round(e^eps) + 1 <= 2^32, the range of the 32-bit hash."""
 
 # Rows of the membership matrix built at once: at k = 1024, 4096 rows hold 4 M entries (16 MB of 32-bit hashes).
 _CHUNK_ENTRIES = 1 << 22
@@ -198,25 +219,42 @@ class Protocol:
     Attributes
     ----------
     k : int
-        The number of secrets (values 0..k-1), at least 2.
+        The number of secrets (values 0..k-1), at least 2 (and at most ``k_max``, see the module docstring).
     eps : float
-        The privacy level: every report's likelihood ratio between two secrets is at most e^eps.
+        The privacy level, in [EPS_MIN, eps_max] (module docstring): every report's likelihood ratio between two
+        secrets is at most e^eps.
+
+    Raises
+    ------
+    TypeError
+        If k is not an integer or eps not a real number.
+    ValueError
+        If k or eps lies outside its range; the message names the argument and the range.
     """
 
     k: int
     eps: float
     name: ClassVar[str] = ""
+    k_max: ClassVar[int | None] = None
+    eps_max: ClassVar[float] = EPS_MAX
+    _eps_why: ClassVar[str] = (f"(below {EPS_MIN:g}, e^eps - 1 keeps fewer than 4 digits in float64; above "
+                               f"{EPS_MAX:g}, e^eps nears the largest float64)")
 
     def __post_init__(self) -> None:
-        # a numpy integer k would break int-only arithmetic (HR's K): k is stored as a Python int
-        object.__setattr__(self, "k", check_int(self.k, "k", minimum=2))
-        check_positive(self.eps, "eps")
+        # a numpy integer k would break int-only arithmetic (HR's K): k is stored as a Python int, eps as a float
+        object.__setattr__(self, "k", check_int(self.k, "k", minimum=2, maximum=self.k_max))
+        object.__setattr__(self, "eps", check_between(self.eps, "eps", EPS_MIN, self.eps_max, self._eps_why))
 
     # what each protocol defines
     high: ClassVar[float]
     low: ClassVar[float]
     p_star: ClassVar[float]
     q_star: ClassVar[float]
+
+    @property
+    def _gap(self) -> float:
+        """p* - q*, the estimator's divisor; subclasses give it in closed form (no cancellation at a tiny eps)."""
+        return self.p_star - self.q_star
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> Any:
         """One report per user, vectorised over users.
@@ -335,7 +373,7 @@ class Protocol:
         n = self.count(reports)
         if n == 0:
             raise ValueError(f"{self.name}: reports must not be empty")
-        return post_process((self.support(reports) / n - self.q_star) / (self.p_star - self.q_star), post)
+        return post_process((self.support(reports) / n - self.q_star) / self._gap, post)
 
     def variance(self, theta: np.ndarray, n: int) -> np.ndarray:
         """The variance of the raw unbiased estimate (Wang et al. 2017, eq. 2), for n users with distribution theta:
@@ -347,7 +385,7 @@ class Protocol:
         """
         theta = check_distribution(theta, "theta", self.k)
         n = check_int(n, "n", minimum=1)
-        gap = self.p_star - self.q_star
+        gap = self._gap
         return self.q_star * (1 - self.q_star) / (n * gap**2) + theta * (1 - self.p_star - self.q_star) / (n * gap)
 
     def to_arrays(self, reports: Any, prefix: str) -> dict[str, np.ndarray]:
@@ -432,6 +470,10 @@ class _UnaryEncoding(_BitReports):
     def q_star(self) -> float:  # type: ignore[override]
         return self.flip
 
+    @property
+    def _gap(self) -> float:
+        return self.one - self.flip
+
 
 @dataclass(frozen=True)
 class GRR(_ValueReports):
@@ -450,6 +492,10 @@ class GRR(_ValueReports):
 
     p_star = high
     q_star = low
+
+    @property
+    def _gap(self) -> float:
+        return math.expm1(self.eps) / (math.exp(self.eps) + self.k - 1)
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return _grr(check_secrets(secrets, self.k), self.k, self.high, check_rng(rng))
@@ -483,6 +529,19 @@ class SUE(_UnaryEncoding):
     def one(self) -> float:  # type: ignore[override]
         return 1 - self.flip
 
+    # one/flip and (1 - one)/(1 - flip) in closed form: 1 - one rounds to 0 once flip < 1e-16 (eps > 74)
+    @property
+    def high(self) -> float:  # type: ignore[override]
+        return math.exp(self.eps / 2)
+
+    @property
+    def low(self) -> float:  # type: ignore[override]
+        return math.exp(-self.eps / 2)
+
+    @property
+    def _gap(self) -> float:
+        return math.tanh(self.eps / 4)
+
 
 @dataclass(frozen=True)
 class OUE(_UnaryEncoding):
@@ -496,6 +555,10 @@ class OUE(_UnaryEncoding):
     def flip(self) -> float:  # type: ignore[override]
         return 1 / (math.exp(self.eps) + 1)
 
+    @property
+    def _gap(self) -> float:
+        return math.tanh(self.eps / 2) / 2
+
 
 @dataclass(frozen=True)
 class _LocalHashing(Protocol):
@@ -503,6 +566,7 @@ class _LocalHashing(Protocol):
     seed) mod g, and reports (seed, GRR over g of h_seed(x)). P(seed, y | x) = P(seed) (p if h_seed(x) = y else q),
     p = e^eps/(e^eps + g - 1), q = 1/(e^eps + g - 1).
 
+    k: at most 10^15 (the hash reads a value's decimal string, at most 15 digits).
     hashes: None draws seeds uniformly from [0, 2^32) (as the peers do: every user has their own hash function);
     an integer H draws them from [0, H), a finite hash family, so identical reports group and GIBU costs
     O(H g * k / g) = O(H k) per iteration whatever the number of users. The unbiased estimator assumes an ideal
@@ -511,13 +575,22 @@ class _LocalHashing(Protocol):
     """
 
     hashes: int | None = None
+    k_max: ClassVar[int | None] = 10**15
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.hashes is not None:
-            check_int(self.hashes, "hashes", minimum=1, maximum=2**32)
+            object.__setattr__(self, "hashes", check_int(self.hashes, "hashes", minimum=1, maximum=2**32))
 
     g: ClassVar[int]
+
+    def _hashed(self, hashes: np.ndarray) -> np.ndarray:
+        """32-bit hashes mod g (g = 2^32, OLH's largest, leaves them as they are: np.uint32(2^32) overflows)."""
+        return hashes if self.g == 2**32 else hashes % np.uint32(self.g)
+
+    @property
+    def _gap(self) -> float:
+        return (self.g - 1) * math.expm1(self.eps) / (self.g * (math.exp(self.eps) + self.g - 1))
 
     @property
     def high(self) -> float:  # type: ignore[override]
@@ -537,7 +610,7 @@ class _LocalHashing(Protocol):
         secrets = check_secrets(secrets, self.k)
         rng = check_rng(rng)
         seeds = rng.integers(0, self.hashes or 2**32, secrets.size, dtype=np.uint64).astype(np.uint32)
-        hashed = (xxh32_decimal(secrets, seeds) % np.uint32(self.g)).astype(np.int64)
+        hashed = self._hashed(xxh32_decimal(secrets, seeds)).astype(np.int64)
         return HashReports(seeds, _grr(hashed, self.g, self.high, rng))
 
     def _reports(self, reports: HashReports) -> HashReports:
@@ -548,7 +621,7 @@ class _LocalHashing(Protocol):
 
     def membership(self, reports: HashReports) -> np.ndarray:
         reports = self._reports(reports)
-        return _hash_table(reports.seeds, self.k) % np.uint32(self.g) == reports.values[:, None]
+        return self._hashed(_hash_table(reports.seeds, self.k)) == reports.values[:, None]
 
     def log_scale(self, reports: HashReports) -> np.ndarray:
         return np.full(len(self._reports(reports)), -math.log(self.hashes or 2**32))
@@ -583,9 +656,18 @@ class BLH(_LocalHashing):
 @dataclass(frozen=True)
 class OLH(_LocalHashing):
     """Optimised local hashing (Wang et al. 2017): local hashing into g = round(e^eps) + 1 values (``numpy.rint``,
-    as the peers)."""
+    as the peers).
+
+    eps is at most ``OLH_EPS_MAX`` = ln(2^32 - 1), about 22.18, where g reaches 2^32, the range of the 32-bit hash
+    xxh32: a larger g would hold hashed values no user can reach (q* = 1/g would be wrong, and the values overflow
+    the hash's uint32). A larger eps is refused rather than g capped, so that OLH's g stays the paper's.
+    """
 
     name: ClassVar[str] = "OLH"
+    eps_max: ClassVar[float] = OLH_EPS_MAX
+    _eps_why: ClassVar[str] = (f"(below {EPS_MIN:g}, e^eps - 1 keeps fewer than 4 digits in float64; above "
+                               f"ln(2^32 - 1) = {OLH_EPS_MAX:.4f}, OLH's g = round(e^eps) + 1 exceeds 2^32, the range"
+                               " of its 32-bit hash xxh32)")
 
     @property
     def g(self) -> int:  # type: ignore[override]
@@ -598,7 +680,8 @@ class SS(_BitReports):
     values that holds x with probability omega e^eps/(omega e^eps + k - omega), the rest uniform among the others.
 
     P(S | x) = p_in / C(k-1, omega-1) if x in S, (1 - p_in) / C(k-1, omega) otherwise; stored as
-    exp(-log C(k-1, omega)) times high = p_in (k - omega)/omega or low = 1 - p_in.
+    exp(-log C(k-1, omega)) times high = p_in (k - omega)/omega or low = 1 - p_in. The subset size omega lies in
+    1..floor(k/2) (e^eps + 1 > 2), so every subset leaves a value out.
     """
 
     name: ClassVar[str] = "SS"
@@ -618,14 +701,21 @@ class SS(_BitReports):
 
     @property
     def low(self) -> float:  # type: ignore[override]
-        return 1 - self.p_in
+        # 1 - p_in in closed form: the difference rounds to 0 once p_in > 1 - 1e-16 (eps > 37)
+        w = self.omega
+        return (self.k - w) / (w * math.exp(self.eps) + self.k - w)
 
     p_star = p_in
 
     @property
+    def _gap(self) -> float:
+        w, k = self.omega, self.k
+        return w * (k - w) * math.expm1(self.eps) / ((k - 1) * (w * math.exp(self.eps) + k - w))
+
+    @property
     def q_star(self) -> float:  # type: ignore[override]
         w, k = self.omega, self.k
-        return (self.p_in * (w - 1) + (1 - self.p_in) * w) / (k - 1)
+        return (self.p_in * (w - 1) + self.low * w) / (k - 1)
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The omega smallest of k uniform keys, with x's key forced to -1 (x in S) or 2 (x not in S): the rest of S
@@ -660,9 +750,13 @@ class HR(_ValueReports):
     """Hadamard response (Acharya, Sun and Zhang 2019): K the smallest power of 2 above k, H the Sylvester Hadamard
     matrix of order K, H[i, j] = (-1)^popcount(i & j); secret x uses row x + 1. The report y is uniform on
     C_x = {y : H[x + 1, y] = +1} with probability e^eps/(e^eps + 1), else uniform on the other half.
-    P(y | x) = (2/K) (high if x in S(y) else low), S(y) = {x : H[x + 1, y] = +1}."""
+    P(y | x) = (2/K) (high if x in S(y) else low), S(y) = {x : H[x + 1, y] = +1}.
+
+    k is at most 2^62 - 1, so that K <= 2^62 and every report is an int64.
+    """
 
     name: ClassVar[str] = "HR"
+    k_max: ClassVar[int | None] = 2**62 - 1
 
     @property
     def K(self) -> int:  # noqa: N802 (the paper's name)
@@ -678,6 +772,10 @@ class HR(_ValueReports):
 
     p_star = high
     q_star: ClassVar[float] = 0.5
+
+    @property
+    def _gap(self) -> float:
+        return math.tanh(self.eps / 2) / 2
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """A uniform y, moved to the wanted half by flipping the lowest bit of the row index x + 1 (a bijection
@@ -701,37 +799,42 @@ class HR(_ValueReports):
 
 
 def grr(k: int, eps: float) -> GRR:
-    """Generalised randomised response (k-RR) on k values at eps."""
+    """Generalised randomised response (k-RR) on k values at eps (k >= 2, eps in [1e-12, 700]: module docstring)."""
     return GRR(k, eps)
 
 
 def sue(k: int, eps: float) -> SUE:
-    """Symmetric unary encoding (basic one-time RAPPOR) on k values at eps."""
+    """Symmetric unary encoding (basic one-time RAPPOR) on k values at eps (ranges as in ``grr``)."""
     return SUE(k, eps)
 
 
 def oue(k: int, eps: float) -> OUE:
-    """Optimised unary encoding on k values at eps."""
+    """Optimised unary encoding on k values at eps (ranges as in ``grr``)."""
     return OUE(k, eps)
 
 
 def blh(k: int, eps: float, hashes: int | None = None) -> BLH:
-    """Binary local hashing on k values at eps; ``hashes`` the size of the hash family (None: 2^32 seeds)."""
+    """Binary local hashing on k values at eps; ``hashes`` the size of the hash family (None: 2^32 seeds).
+
+    k in 2..10^15, eps in [1e-12, 700], hashes None or in 1..2^32 (module docstring)."""
     return BLH(k, eps, hashes)
 
 
 def olh(k: int, eps: float, hashes: int | None = None) -> OLH:
-    """Optimised local hashing on k values at eps; ``hashes`` the size of the hash family (None: 2^32 seeds)."""
+    """Optimised local hashing on k values at eps; ``hashes`` the size of the hash family (None: 2^32 seeds).
+
+    k in 2..10^15, eps in [1e-12, ln(2^32 - 1) = 22.18] (g = round(e^eps) + 1 must fit the 32-bit hash: a larger
+    eps is refused, see ``OLH``), hashes None or in 1..2^32."""
     return OLH(k, eps, hashes)
 
 
 def ss(k: int, eps: float) -> SS:
-    """Subset selection on k values at eps."""
+    """Subset selection on k values at eps (ranges as in ``grr``; the subset size omega follows from k and eps)."""
     return SS(k, eps)
 
 
 def hr(k: int, eps: float) -> HR:
-    """Hadamard response on k values at eps."""
+    """Hadamard response on k values at eps (k in 2..2^62 - 1, eps in [1e-12, 700])."""
     return HR(k, eps)
 
 
@@ -746,7 +849,8 @@ def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol:
     Raises
     ------
     ValueError
-        If the name is unknown, or an option is given to a protocol that has none.
+        If the name is unknown, an option is given to a protocol that has none, or k, eps or hashes lies outside
+        the protocol's range (module docstring).
     """
     key = check_text(name, "name").lower()
     if key not in _FACTORIES:

@@ -228,3 +228,54 @@ def test_bad_input_names_the_argument():
         privest.gibu([("not a protocol", np.ones(3))])
     with pytest.raises(ValueError, match="accelerate"):
         privest.gibu([(protocols.grr(3, 1.0), np.array([0, 1]))], accelerate="aitken")
+
+
+@pytest.mark.parametrize("name", protocols.NAMES)
+def test_eps_outside_the_stated_range_is_refused_naming_eps(name):
+    top = protocols.OLH_EPS_MAX if name == "olh" else protocols.EPS_MAX
+    for eps in (protocols.EPS_MIN * 0.999, top * (1 + 1e-9), 1e300):
+        with pytest.raises(ValueError, match=r"^eps must be a number in \[1e-12, "):
+            protocols.by_name(name, 8, eps)
+    for eps in (protocols.EPS_MIN, top):
+        assert protocols.by_name(name, 8, eps).eps == eps
+
+
+def test_olh_refuses_a_g_beyond_the_32_bit_hash_and_works_at_its_largest_eps():
+    """Issue 30: olh(k, 23) was accepted, and sample() raised OverflowError (g = 9744803448 > 2^32)."""
+    with pytest.raises(ValueError, match=r"eps must .*2\^32.*xxh32.*got 23\.0"):
+        protocols.olh(8, 23.0)
+    m = protocols.olh(8, protocols.OLH_EPS_MAX)
+    assert m.g == 2**32 and protocols.OLH_EPS_MAX == pytest.approx(22.1807, abs=1e-4)
+    rng = privest.rng_for(2026, "olh top")
+    reports = m.sample(np.repeat(np.arange(8), 200), rng)
+    assert reports.values.max() < 2**32
+    np.testing.assert_array_equal(m.membership(reports)[np.arange(1600), np.repeat(np.arange(8), 200)],
+                                  m._hashed(protocols.xxh32_decimal(np.repeat(np.arange(8), 200), reports.seeds))
+                                  == reports.values)
+    assert np.all(np.isfinite(m.likelihood(reports))) and np.all(np.isfinite(m.estimate(reports)))
+
+
+@pytest.mark.parametrize("name", protocols.NAMES)
+def test_the_ends_of_the_eps_range_give_finite_likelihoods_and_estimates(name):
+    """At eps = 1e-12 the gap p* - q* is ~1e-12/k (computed in closed form, not as a vanishing difference); at the
+    top, the likelihood's low value stays positive (SUE's and SS's 1 - p once rounded to 0 above eps = 37)."""
+    top = protocols.OLH_EPS_MAX if name == "olh" else protocols.EPS_MAX
+    rng = privest.rng_for(2026, "eps ends", name)
+    for k in (2, 9):
+        for eps in (protocols.EPS_MIN, top):
+            m = protocols.by_name(name, k, eps)
+            assert 0 < m.low <= m.high and m.high / m.low == pytest.approx(math.exp(eps), rel=1e-9)
+            gap = m.p_star - m.q_star if eps > 1 else m._gap
+            assert m._gap == pytest.approx(gap, rel=1e-9) and m._gap > 0
+            reports = m.sample(rng.integers(0, k, 300), rng)
+            for value in (m.likelihood(reports), m.estimate(reports), m.variance(np.full(k, 1 / k), 300)):
+                assert np.all(np.isfinite(value))
+            for post in ("projection", "normalization"):
+                try:
+                    theta = m.estimate(reports, post)
+                except ValueError as error:  # at eps = 1e-12 the raw estimate (noise ~1e12) may have no positive entry
+                    assert post == "normalization" and "no positive entry" in str(error) and eps < 1
+                    continue
+                assert theta.min() >= 0 and theta.sum() == pytest.approx(1.0, abs=1e-12)
+            theta = privest.gibu([(m, reports)], max_iter=50).theta
+            assert theta.min() >= 0 and theta.sum() == pytest.approx(1.0, abs=1e-12)
