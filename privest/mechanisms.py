@@ -696,10 +696,3 @@ def by_name(kind: str, alphabet: Alphabet, eps: float) -> np.ndarray:
         return {"geometric": planar_geometric, "laplace": planar_laplace}[kind](alphabet.grid, eps)
     # eps is per unit of distance: spacing units between neighbours make eps * spacing per index step
     return {"geometric": geometric, "laplace": laplace}[kind](alphabet.k, eps * alphabet.spacing)
-    if kind == "exponential":
-        return exponential(alphabet.distances(), eps)
-    table = {"geometric": geometric, "laplace": laplace} if alphabet.grid is None else {
-        "geometric": planar_geometric, "laplace": planar_laplace}
-    if kind not in table:
-        raise ValueError(f"kind must be one of krr, exponential, {', '.join(table)}, got {kind!r}")
-    return table[kind](alphabet.k if alphabet.grid is None else alphabet.grid, eps)
