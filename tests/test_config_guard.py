@@ -5,6 +5,7 @@ The coverage tests are derived, not listed by hand: the schema is searched for e
 chooses, and the loaded workflow's rules for every wildcard of an output, log or benchmark path; a new mapping or a
 new wildcard that is not covered fails here until it is."""
 
+import copy
 import json
 import os
 import re
@@ -87,7 +88,8 @@ def test_the_check_reaches_every_path_name_mapping_of_the_schema():
 CONFIG_WILDCARDS = {
     "study": [("studies",)],  # and the papers' studies, names in the code
     "own_study": [("studies",)],
-    "experiment": [("studies", "*", "experiments"), ("ibu_consistency", "experiments"), ("free_will", "mechanism_sets")],
+    "experiment": [("studies", "*", "experiments"), ("ibu_consistency", "experiments"),
+                   ("free_will", "mechanism_sets")],
     "dataset": [("ibu_consistency", "synthetic")],
 }
 """Wildcard -> the config mappings whose keys it takes (`*`: any key)."""
@@ -126,7 +128,8 @@ def own_study_dir(work: Path, study: str = "ages_mixture", experiment: str = "kr
     """A working directory with the project's config and a tiny own study (the example's CSV, one run of k-RR at one
     eps) in own.yaml under the given names."""
     (work / "examples" / "own_study").mkdir(parents=True)
-    (work / "examples" / "own_study" / "ages.csv").write_text((ROOT / "examples" / "own_study" / "ages.csv").read_text())
+    csv = "examples/own_study/ages.csv"
+    (work / csv).write_text((ROOT / csv).read_text())
     (work / "config.yaml").write_text((ROOT / "config.yaml").read_text())
     example = yaml.safe_load((ROOT / "examples" / "own_study" / "config.yaml").read_text())["studies"]["ages_mixture"]
     example.update(runs=1, experiments={experiment: {"mechanisms": ["krr"], "eps": [2.0], "estimators": ["inv"]}})
@@ -167,12 +170,49 @@ def git_status() -> str:
                           text=True).stdout
 
 
-@pytest.mark.parametrize("where", ["study", "experiment"])
+def with_key(config: dict, path: tuple[str, ...], name: str) -> str | None:
+    """Add the key ``name`` (a copy of a sibling's value) to the first mapping of ``config`` at ``path``; its dotted
+    key, or None when the config has no such mapping."""
+    for key, mapping in configuration._mappings_at(config, path):
+        if mapping:
+            mapping[name] = next(iter(mapping.values()))
+            return key
+    return None
+
+
 @pytest.mark.parametrize("name", HOSTILE, ids=ascii)
-def test_a_hostile_name_is_refused_in_one_line_and_nothing_is_written(tmp_path, name, where):
+def test_a_hostile_name_is_refused_in_every_mapping_that_takes_path_names(name):
+    """Every mapping the schema marks, in the project's config with the example study: the hostile key is refused in
+    one line naming the mapping (check_path_names, the first step of configuration.check)."""
+    project = yaml.safe_load((ROOT / "config.yaml").read_text())
+    project |= yaml.safe_load((ROOT / "examples" / "own_study" / "config.yaml").read_text())
+    reached = 0
+    for path in configuration.path_name_mappings(SCHEMA):
+        config = copy.deepcopy(project)
+        key = with_key(config, path, name)
+        if key is None:
+            continue
+        reached += 1
+        with pytest.raises(ValueError) as error:
+            configuration.check_path_names(config, SCHEMA)
+        message = str(error.value)
+        assert message.startswith(f"config key {key}: {name!a} cannot name a file") and "\n" not in message
+    assert reached >= 10
+
+
+@pytest.mark.parametrize(
+    ("name", "where"),
+    [*((name, "experiment") for name in HOSTILE), ("../x", "study"), ("/tmp/privest_escape", "study"),
+     ("\u0430bc", "study")],
+    ids=ascii,
+)
+def test_a_hostile_name_fails_the_run_in_one_line_and_nothing_is_written(tmp_path, name, where):
+    """A real run (and, for a study name, a dry run too) of an own study named with a hostile name: exit 1, one line
+    on stderr naming the key, nothing on stdout, no file outside .snakemake/ of the working directory, and the
+    project unchanged. An absolute name points into this test's directory, so that an escape would be seen."""
     work = own_study_dir(tmp_path / "work", **{where: name.replace("/tmp", str(tmp_path))})
     before, project = files_under(tmp_path), git_status()
-    for mode in (["-n"], ["--cores", "1"]):
+    for mode in (["-n"], ["--cores", "1"]) if where == "study" else (["--cores", "1"],):
         result = snakemake(*mode, "--directory", str(work), "own_studies", "--configfile", str(work / "own.yaml"),
                            cwd=work)
         assert result.returncode == 1
@@ -181,7 +221,7 @@ def test_a_hostile_name_is_refused_in_one_line_and_nothing_is_written(tmp_path, 
         key = "config key studies" if where == "study" else "config key studies.ages_mixture.experiments"
         assert len(lines) == 1 and lines[0].startswith(f"{key}: ") and "cannot name a file" in lines[0], lines
     written = files_under(tmp_path) - before
-    assert not [p for p in written if p.parts[:2] not in {("work", ".snakemake")}], written
+    assert not [p for p in written if p.parts[:2] != ("work", ".snakemake")], written
     assert git_status() == project
 
 
