@@ -4,9 +4,15 @@ snakemake --cores all                        # the quick scale (minutes)
 snakemake --cores all --config scale=paper   # the published settings
 """
 
+from snakemake.logging import logger
 from snakemake.utils import min_version
 
+import privest_studies.configuration
+
 min_version("8.20")
+
+# Snakemake's messages wait until workflow/rules/common.smk has checked the config: an error is its one line alone.
+HELD_LOG = privest_studies.configuration.HeldLog(logger)
 
 
 configfile: "config.yaml"

@@ -1,9 +1,13 @@
-"""The project's config checked against its JSON schema, once, before any job: strings that stand for the numbers the
-schema wants converted (nested ``--config`` overrides), the schema's defaults filled in, and the first error as one
-line naming the key."""
+"""The project's config checked once, before any job: every config file read again for keys YAML would silently
+merge, every name that becomes part of a path against one pattern (PATH_NAME), then the JSON schema (strings that
+stand for the numbers it wants converted, its defaults filled in). Each error is one line naming the key or the file
+and line, and `one_line_errors` makes it the only line on the terminal."""
 
+import contextlib
 import copy
+import logging
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -77,12 +81,156 @@ def _coerce_strings(validator: jsonschema.protocols.Validator, config: dict[str,
             return
 
 
+PATH_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+"""Every config key that becomes part of a file path (a study, an experiment, a mechanism set, a figure...): an ASCII
+letter, then ASCII letters, digits or _. No separator, dot, space, shell character or look-alike letter can reach a
+path. The schema's definition path_name says the same; a mapping whose keys become paths has ``propertyNames: {$ref:
+"#/definitions/path_name"}``."""
+PATH_NAME_REF = "#/definitions/path_name"
+
+
+def _resolved(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``schema`` with a local ``$ref`` (#/definitions/...) followed, its sibling keywords kept."""
+    if "$ref" not in schema or not schema["$ref"].startswith("#/"):
+        return schema
+    target = root
+    for part in schema["$ref"][2:].split("/"):
+        target = target[part]
+    return {**_resolved(target, root), **{k: v for k, v in schema.items() if k != "$ref"}}
+
+
+def path_name_mappings(schema: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """The config mappings whose keys must be path names: their key paths in the config (``*`` for any key), found
+    through properties, additionalProperties and $ref (not oneOf, anyOf or allOf)."""
+    found = []
+
+    def walk(node: Mapping[str, Any], path: tuple[str, ...]) -> None:
+        node = _resolved(node, schema)
+        if node.get("propertyNames", {}).get("$ref") == PATH_NAME_REF:
+            found.append(path)
+        for key, child in node.get("properties", {}).items():
+            walk(child, (*path, key))
+        if isinstance(node.get("additionalProperties"), Mapping):
+            walk(node["additionalProperties"], (*path, "*"))
+
+    walk(schema, ())
+    return found
+
+
+def _mappings_at(config: Any, path: tuple[str, ...], prefix: str = "") -> Iterator[tuple[str, Mapping]]:
+    """The mappings of ``config`` at the key path ``path`` (``*`` for any key), each with its dotted key."""
+    if not path:
+        if isinstance(config, Mapping):
+            yield prefix, config
+        return
+    if not isinstance(config, Mapping):
+        return
+    keys = config if path[0] == "*" else [path[0]] if path[0] in config else []
+    for key in keys:
+        yield from _mappings_at(config[key], path[1:], f"{prefix}.{key}" if prefix else str(key))
+
+
+def check_path_names(config: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
+    """Raise ValueError naming the key when a config key that becomes part of a path is not a PATH_NAME (the whole
+    key: a trailing newline is refused too). !a shows a look-alike letter as its code point."""
+    for path in path_name_mappings(schema):
+        for key, mapping in _mappings_at(config, path):
+            for name in mapping:
+                if not (isinstance(name, str) and PATH_NAME.fullmatch(name)):
+                    raise ValueError(
+                        f"config key {key}: {name!a} cannot name a file: a name here is an ASCII letter, then "
+                        "ASCII letters, digits or _"
+                    )
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader that refuses a key given twice in one mapping (plain YAML keeps the last silently). Merge
+    keys (<<) may still be overridden."""
+
+    def compose_document(self):
+        node = super().compose_document()
+        self.key_paths = {}
+        pending = [(node, "")]
+        while pending:
+            current, path = pending.pop()
+            if isinstance(current, yaml.MappingNode) and id(current) not in self.key_paths:
+                self.key_paths[id(current)] = path
+                for key, value in current.value:
+                    pending.append((value, f"{path}.{key.value}" if path else str(key.value)))
+            elif isinstance(current, yaml.SequenceNode):
+                pending += [(item, f"{path}[{i}]") for i, item in enumerate(current.value)]
+        return node
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            parent = self.key_paths.get(id(node), "")
+            seen = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                if key in seen:
+                    name = f"{parent}.{key}" if parent else str(key)
+                    raise ValueError(
+                        f"{key_node.start_mark.name} lines {seen[key]} and {line}: config key {name} is given twice "
+                        "(YAML would keep only the last); remove or rename one"
+                    )
+                seen[key] = line
+        return super().construct_mapping(node, deep)
+
+
+def check_files(paths: Iterable[str]) -> None:
+    """Read every config file again with UniqueKeyLoader: ValueError naming the key and both lines when a mapping
+    gives a key twice. A file YAML cannot read (Snakemake read it as JSON) is left to Snakemake."""
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            try:
+                yaml.load(f, Loader=UniqueKeyLoader)
+            except yaml.YAMLError:
+                continue
+
+
+@contextlib.contextmanager
+def one_line_errors() -> Iterator[None]:
+    """Turn a ValueError of the checks inside into its message alone, one line on stderr, and exit 1: no traceback of
+    Snakemake's under it. Snakemake lets SystemExit through and prints nothing more."""
+    try:
+        yield
+    except ValueError as error:
+        print(" ".join(str(error).splitlines()), file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+class HeldLog(logging.Filter):
+    """Holds the records of ``logger`` (Snakemake's) while the config is read and checked: on an error nothing of
+    Snakemake's is printed before its one line; after the checks, `release` prints what was held."""
+
+    def __init__(self, logger: logging.Logger):
+        super().__init__()
+        self.logger = logger
+        self.records: list[logging.LogRecord] = []
+        logger.addFilter(self)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        self.records.append(record)
+        return False
+
+    def release(self) -> None:
+        self.logger.removeFilter(self)
+        for record in self.records:
+            self.logger.handle(record)
+        self.records = []
+
+
 def check(config: dict[str, Any], schema_path: str) -> None:
     """Validate ``config`` against the schema at ``schema_path`` and fill in its defaults; raise ValueError with one
-    line naming the first bad key (jsonschema's best match). Strings that read as the integer, number or boolean the
-    schema wants become that value first (nested ``--config`` overrides arrive as strings)."""
+    line naming the first bad key: a name that becomes part of a path and is not a PATH_NAME first, then jsonschema's
+    best match. Strings that read as the integer, number or boolean the schema wants become that value first (nested
+    ``--config`` overrides arrive as strings)."""
     with open(schema_path) as f:
         schema = yaml.safe_load(f)
+    check_path_names(config, schema)
     validator = _filling_defaults(jsonschema.Draft202012Validator)(schema)
     _coerce_strings(validator, config)
     error = jsonschema.exceptions.best_match(validator.iter_errors(config))

@@ -1,5 +1,6 @@
-"""The config checked once, before any job (the schema, then what each study's module checks beyond it), the
-experiments of the studies, and the input functions and report flags the rule files share."""
+"""The config checked once, before any job (its files for repeated keys, its path names and the schema, then what each
+study's module checks beyond it; an error is one line on stderr), the experiments of the studies, and the input
+functions and report flags the rule files share."""
 
 import os
 
@@ -14,24 +15,31 @@ import privest_studies.own_study
 import privest_studies.report
 import privest_studies.standard_protocols
 
-privest_studies.configuration.check(config, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"))
-STUDY_MODULES = {
-    "ibu_consistency": privest_studies.ibu_consistency,
-    "free_will": privest_studies.free_will,
-    "standard_protocols": privest_studies.standard_protocols,
-}
-for _module in [*STUDY_MODULES.values(), privest_studies.constrained_counts, privest_studies.own_study]:
-    _module.check(config)
-EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
-EXPERIMENTS |= privest_studies.own_study.experiments(config)
+# Any error of the config or the data: its one line on stderr, then exit 1 (what Snakemake logged meanwhile, held by
+# the Snakefile's HELD_LOG, is dropped; on success it is printed).
+with privest_studies.configuration.one_line_errors():
+    privest_studies.configuration.check_files(workflow.configfiles)
+    privest_studies.configuration.check(
+        config, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")
+    )
+    STUDY_MODULES = {
+        "ibu_consistency": privest_studies.ibu_consistency,
+        "free_will": privest_studies.free_will,
+        "standard_protocols": privest_studies.standard_protocols,
+    }
+    for _module in [*STUDY_MODULES.values(), privest_studies.constrained_counts, privest_studies.own_study]:
+        _module.check(config)
+    EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
+    EXPERIMENTS |= privest_studies.own_study.experiments(config)
+    CATALOGUE_PATH = os.path.join(workflow.basedir, "workflow", "report", "papers.yaml")
+    CATALOGUE = privest_studies.report.load_catalogue(CATALOGUE_PATH, config)
+HELD_LOG.release()
 if workflow.is_main_process:  # not again in each job's process
     privest_studies.cost.warn_once(
         privest_studies.cost.over_budget(
             privest_studies.cost.estimate_jobs(EXPERIMENTS), config["budget"]["job_minutes"]
         )
     )
-CATALOGUE_PATH = os.path.join(workflow.basedir, "workflow", "report", "papers.yaml")
-CATALOGUE = privest_studies.report.load_catalogue(CATALOGUE_PATH, config)
 
 
 def experiment_spec(wildcards) -> dict:
