@@ -88,6 +88,7 @@ def test_the_check_reaches_every_path_name_mapping_of_the_schema():
 CONFIG_WILDCARDS = {
     "study": [("studies",)],  # and the papers' studies, names in the code
     "own_study": [("studies",)],
+    "own_figure": [("studies", "*", "experiments")],  # a figure is named after its experiment's config key
     "experiment": [("studies", "*", "experiments"), ("ibu_consistency", "experiments"),
                    ("free_will", "mechanism_sets")],
     "dataset": [("ibu_consistency", "synthetic")],
