@@ -26,9 +26,12 @@ from privest._checks import (
     check_non_negative,
     check_non_negative_array,
     check_positive,
+    check_row_stochastic,
     check_sequence,
+    check_stopping,
+    check_weights,
 )
-from privest.mechanisms import average, check_row_stochastic
+from privest.mechanisms import average
 from privest.rappor import RapporReports, flip_probability, log_probability
 
 try:  # IBU's update loop compiled (privest/_kernel.c), built with the package where a C compiler is found
@@ -136,10 +139,6 @@ class SetGroup:
         return float(self.counts.sum())
 
 
-def _check_distribution_length(v: np.ndarray, length: int, name: str) -> np.ndarray:
-    return check_non_negative_array(v, name, shape=(length,), positive_sum=True)
-
-
 def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
     """The group of a matrix mechanism A (k, m) whose columns were reported counts[z] times.
 
@@ -163,7 +162,7 @@ def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
         observable was reported that no secret can produce under A.
     """
     A = check_row_stochastic(A, "A", atol=1e-9)
-    return _reported_columns(A, _check_distribution_length(counts, A.shape[1], "counts"))
+    return _reported_columns(A, check_weights(counts, A.shape[1], "counts"))
 
 
 def _reported_columns(A: np.ndarray, counts: np.ndarray) -> Group:
@@ -515,14 +514,10 @@ def _iterate_batch(G: np.ndarray, W: np.ndarray, delta: float, max_iter: int) ->
 
 
 def _start(k: int, theta0: np.ndarray | None) -> np.ndarray:
-    theta = np.full(k, 1.0 / k) if theta0 is None else _check_distribution_length(theta0, k, "theta0")
+    theta = np.full(k, 1.0 / k) if theta0 is None else check_weights(theta0, k, "theta0")
     if np.any(theta <= 0):
         raise ValueError("theta0 must have full support (every entry positive)")
     return theta / theta.sum()
-
-
-def _check_stopping(delta: float, max_iter: int) -> tuple[float, int]:
-    return check_positive(delta, "delta"), check_int(max_iter, "max_iter", minimum=1)
 
 
 def squarem(groups: Sequence[GroupLike], delta: float | None = 1e-10, max_iter: int = 10_000, tol: float | None = None,
@@ -625,7 +620,7 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
     [0.1 0.2 0.3 0.4] False
     """
     check_sequence(groups, "groups", minimum=1)
-    delta, max_iter = _check_stopping(delta, max_iter)
+    delta, max_iter = check_stopping(delta, max_iter)
     check_choice(accelerate, "accelerate", (None, "squarem"))
     likelihood = _Likelihood.of([_as_group(item) for item in groups])
     theta = _start(likelihood.k, theta0)
@@ -671,7 +666,7 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
     ((5,), True, False)
     """
     A = check_row_stochastic(A, "A", atol=1e-9)
-    q = _check_distribution_length(q, A.shape[1], "q")
+    q = check_weights(q, A.shape[1], "q")
     return gibu([_reported_columns(A, q)], delta=delta, max_iter=max_iter, theta0=theta0, accelerate=accelerate)
 
 
@@ -704,7 +699,7 @@ def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: 
         raise ValueError(f"counts must have shape (runs, {A.shape[1]}), got {counts.shape}")
     for run in counts:
         matrix_group(A, run)  # validates every run's counts
-    delta, max_iter = _check_stopping(delta, max_iter)
+    delta, max_iter = check_stopping(delta, max_iter)
     seen = counts.max(axis=0) > 0
     return _iterate_batch(A[:, seen], counts[:, seen] / counts.sum(axis=1, keepdims=True), delta, max_iter)
 
@@ -825,7 +820,7 @@ def inv(A: np.ndarray, q: np.ndarray, post: Post = None) -> np.ndarray:
     A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square for INV, got shape {A.shape}")
-    q = _check_distribution_length(q, A.shape[1], "q")
+    q = check_weights(q, A.shape[1], "q")
     return post_process(inv_runs(A, q[None, :])[0], post)
 
 
@@ -858,7 +853,7 @@ def inv_runs(A: np.ndarray, counts: np.ndarray) -> np.ndarray:
     if counts.ndim != 2 or counts.shape[1] != A.shape[1]:
         raise ValueError(f"counts must have shape (runs, {A.shape[1]}), got {counts.shape}")
     for run in counts:
-        _check_distribution_length(run, A.shape[1], "counts")
+        check_weights(run, A.shape[1], "counts")
     factors = _factor_transpose(A)
     from scipy.linalg import lu_solve
 
@@ -988,7 +983,7 @@ def krr_mle(counts: np.ndarray, eps: float) -> np.ndarray:
     counts = as_array(counts, "counts")
     if counts.ndim != 1 or counts.size < 2:
         raise ValueError(f"counts must be a 1-D array of at least 2 values, got shape {counts.shape}")
-    counts = _check_distribution_length(counts, counts.size, "counts")
+    counts = check_weights(counts, counts.size, "counts")
     eps = check_positive(eps, "eps")
     r = math.exp(-eps) / -math.expm1(-eps)  # 1/(e^eps - 1), without overflow at a large eps
     ordered = np.sort(counts)[::-1]
@@ -1025,7 +1020,7 @@ def combine_results(estimates: Sequence[np.ndarray], n: Sequence[float]) -> np.n
     k = np.shape(check_finite(estimates[0], "estimates[0]", ndim=1))[0]
     for i, estimate in enumerate(estimates):
         check_finite(estimate, f"estimates[{i}]", shape=(k,))
-    n = _check_distribution_length(n, len(estimates), "n")
+    n = check_weights(n, len(estimates), "n")
     return np.tensordot(n / n.sum(), np.asarray(estimates, dtype=np.float64), axes=1)
 
 

@@ -31,6 +31,7 @@ from privest._checks import (
     check_non_negative,
     check_non_negative_array,
     check_positive,
+    check_row_stochastic,
     check_sequence,
 )
 from privest.alphabets import Alphabet, Grid
@@ -67,45 +68,6 @@ MAX_PLANAR_WINDOW = 20_000
 _GAUSS_LEGENDRE = np.polynomial.legendre.leggauss(16)
 _PANELS = 8
 _LAPLACE_TAIL_EXPONENT = 50.0
-
-
-# --- validation -------------------------------------------------------------------------------------------------------
-
-
-def _check_grid(grid: Grid, name: str = "grid") -> Grid:
-    return check_instance(grid, name, Grid, "a privest.alphabets.Grid")
-
-
-def check_row_stochastic(A: np.ndarray, name: str = "A", atol: float = 1e-12) -> np.ndarray:
-    """A as a float64 array, after checking that it is a mechanism: 2-D, finite, non-negative, rows summing to 1.
-
-    Parameters
-    ----------
-    A : array_like, shape (k, m)
-        The candidate mechanism ``A[x, z] = P(z | x)``.
-    name : str
-        The argument's name, used in the error message.
-    atol : float
-        How far from 1 a row sum may be.
-
-    Returns
-    -------
-    numpy.ndarray, shape (k, m)
-        A as float64.
-
-    Raises
-    ------
-    ValueError
-        If A is not a non-empty 2-D matrix of finite non-negative entries, or a row sum differs from 1 by more than
-        ``atol``; the message names ``name`` and the worst row.
-    """
-    A = check_matrix(A, name)
-    atol = check_non_negative(atol, "atol")
-    error = np.abs(A.sum(axis=1) - 1.0)
-    worst = int(np.argmax(error))
-    if error[worst] > atol:
-        raise ValueError(f"{name} must be row-stochastic: row {worst} sums to {A[worst].sum()!r} (tolerance {atol})")
-    return A
 
 
 # --- LDP mechanisms ---------------------------------------------------------------------------------------------------
@@ -371,7 +333,7 @@ def planar_geometric(grid: Grid, eps: float) -> np.ndarray:
         If grid is not a ``Grid``, eps is not finite and positive, or ``eps * grid.cell_km`` is so small (below about
         3e-3) that the kernel window would exceed ``MAX_PLANAR_WINDOW`` cells.
     """
-    grid = _check_grid(grid)
+    grid = check_instance(grid, "grid", Grid, "a privest.alphabets.Grid")
     eps = check_positive(eps, "eps")
     a = eps * grid.cell_km
     size = max(grid.columns, grid.rows, 2)
@@ -456,7 +418,7 @@ def planar_laplace(grid: Grid, eps: float) -> np.ndarray:
     ValueError
         If grid is not a ``Grid`` or eps is not finite and positive.
     """
-    grid = _check_grid(grid)
+    grid = check_instance(grid, "grid", Grid, "a privest.alphabets.Grid")
     eps = check_positive(eps, "eps")
     size = max(grid.columns, grid.rows, 2)
     return _remapped_planar(grid, _planar_laplace_quadrants(size, eps * grid.cell_km))
@@ -477,7 +439,8 @@ def remap_to_grid(grid: Grid, output_grid: Grid, atol: float = 1e-9) -> np.ndarr
     is the product of two per-axis remaps (a centre on the line between two output columns splits 1/2-1/2, one on the
     crossing of two such lines 1/4 four ways). Row-stochastic, 0/1 where there is no tie.
     """
-    grid, output_grid = _check_grid(grid), _check_grid(output_grid, "output_grid")
+    grid = check_instance(grid, "grid", Grid, "a privest.alphabets.Grid")
+    output_grid = check_instance(output_grid, "output_grid", Grid, "a privest.alphabets.Grid")
     atol = check_non_negative(atol, "atol")
     columns = _axis_remap(grid.columns, grid.cell_km, output_grid.columns, output_grid.cell_km, atol)
     rows = _axis_remap(grid.rows, grid.cell_km, output_grid.rows, output_grid.cell_km, atol)
@@ -495,7 +458,8 @@ def planar_geometric_remapped(grid: Grid, output_grid: Grid, eps: float) -> np.n
     as its nearest, and so has the border cell (checked: the remap sends each border cell of ``grid`` wholly to the
     border cell of ``output_grid`` on its side).
     """
-    grid, output_grid = _check_grid(grid), _check_grid(output_grid, "output_grid")
+    grid = check_instance(grid, "grid", Grid, "a privest.alphabets.Grid")
+    output_grid = check_instance(output_grid, "output_grid", Grid, "a privest.alphabets.Grid")
     eps = check_positive(eps, "eps")
     for axis, n_in, n_out in (("columns", grid.columns, output_grid.columns), ("rows", grid.rows, output_grid.rows)):
         if not math.isclose(n_in * grid.cell_km, n_out * output_grid.cell_km, rel_tol=0, abs_tol=1e-9):
