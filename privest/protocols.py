@@ -65,9 +65,10 @@ from privest._checks import (
     check_rng,
     check_text,
 )
-from privest.estimators import POSTS, Post, SetGroup, post_process
+from privest.groups import SetGroup
 from privest.rappor import distinct_rows
 from privest.sampling import check_secrets
+from privest.simplex import POSTS, Post, post_process
 
 NAMES = ("grr", "sue", "oue", "blh", "olh", "ss", "hr")
 
