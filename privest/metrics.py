@@ -4,6 +4,12 @@ import numpy as np
 
 from privest._checks import check_distances, check_distribution_pair, check_positive
 
+__all__ = [
+    "emd",
+    "emd_1d",
+    "total_variation",
+]
+
 
 def emd(p: np.ndarray, q: np.ndarray, distances: np.ndarray) -> float:
     """The earth mover's distance between p and q with the ground distance ``distances`` (k, k), by POT's ot.emd2.

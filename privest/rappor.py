@@ -13,6 +13,13 @@ from privest._checks import (
     check_text,
 )
 
+__all__ = [
+    "RapporReports",
+    "distinct_rows",
+    "flip_probability",
+    "log_probability",
+]
+
 
 def flip_probability(eps: float | np.ndarray) -> float | np.ndarray:
     """The probability 1 / (1 + e^(eps/2)) that RAPPOR flips a bit (free-will eq. 12)."""

@@ -18,6 +18,20 @@ from privest._checks import (
 )
 from privest.rappor import RapporReports, flip_probability
 
+__all__ = [
+    "Mechanism",
+    "Rappor",
+    "Reports",
+    "check_secrets",
+    "population",
+    "rappor",
+    "rng_for",
+    "sample",
+    "sample_counts",
+    "split_secrets",
+    "split_users",
+]
+
 
 def rng_for(seed: int, *keys: object) -> np.random.Generator:
     """A Generator determined by the config seed and the job's keys (study, experiment, n, run, ...).

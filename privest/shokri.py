@@ -53,6 +53,17 @@ from privest._checks import (
     check_row_stochastic,
 )
 
+__all__ = [
+    "FIRST_SIMPLEX",
+    "SOLVERS",
+    "SOLVER_METHOD",
+    "ShokriSolution",
+    "adversary_loss",
+    "blind_guess_loss",
+    "shokri",
+    "solve_shokri",
+]
+
 log = logging.getLogger(__name__)
 
 SOLVERS = ("highs",)

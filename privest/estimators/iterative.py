@@ -232,8 +232,31 @@ def gibu_matrix_runs(matrices: Sequence[np.ndarray], counts: np.ndarray, delta: 
     update does not change when every column is scaled by one constant, so GIBU is IBU on the row-stochastic
     [A^1 | ... | A^M] / M with the concatenated counts, which ``ibu_runs`` batches over runs. The
     log-likelihood differs from Algorithm 1's by the constant log M, so the stopping rule is the same.
+
+    Parameters
+    ----------
+    matrices : sequence of array_like, each of shape (k, m)
+        The M mechanisms, rows summing to 1 within 1e-9, all with k rows and m columns.
+    counts : array_like, shape (R, M, m)
+        counts[r, i] holds the report counts of mechanism i's users in run r.
+    delta, max_iter
+        The stopping rule, as in ``gibu`` (each run stops on its own).
+
+    Returns
+    -------
+    list of IbuResult
+        One per run, in order; each that of ``gibu`` on the run's (matrix, counts) pairs, up to rounding.
+
+    Raises
+    ------
+    ValueError
+        If a matrix is not row-stochastic, the matrices differ in shape, counts is not (R, M, m), or as ``ibu_runs``.
     """
-    counts = np.asarray(counts, dtype=np.float64)
+    check_sequence(matrices, "matrices", minimum=1)
+    matrices = [check_row_stochastic(A, f"matrices[{i}]", atol=1e-9) for i, A in enumerate(matrices)]
+    if any(A.shape != matrices[0].shape for A in matrices):
+        raise ValueError(f"matrices must share one shape, got {[A.shape for A in matrices]}")
+    counts = as_array(counts, "counts")
     if counts.ndim != 3 or counts.shape[1] != len(matrices):
         raise ValueError(f"counts must have shape (runs, {len(matrices)}, m), got {counts.shape}")
     stacked = np.concatenate(matrices, axis=1) / len(matrices)
