@@ -3,6 +3,8 @@ mechanism through one LU factorisation, refuse a singular A, post-process (``pri
 """
 
 
+import warnings
+
 import numpy as np
 
 from privest._checks import (
@@ -88,7 +90,7 @@ def inv_runs(A: np.ndarray, counts: np.ndarray) -> np.ndarray:
     for run in counts:
         check_weights(run, A.shape[1], "counts")
     factors = _factor_transpose(A)
-    from scipy.linalg import lu_solve
+    from scipy.linalg import lu_solve  # here: scipy.linalg loads with the first INV, not with privest
 
     return lu_solve(factors, (counts / counts.sum(axis=1, keepdims=True)).T, check_finite=False).T
 
@@ -98,9 +100,7 @@ def _factor_transpose(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     singular for INV: its 1-norm condition number, estimated from the factors by LAPACK gecon in O(k^2), is below
     CONDITION_LIMIT. The estimate costs a fraction of the factorisation; the full SVD of ``numpy.linalg.cond`` cost
     100 times the solve at k = 2000."""
-    import warnings
-
-    from scipy.linalg import LinAlgWarning, lapack, lu_factor
+    from scipy.linalg import LinAlgWarning, lapack, lu_factor  # here: scipy.linalg loads with the first INV
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LinAlgWarning)  # an exact zero pivot: reported below as singular
