@@ -282,10 +282,12 @@ def check_secrets(secrets: np.ndarray, k: int) -> np.ndarray:
 
 
 def check_weights(v: np.ndarray, length: int, name: str) -> np.ndarray:
+    """v as float64 of shape (length,), non-negative with a positive sum: counts, frequencies or weights."""
     return check_non_negative_array(v, name, shape=(length,), positive_sum=True)
 
 
 def check_stopping(delta: float, max_iter: int) -> tuple[float, int]:
+    """IBU's stopping rule: delta finite and positive, max_iter an integer >= 1."""
     return check_positive(delta, "delta"), check_int(max_iter, "max_iter", minimum=1)
 
 
@@ -308,10 +310,12 @@ def check_distribution_pair(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, n
 
 
 def check_group_size(n: int) -> int:
+    """The count paper's group size n (counts 0..n), an integer >= 1."""
     return check_int(n, "n", minimum=1)
 
 
 def check_alpha(alpha: float) -> float:
+    """The count paper's alpha = e^-eps, in (0, 1]."""
     value = check_real(alpha, "alpha", finite=False)
     if not (0 < value <= 1):
         raise ValueError(f"alpha must lie in (0, 1] (alpha = e^-eps), got {alpha!r}")
@@ -335,6 +339,7 @@ def check_count_mechanism(P: np.ndarray, column_stochastic: bool = False) -> np.
 
 
 def check_property_names(names: Iterable[str], known: Sequence[str]) -> tuple[str, ...]:
+    """A list of property names, each one of ``known``, returned in the order of ``known``."""
     if isinstance(names, str | bytes) or not isinstance(names, Iterable):
         raise TypeError(f"properties must be a list of property names, got {describe(names)}")
     names = tuple(names)
@@ -353,6 +358,7 @@ def check_count_pair(true: np.ndarray, noisy: np.ndarray) -> tuple[np.ndarray, n
 
 
 def check_loss_and_prior(distances, prior):
+    """Shokri's loss (a finite non-negative symmetric square matrix, zero diagonal) and prior (uniform if None)."""
     loss = as_array(distances, "distances")
     if loss.ndim != 2 or loss.shape[0] != loss.shape[1] or loss.shape[0] < 1:
         raise ValueError(f"distances must be a non-empty square matrix, got shape {loss.shape}")
@@ -376,6 +382,7 @@ def check_loss_and_prior(distances, prior):
 
 
 def check_quality_loss(Q):
+    """Shokri's quality-loss bound Q, a real number >= 0."""
     Q = check_real(Q, "Q")
     if Q < 0:
         raise ValueError(f"Q = {Q} is infeasible: the expected quality loss is never negative, so Q must be >= 0")
