@@ -29,6 +29,7 @@ from scipy.stats import binom
 from timing import best_time, seconds
 
 from privest import estimators, mechanisms, sampling
+from privest.estimators import _iteration
 
 SEED = 1
 KS = (10, 100, 1000)
@@ -51,18 +52,19 @@ def interleaved(functions: dict[str, Callable[[], object]], repeats: int) -> dic
 
 
 def with_kernels(**settings: int) -> Callable[..., estimators.IbuResult]:
-    """``ibu`` with some of ``privest.estimators``' kernel settings changed while it runs: ``_KERNEL_WORK=0`` switches
-    the compiled loop off (numpy's block kernel runs), ``_BLOCK_WORK=0`` the block kernel too (the plain loop)."""
+    """``ibu`` with some of the kernel settings of ``privest.estimators._iteration`` changed while it runs:
+    ``_KERNEL_WORK=0`` switches the compiled loop off (numpy's block kernel runs), ``_BLOCK_WORK=0`` the block kernel
+    too (the plain loop)."""
 
     def run(A: np.ndarray, q: np.ndarray, **stopping) -> estimators.IbuResult:
-        saved = {name: getattr(estimators, name) for name in settings}
+        saved = {name: getattr(_iteration, name) for name in settings}
         for name, value in settings.items():
-            setattr(estimators, name, value)
+            setattr(_iteration, name, value)
         try:
             return estimators.ibu(A, q, **stopping)
         finally:
             for name, value in saved.items():
-                setattr(estimators, name, value)
+                setattr(_iteration, name, value)
 
     return run
 
@@ -142,8 +144,8 @@ def main() -> None:
     rows = [bench(name, k, mfl_ibu, args.repeats) for k in args.ks for name in ("k-RR", "geometric")]
     print(f"Per iteration (ratios: privest / multi-freq-ldpy's numba IBU, below 1: privest is faster; "
           f"ibu_runs x{RUNS}: per run and iteration)\n")
-    kernel = (f"compiled loop, {estimators._kernel.vector_width()}-bit vectors, up to "
-              f"{estimators._KERNEL_WORK:,} entries" if estimators.COMPILED_KERNEL else "not built: numpy's")
+    kernel = (f"compiled loop, {_iteration._kernel.vector_width()}-bit vectors, up to "
+              f"{_iteration._KERNEL_WORK:,} entries" if estimators.COMPILED_KERNEL else "not built: numpy's")
     print(f"ibu: privest's default (its kernel: {kernel}); numpy block kernel: the compiled loop off; plain loop: "
           "both off\n")
     print("| mechanism | k | ibu | numpy block kernel | plain loop | numba IBU | ibu / numba | ibu_runs x1 | / numba | "

@@ -19,11 +19,43 @@ levels), ``protocols`` (the standard LDP frequency oracles GRR, SUE, OUE, BLH, O
 likelihood, unbiased estimators), ``rappor`` (basic one-time RAPPOR reports), ``sampling`` (the users' reports),
 ``estimators`` (INV, IBU, GIBU over any mix of matrices and protocols, the k-RR MLE, RAP and likely subsets),
 ``metrics`` (EMD), ``counts`` (the count-data paper's mechanisms and LPs), ``shokri`` (Shokri et al.'s optimal
-mechanism), ``lp`` (linear programs on HiGHS, loaded with the first LP).
+mechanism), ``lp`` (linear programs on HiGHS, loaded with the first LP), ``groups`` (the reports of one mechanism as
+GIBU's likelihood takes them) and ``simplex`` (INV-P's projection and INV-N's normalisation). ``mechanisms``,
+``protocols`` and ``estimators`` are packages, one family a module, that re-export everything: import from the package.
+
+Three lookups by name, one per family: ``by_name`` here is the matrix mechanisms' (``privest.mechanisms.by_name``,
+also ``mechanism_by_name``), kept under that name for compatibility; ``protocol_by_name`` is
+``privest.protocols.by_name`` (the set-valued protocols) and ``count_mechanism_by_name`` is ``privest.counts.by_name``
+(the count paper's mechanisms).
+
+The house (STYLE.md): imports point down in one order, each module importing only modules before it, and
+``tests/test_layout.py`` walks them:
+
+    _checks -> metrics -> alphabets -> simplex -> rappor -> groups -> lp -> shokri -> mechanisms -> sampling
+    -> protocols -> estimators -> counts -> privest
+
+(inside the packages: mechanisms linear, planar, properties -> lookup; protocols xxh32 -> base -> response, unary,
+subsets, hashing -> factories; estimators _iteration -> iterative -> inversion -> mixtures, closed_form, rappor,
+likely). Validators live in ``privest._checks``; privest never imports the study code (``privest_studies``), the
+workflow or the scripts.
 """
 
-from privest import alphabets, counts, estimators, lp, mechanisms, metrics, protocols, rappor, sampling, shokri
+from privest import (
+    alphabets,
+    counts,
+    estimators,
+    groups,
+    lp,
+    mechanisms,
+    metrics,
+    protocols,
+    rappor,
+    sampling,
+    shokri,
+    simplex,
+)
 from privest.alphabets import Alphabet, Grid, linear_distances
+from privest.counts import by_name as count_mechanism_by_name
 from privest.estimators import (
     Group,
     IbuResult,
@@ -58,7 +90,9 @@ from privest.mechanisms import (
     planar_geometric,
     planar_laplace,
 )
+from privest.mechanisms import by_name as mechanism_by_name
 from privest.metrics import emd, emd_1d, total_variation
+from privest.protocols import by_name as protocol_by_name
 from privest.rappor import RapporReports
 from privest.sampling import population, rng_for, sample, sample_counts, split_users
 
@@ -74,6 +108,7 @@ __all__ = [
     "by_name",
     "check_row_stochastic",
     "combine_results",
+    "count_mechanism_by_name",
     "counts",
     "emd",
     "emd_1d",
@@ -81,6 +116,7 @@ __all__ = [
     "exponential",
     "geometric",
     "gibu",
+    "groups",
     "ibu",
     "ibu_m",
     "ibu_runs",
@@ -96,6 +132,7 @@ __all__ = [
     "linear_distances",
     "lp",
     "matrix_group",
+    "mechanism_by_name",
     "mechanisms",
     "metrics",
     "normalise",
@@ -103,6 +140,7 @@ __all__ = [
     "planar_laplace",
     "population",
     "project_simplex",
+    "protocol_by_name",
     "protocols",
     "rap",
     "rap_grouped",
@@ -113,6 +151,7 @@ __all__ = [
     "sample_counts",
     "sampling",
     "shokri",
+    "simplex",
     "split_users",
     "total_variation",
 ]

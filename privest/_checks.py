@@ -8,7 +8,7 @@ numbers; bool is neither (True is not a count of secrets).
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -240,3 +240,150 @@ def check_bits(value: Any, name: str = "bits", k: int | None = None, convert: bo
     if bits.dtype.kind != "b" and not np.all((bits == 0) | (bits == 1)):
         raise ValueError(f"{name} must hold only 0 and 1")
     return bits.astype(np.uint8) if convert else bits
+
+
+def check_row_stochastic(A: np.ndarray, name: str = "A", atol: float = 1e-12) -> np.ndarray:
+    """A as a float64 array, after checking that it is a mechanism: 2-D, finite, non-negative, rows summing to 1.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        The candidate mechanism ``A[x, z] = P(z | x)``.
+    name : str
+        The argument's name, used in the error message.
+    atol : float
+        How far from 1 a row sum may be.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, m)
+        A as float64.
+
+    Raises
+    ------
+    ValueError
+        If A is not a non-empty 2-D matrix of finite non-negative entries, or a row sum differs from 1 by more than
+        ``atol``; the message names ``name`` and the worst row.
+    """
+    A = check_matrix(A, name)
+    atol = check_non_negative(atol, "atol")
+    error = np.abs(A.sum(axis=1) - 1.0)
+    worst = int(np.argmax(error))
+    if error[worst] > atol:
+        raise ValueError(f"{name} must be row-stochastic: row {worst} sums to {A[worst].sum()!r} (tolerance {atol})")
+    return A
+
+
+def check_secrets(secrets: np.ndarray, k: int) -> np.ndarray:
+    """secrets as an int64 array, checked 1-D, of an integer dtype (else a TypeError), with values in 0..k-1 (else a
+    ValueError); k an integer >= 1."""
+    k = check_int(k, "k", minimum=1)
+    return check_integers(secrets, "secrets", 0, k, ndim=1, integer_dtype=True)
+
+
+def check_weights(v: np.ndarray, length: int, name: str) -> np.ndarray:
+    """v as float64 of shape (length,), non-negative with a positive sum: counts, frequencies or weights."""
+    return check_non_negative_array(v, name, shape=(length,), positive_sum=True)
+
+
+def check_stopping(delta: float, max_iter: int) -> tuple[float, int]:
+    """IBU's stopping rule: delta finite and positive, max_iter an integer >= 1."""
+    return check_positive(delta, "delta"), check_int(max_iter, "max_iter", minimum=1)
+
+
+def check_eps_values(eps: float | np.ndarray, name: str = "eps") -> np.ndarray:
+    """eps, one value or an array of them, as a float64 array, every entry finite and positive."""
+    if not isinstance(eps, np.ndarray | list | tuple):
+        return np.asarray(check_positive(eps, name), dtype=np.float64)
+    eps = as_array(eps, name)
+    if eps.size == 0 or not np.all(np.isfinite(eps)) or np.any(eps <= 0):
+        raise ValueError(f"{name} must be finite and positive, got {eps}")
+    return eps
+
+
+def check_distribution_pair(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p, q = as_array(p, "p"), as_array(q, "q")
+    if p.ndim != 1 or p.shape != q.shape:
+        raise ValueError(f"p and q must be 1-D of one length, got shapes {p.shape} and {q.shape}")
+    p, q = check_distribution(p, "p"), check_distribution(q, "q")
+    return p / p.sum(), q / q.sum()
+
+
+def check_group_size(n: int) -> int:
+    """The count paper's group size n (counts 0..n), an integer >= 1."""
+    return check_int(n, "n", minimum=1)
+
+
+def check_alpha(alpha: float) -> float:
+    """The count paper's alpha = e^-eps, in (0, 1]."""
+    value = check_real(alpha, "alpha", finite=False)
+    if not (0 < value <= 1):
+        raise ValueError(f"alpha must lie in (0, 1] (alpha = e^-eps), got {alpha!r}")
+    return value
+
+
+def check_count_mechanism(P: np.ndarray, column_stochastic: bool = False) -> np.ndarray:
+    """P as a square (n+1, n+1) float64 matrix of finite non-negative entries; with ``column_stochastic``, each
+    column summing to 1 within 1e-9 (a mechanism in this module's convention)."""
+    P = as_array(P, "P")
+    if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] < 2:
+        raise ValueError(f"P must be a square (n+1, n+1) matrix with n >= 1, got shape {P.shape}")
+    P = check_non_negative_array(P, "P")
+    if column_stochastic:
+        error = np.abs(P.sum(axis=0) - 1.0)
+        if error.max() > 1e-9:
+            worst = int(np.argmax(error))
+            raise ValueError(f"P must be column-stochastic (P[j, i] = P(j | i)): column {worst} sums to "
+                             f"{P[:, worst].sum()!r}")
+    return P
+
+
+def check_property_names(names: Iterable[str], known: Sequence[str]) -> tuple[str, ...]:
+    """A list of property names, each one of ``known``, returned in the order of ``known``."""
+    if isinstance(names, str | bytes) or not isinstance(names, Iterable):
+        raise TypeError(f"properties must be a list of property names, got {describe(names)}")
+    names = tuple(names)
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ValueError(f"unknown properties {unknown}: choose from {list(known)}")
+    return tuple(name for name in known if name in names)
+
+
+def check_count_pair(true: np.ndarray, noisy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The true and noisy counts of the groups, finite, non-empty and of one shape."""
+    true, noisy = check_finite(true, "true"), check_finite(noisy, "noisy")
+    if true.shape != noisy.shape or true.size == 0:
+        raise ValueError(f"true and noisy must be non-empty of one shape, got {true.shape} and {noisy.shape}")
+    return true, noisy
+
+
+def check_loss_and_prior(distances, prior):
+    """Shokri's loss (a finite non-negative symmetric square matrix, zero diagonal) and prior (uniform if None)."""
+    loss = as_array(distances, "distances")
+    if loss.ndim != 2 or loss.shape[0] != loss.shape[1] or loss.shape[0] < 1:
+        raise ValueError(f"distances must be a non-empty square matrix, got shape {loss.shape}")
+    if not np.isfinite(loss).all():
+        raise ValueError("distances must be finite")
+    if (loss < 0).any():
+        raise ValueError("distances must be non-negative")
+    if (np.diag(loss) != 0).any():
+        raise ValueError("distances must have a zero diagonal")
+    if not np.allclose(loss, loss.T, rtol=1e-12, atol=0.0):
+        raise ValueError("distances must be symmetric")
+    k = loss.shape[0]
+    if prior is None:
+        return loss, np.full(k, 1.0 / k)
+    pi = as_array(prior, "prior")
+    if pi.shape != (k,):
+        raise ValueError(f"prior must have shape ({k},) to match distances, got {pi.shape}")
+    if not np.isfinite(pi).all() or (pi < 0).any() or abs(pi.sum() - 1.0) > 1e-9:
+        raise ValueError("prior must be a distribution: non-negative entries summing to 1")
+    return loss, pi
+
+
+def check_quality_loss(Q):
+    """Shokri's quality-loss bound Q, a real number >= 0."""
+    Q = check_real(Q, "Q")
+    if Q < 0:
+        raise ValueError(f"Q = {Q} is infeasible: the expected quality loss is never negative, so Q must be >= 0")
+    return Q

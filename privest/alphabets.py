@@ -14,6 +14,12 @@ import numpy as np
 from privest._checks import check_finite, check_instance, check_int, check_integers, check_mapping, check_positive
 from privest.metrics import emd, emd_1d, total_variation
 
+__all__ = [
+    "Alphabet",
+    "Grid",
+    "linear_distances",
+]
+
 
 def linear_distances(k: int, spacing: float = 1.0) -> np.ndarray:
     """Distances |x - x'| * spacing between the elements of the linear alphabet {0..k-1}, shape (k, k).

@@ -27,17 +27,21 @@ import numpy as np
 from privest import lp
 from privest._checks import (
     as_array,
-    check_finite,
+    check_alpha,
+    check_count_mechanism,
+    check_count_pair,
+    check_group_size,
     check_int,
     check_integers,
     check_non_negative,
     check_non_negative_array,
-    check_real,
+    check_property_names,
     check_rng,
     check_text,
     describe,
 )
 from privest.lp import LPError
+from privest.sampling import sample
 
 __all__ = [
     "COMBINATIONS",
@@ -100,43 +104,6 @@ _OBJECTIVE = re.compile(r"^L(?P<p>[012])(?:,(?P<d>\d+))?$")
 # --- validation -------------------------------------------------------------------------------------------------------
 
 
-def _check_n(n: int) -> int:
-    return check_int(n, "n", minimum=1)
-
-
-def _check_alpha(alpha: float) -> float:
-    value = check_real(alpha, "alpha", finite=False)
-    if not (0 < value <= 1):
-        raise ValueError(f"alpha must lie in (0, 1] (alpha = e^-eps), got {alpha!r}")
-    return value
-
-
-def _check_matrix(P: np.ndarray, column_stochastic: bool = False) -> np.ndarray:
-    """P as a square (n+1, n+1) float64 matrix of finite non-negative entries; with ``column_stochastic``, each
-    column summing to 1 within 1e-9 (a mechanism in this module's convention)."""
-    P = as_array(P, "P")
-    if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] < 2:
-        raise ValueError(f"P must be a square (n+1, n+1) matrix with n >= 1, got shape {P.shape}")
-    P = check_non_negative_array(P, "P")
-    if column_stochastic:
-        error = np.abs(P.sum(axis=0) - 1.0)
-        if error.max() > 1e-9:
-            worst = int(np.argmax(error))
-            raise ValueError(f"P must be column-stochastic (P[j, i] = P(j | i)): column {worst} sums to "
-                             f"{P[:, worst].sum()!r}")
-    return P
-
-
-def _check_properties(names: Iterable[str]) -> tuple[str, ...]:
-    if isinstance(names, str | bytes) or not isinstance(names, Iterable):
-        raise TypeError(f"properties must be a list of property names, got {describe(names)}")
-    names = tuple(names)
-    unknown = [name for name in names if name not in PROPERTIES]
-    if unknown:
-        raise ValueError(f"unknown properties {unknown}: choose from {list(PROPERTIES)}")
-    return tuple(name for name in PROPERTIES if name in names)
-
-
 def _weights(n: int, weights: Sequence[float] | None) -> np.ndarray:
     """The input weights w_i (Definition 3), normalised to sum to 1; uniform when None."""
     if weights is None:
@@ -159,7 +126,7 @@ def _cost(n: int, objective: str) -> np.ndarray:
 
 def as_row_stochastic(P: np.ndarray) -> np.ndarray:
     """The same mechanism in privest's convention A[x, z] = P(z | x) (NOTES 1): the transpose."""
-    return np.ascontiguousarray(_check_matrix(P, column_stochastic=True).T)
+    return np.ascontiguousarray(check_count_mechanism(P, column_stochastic=True).T)
 
 
 # --- the explicit mechanisms ------------------------------------------------------------------------------------------
@@ -171,7 +138,7 @@ def gm(n: int, alpha: float) -> np.ndarray:
     P[j, i] = (1-alpha)/(1+alpha) alpha^|i-j| for 0 < j < n and alpha^|i-j| / (1+alpha) for j in {0, n}: two-sided
     geometric noise, with everything below 0 or above n reported as 0 or n.
     """
-    n, alpha = _check_n(n), _check_alpha(alpha)
+    n, alpha = check_group_size(n), check_alpha(alpha)
     j = np.arange(n + 1)
     P = alpha ** np.abs(np.subtract.outer(j, j)).astype(np.float64) / (1 + alpha)
     P[1:n] *= 1 - alpha
@@ -180,14 +147,14 @@ def gm(n: int, alpha: float) -> np.ndarray:
 
 def um(n: int) -> np.ndarray:
     """The uniform mechanism (Definition 5): every output with probability 1/(n+1), whatever the input."""
-    n = _check_n(n)
+    n = check_group_size(n)
     return np.full((n + 1, n + 1), 1.0 / (n + 1))
 
 
 def em_exponents(n: int) -> np.ndarray:
     """The powers of alpha in EM (eq. 16, NOTES 7): e(j, i) = |i-j| if |i-j| <= m_i, else ceil((|i-j| + m_i) / 2),
     with m_i = min(i, n-i). Every column holds the same multiset of exponents as the middle column floor(n/2)."""
-    n = _check_n(n)
+    n = check_group_size(n)
     i = np.arange(n + 1)
     gap = np.abs(np.subtract.outer(i, i))  # gap[j, i] = |i - j|
     m = np.minimum(i, n - i)[None, :]
@@ -196,25 +163,25 @@ def em_exponents(n: int) -> np.ndarray:
 
 def em_diagonal(n: int, alpha: float) -> float:
     """y of eq. (15): 1 / sum_j alpha^e(j, floor(n/2)), the largest diagonal a fair mechanism can have (Lemma 4)."""
-    n, alpha = _check_n(n), _check_alpha(alpha)
+    n, alpha = check_group_size(n), check_alpha(alpha)
     return float(1.0 / np.sum(alpha ** em_exponents(n)[:, n // 2].astype(np.float64)))
 
 
 def em(n: int, alpha: float) -> np.ndarray:
     """The explicit fair mechanism (eq. 16, Figure 4): P[j, i] = y alpha^e(j, i), y from eq. (15)."""
-    n, alpha = _check_n(n), _check_alpha(alpha)
+    n, alpha = check_group_size(n), check_alpha(alpha)
     return em_diagonal(n, alpha) * alpha ** em_exponents(n).astype(np.float64)
 
 
 def gm_score(alpha: float) -> float:
     """GM's L0 score 2 alpha / (1 + alpha), the same for every n (section IV-B)."""
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     return 2 * alpha / (1 + alpha)
 
 
 def gm_weak_honesty_threshold(alpha: float) -> float:
     """Lemma 2: GM is weakly honest iff n >= 2 alpha / (1 - alpha) (infinite at alpha = 1)."""
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     return math.inf if alpha == 1 else 2 * alpha / (1 - alpha)
 
 
@@ -223,7 +190,7 @@ def gm_weak_honesty_threshold(alpha: float) -> float:
 
 def tail_mass(P: np.ndarray, d: int = 0) -> np.ndarray:
     """Per input i, the probability of an output more than d away: sum_{|j-i| > d} P[j, i], shape (n+1,)."""
-    P = _check_matrix(P, column_stochastic=True)
+    P = check_count_mechanism(P, column_stochastic=True)
     d = check_int(d, "d", minimum=0)
     n = P.shape[0] - 1
     far = np.abs(np.subtract.outer(np.arange(n + 1), np.arange(n + 1))) > d
@@ -233,7 +200,7 @@ def tail_mass(P: np.ndarray, d: int = 0) -> np.ndarray:
 def loss(P: np.ndarray, objective: str = "L0", weights: Sequence[float] | None = None) -> float:
     """The objective function value of Definition 3 / eq. (1): 'L0' (rescaled by (n+1)/n, UM scores 1), 'L1', 'L2'
     or 'L0,d' (the rescaled mass more than d away). weights: a prior over the inputs 0..n (uniform when None)."""
-    P = _check_matrix(P, column_stochastic=True)
+    P = check_count_mechanism(P, column_stochastic=True)
     n = P.shape[0] - 1
     return float(_weights(n, weights) @ (_cost(n, objective) * P).sum(axis=0))
 
@@ -246,8 +213,8 @@ def properties(P: np.ndarray, alpha: float, tol: float = 1e-9) -> dict[str, bool
     RM: each row falls moving away from its diagonal entry. CH: P[i, i] >= P[j, i]. CM: each column falls moving away
     from its diagonal entry. F: the diagonal is constant. WH: P[i, i] >= 1/(n+1). S: P[j, i] = P[n-j, n-i].
     """
-    P = _check_matrix(P)
-    alpha = _check_alpha(alpha)
+    P = check_count_mechanism(P)
+    alpha = check_alpha(alpha)
     tol = check_non_negative(tol, "tol")
     n = P.shape[0] - 1
     diagonal = np.diag(P)
@@ -291,8 +258,8 @@ def optimal(n: int, alpha: float, objective: str = "L0", properties: Iterable[st
     The variables are the (n+1)^2 entries, P[j, i] at j (n+1) + i; every property is a set of linear constraints
     written from its definition.
     """
-    n, alpha = _check_n(n), _check_alpha(alpha)
-    names = _check_properties(properties)
+    n, alpha = check_group_size(n), check_alpha(alpha)
+    names = check_property_names(properties, PROPERTIES)
     cost = _weights(n, weights)[None, :] * _cost(n, objective)
     N = n + 1
     rows, columns, values, lower, upper = [], [], [], [], []
@@ -377,8 +344,8 @@ def flowchart(properties: Iterable[str], n: int, alpha: float) -> str:
     GM when n >= 2 alpha / (1 - alpha) (Lemma 2), else the LP with WH alone ('LP-WH'); else (row properties and S
     only) -> GM (Theorem 3). Row properties and S come free in every case.
     """
-    names = set(_check_properties(properties))
-    n, alpha = _check_n(n), _check_alpha(alpha)
+    names = set(check_property_names(properties, PROPERTIES))
+    n, alpha = check_group_size(n), check_alpha(alpha)
     if "F" in names:
         return "EM"
     if names & {"CH", "CM"}:
@@ -407,7 +374,7 @@ def mechanism_key(name: str, n: int, alpha: float) -> str:
     """The key of one mechanism matrix in a file of many: e.g. 'WM_n4_alpha0.909091', 'WM_CM_n4_alpha0.909091'."""
     if check_text(name, "name") not in MECHANISMS:
         raise ValueError(f"name: unknown count mechanism {name!r}; known: {', '.join(MECHANISMS)}")
-    return f"{name.replace(' (', '_').rstrip(')')}_n{_check_n(n)}_alpha{_check_alpha(alpha):.6g}"
+    return f"{name.replace(' (', '_').rstrip(')')}_n{check_group_size(n)}_alpha{check_alpha(alpha):.6g}"
 
 
 # --- experiments ------------------------------------------------------------------------------------------------------
@@ -417,7 +384,7 @@ def group_counts(bits: np.ndarray, n: int, order: np.ndarray | None = None) -> n
     """Section V-B: the persons, taken in ``order`` (a permutation; as given when None), cut into consecutive groups
     of n, the last incomplete group dropped; returns the number of 1-bits of each group, shape (len(bits) // n,).
     bits: 0/1 per person. One order shared by several targets groups the same persons together for each."""
-    n = _check_n(n)
+    n = check_group_size(n)
     bits = as_array(bits, "bits")
     if bits.ndim != 1 or not np.all((bits == 0) | (bits == 1)):
         raise ValueError("bits must be a 1-D array of 0/1 values")
@@ -434,8 +401,6 @@ def group_counts(bits: np.ndarray, n: int, order: np.ndarray | None = None) -> n
 
 def sample_outputs(P: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The mechanism's noisy count for each group: output j ~ P[:, count], vectorised over groups."""
-    from privest.sampling import sample
-
     A = as_row_stochastic(P)
     counts = check_integers(counts, "counts", 0, A.shape[0], ndim=1)
     return sample(A, counts, check_rng(rng))
@@ -443,19 +408,11 @@ def sample_outputs(P: np.ndarray, counts: np.ndarray, rng: np.random.Generator) 
 
 def wrong_fraction(true: np.ndarray, noisy: np.ndarray, d: int = 0) -> float:
     """The fraction of groups whose noisy count is more than d away from the true one (d = 0: wrong at all)."""
-    true, noisy = _check_pair(true, noisy)
+    true, noisy = check_count_pair(true, noisy)
     return float(np.mean(np.abs(noisy - true) > check_int(d, "d", minimum=0)))
 
 
 def rmse(true: np.ndarray, noisy: np.ndarray) -> float:
     """Root mean square error of the noisy counts (Figure 13)."""
-    true, noisy = _check_pair(true, noisy)
+    true, noisy = check_count_pair(true, noisy)
     return float(np.sqrt(np.mean((noisy - true) ** 2)))
-
-
-def _check_pair(true: np.ndarray, noisy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The true and noisy counts of the groups, finite, non-empty and of one shape."""
-    true, noisy = check_finite(true, "true"), check_finite(noisy, "noisy")
-    if true.shape != noisy.shape or true.size == 0:
-        raise ValueError(f"true and noisy must be non-empty of one shape, got {true.shape} and {noisy.shape}")
-    return true, noisy

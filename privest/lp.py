@@ -53,9 +53,9 @@ class Solution:
 
 @functools.cache
 def _version() -> str:
-    import importlib.metadata
+    import importlib.metadata  # here: importlib.metadata loads email and zipfile; only the LP records versions
 
-    import highspy
+    import highspy  # here: importing privest does not load the solver
 
     h = highspy.Highs()
     return f"HiGHS {h.version()} (git {h.githash()}) through highspy {importlib.metadata.version('highspy')}"

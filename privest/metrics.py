@@ -2,15 +2,13 @@
 
 import numpy as np
 
-from privest._checks import as_array, check_distances, check_distribution, check_positive
+from privest._checks import check_distances, check_distribution_pair, check_positive
 
-
-def _check_pair(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    p, q = as_array(p, "p"), as_array(q, "q")
-    if p.ndim != 1 or p.shape != q.shape:
-        raise ValueError(f"p and q must be 1-D of one length, got shapes {p.shape} and {q.shape}")
-    p, q = check_distribution(p, "p"), check_distribution(q, "q")
-    return p / p.sum(), q / q.sum()
+__all__ = [
+    "emd",
+    "emd_1d",
+    "total_variation",
+]
 
 
 def emd(p: np.ndarray, q: np.ndarray, distances: np.ndarray) -> float:
@@ -38,7 +36,7 @@ def emd(p: np.ndarray, q: np.ndarray, distances: np.ndarray) -> float:
     TypeError
         If an argument is not an array of numbers.
     """
-    p, q = _check_pair(p, q)
+    p, q = check_distribution_pair(p, q)
     distances = check_distances(distances, "distances", p.size)
     import ot  # here, not at the top: POT costs a second to import and the linear alphabet never needs it
 
@@ -76,7 +74,7 @@ def emd_1d(p: np.ndarray, q: np.ndarray, spacing: float = 1.0) -> float:
     >>> privest.emd_1d([0.5, 0.5, 0.0], [0.0, 0.5, 0.5], spacing=10.0)
     10.0
     """
-    p, q = _check_pair(p, q)
+    p, q = check_distribution_pair(p, q)
     spacing = check_positive(spacing, "spacing")
     return float(spacing * np.abs(np.cumsum(p - q)[:-1]).sum())
 
@@ -106,5 +104,5 @@ def total_variation(p: np.ndarray, q: np.ndarray) -> float:
     >>> privest.total_variation([0.5, 0.5, 0.0], [0.0, 0.5, 0.5])
     0.5
     """
-    p, q = _check_pair(p, q)
+    p, q = check_distribution_pair(p, q)
     return float(0.5 * np.abs(p - q).sum())

@@ -4,22 +4,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privest._checks import as_array, check_bits, check_mapping, check_non_negative_array, check_positive, check_text
+from privest._checks import (
+    check_bits,
+    check_eps_values,
+    check_mapping,
+    check_non_negative_array,
+    check_positive,
+    check_text,
+)
 
-
-def _check_eps(eps: float | np.ndarray, name: str = "eps") -> np.ndarray:
-    """eps, one value or an array of them, as a float64 array, every entry finite and positive."""
-    if not isinstance(eps, np.ndarray | list | tuple):
-        return np.asarray(check_positive(eps, name), dtype=np.float64)
-    eps = as_array(eps, name)
-    if eps.size == 0 or not np.all(np.isfinite(eps)) or np.any(eps <= 0):
-        raise ValueError(f"{name} must be finite and positive, got {eps}")
-    return eps
+__all__ = [
+    "RapporReports",
+    "distinct_rows",
+    "flip_probability",
+    "log_probability",
+]
 
 
 def flip_probability(eps: float | np.ndarray) -> float | np.ndarray:
     """The probability 1 / (1 + e^(eps/2)) that RAPPOR flips a bit (free-will eq. 12)."""
-    return 1.0 / (1.0 + np.exp(_check_eps(eps) / 2))
+    return 1.0 / (1.0 + np.exp(check_eps_values(eps) / 2))
 
 
 def log_probability(bits: np.ndarray, eps: float) -> np.ndarray:

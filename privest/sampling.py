@@ -12,10 +12,25 @@ from privest._checks import (
     check_non_negative_array,
     check_positive,
     check_rng,
+    check_row_stochastic,
+    check_secrets,
     check_sequence,
 )
-from privest.mechanisms import check_row_stochastic
 from privest.rappor import RapporReports, flip_probability
+
+__all__ = [
+    "Mechanism",
+    "Rappor",
+    "Reports",
+    "check_secrets",
+    "population",
+    "rappor",
+    "rng_for",
+    "sample",
+    "sample_counts",
+    "split_secrets",
+    "split_users",
+]
 
 
 def rng_for(seed: int, *keys: object) -> np.random.Generator:
@@ -38,13 +53,6 @@ def rng_for(seed: int, *keys: object) -> np.random.Generator:
     text = "\x1f".join([str(check_int(seed, "seed")), *map(str, keys)])
     digest = hashlib.sha256(text.encode()).digest()
     return np.random.default_rng(np.random.SeedSequence(int.from_bytes(digest, "little")))
-
-
-def check_secrets(secrets: np.ndarray, k: int) -> np.ndarray:
-    """secrets as an int64 array, checked 1-D, of an integer dtype (else a TypeError), with values in 0..k-1 (else a
-    ValueError); k an integer >= 1."""
-    k = check_int(k, "k", minimum=1)
-    return check_integers(secrets, "secrets", 0, k, ndim=1, integer_dtype=True)
 
 
 def sample(A: np.ndarray, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -43,7 +43,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privest._checks import as_array, check_choice, check_int, check_positive, check_real
+from privest import lp  # the solver itself (highspy) loads with the first LP, not with privest
+from privest._checks import (
+    check_choice,
+    check_int,
+    check_loss_and_prior,
+    check_positive,
+    check_quality_loss,
+    check_row_stochastic,
+)
+
+__all__ = [
+    "FIRST_SIMPLEX",
+    "SOLVERS",
+    "SOLVER_METHOD",
+    "ShokriSolution",
+    "adversary_loss",
+    "blind_guess_loss",
+    "shokri",
+    "solve_shokri",
+]
 
 log = logging.getLogger(__name__)
 
@@ -94,15 +113,13 @@ def shokri(distances, Q, prior=None, **options) -> np.ndarray:
 
 def blind_guess_loss(distances, prior=None) -> float:
     """L* = min_z sum_x pi_x l(x, z): the adversary's loss when he guesses without a report; the LP's saturation."""
-    loss, pi = _check_inputs(distances, prior)
+    loss, pi = check_loss_and_prior(distances, prior)
     return float((pi @ loss).min())
 
 
 def adversary_loss(A, distances, prior=None) -> float:
     """The adversary's expected loss under mechanism A with his best guesses: sum_y min_z sum_x pi_x A[x, y] l(x, z)."""
-    from privest.mechanisms import check_row_stochastic  # here: privest.mechanisms imports this module
-
-    loss, pi = _check_inputs(distances, prior)
+    loss, pi = check_loss_and_prior(distances, prior)
     A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape != loss.shape:
         raise ValueError(f"A must have the shape of distances {loss.shape}, got {A.shape}")
@@ -135,8 +152,8 @@ def solve_shokri(
     adversary loss within a factor 1 - tol of the optimum also ends the rounds (it proves A optimal up to that).
     max_rounds: raise RuntimeError beyond. msg: show the solver's log.
     """
-    loss, pi = _check_inputs(distances, prior)
-    Q = _check_q(Q)
+    loss, pi = check_loss_and_prior(distances, prior)
+    Q = check_quality_loss(Q)
     check_choice(solver, "solver", SOLVERS)
     nearest = check_int(nearest, "nearest", minimum=1)
     per_round = None if per_round is None else check_int(per_round, "per_round", minimum=1)
@@ -156,8 +173,6 @@ def solve_shokri(
     # The LP is written with weights w = k pi (1 for the uniform prior), so that its rows have values of the order of
     # the distances, well above the solver's absolute tolerances; u and the quality bound scale by k with them.
     # Variables: A[x, z] at x k + z, then u_y at k^2 + y.
-    from privest import lp  # the solver loads with the first LP, not with privest
-
     w = k * pi
     wl = w[:, None] * loss  # wl[x, z]: the coefficient of A[x, y] in the (y, z) constraint, of A[x, z] in the quality
     threshold = tol * float(loss.max())
@@ -218,33 +233,3 @@ def solve_shokri(
         quality_loss=float(np.sum(pi[:, None] * A * loss)), solver=lp.solver_description(SOLVER_METHOD),
         rounds=rounds, constraints=int(present.sum()), iterations=iterations, **record,
     )
-
-
-def _check_inputs(distances, prior):
-    loss = as_array(distances, "distances")
-    if loss.ndim != 2 or loss.shape[0] != loss.shape[1] or loss.shape[0] < 1:
-        raise ValueError(f"distances must be a non-empty square matrix, got shape {loss.shape}")
-    if not np.isfinite(loss).all():
-        raise ValueError("distances must be finite")
-    if (loss < 0).any():
-        raise ValueError("distances must be non-negative")
-    if (np.diag(loss) != 0).any():
-        raise ValueError("distances must have a zero diagonal")
-    if not np.allclose(loss, loss.T, rtol=1e-12, atol=0.0):
-        raise ValueError("distances must be symmetric")
-    k = loss.shape[0]
-    if prior is None:
-        return loss, np.full(k, 1.0 / k)
-    pi = as_array(prior, "prior")
-    if pi.shape != (k,):
-        raise ValueError(f"prior must have shape ({k},) to match distances, got {pi.shape}")
-    if not np.isfinite(pi).all() or (pi < 0).any() or abs(pi.sum() - 1.0) > 1e-9:
-        raise ValueError("prior must be a distribution: non-negative entries summing to 1")
-    return loss, pi
-
-
-def _check_q(Q):
-    Q = check_real(Q, "Q")
-    if Q < 0:
-        raise ValueError(f"Q = {Q} is infeasible: the expected quality loss is never negative, so Q must be >= 0")
-    return Q

@@ -33,6 +33,7 @@ import numpy as np
 
 from privest import estimators, protocols
 from privest.alphabets import Alphabet
+from privest.estimators import gibu_matrix_runs
 from privest.mechanisms import average, by_name
 from privest.protocols import Protocol
 from privest.rappor import RapporReports
@@ -598,22 +599,6 @@ def _rap_m(mechanisms, reports, _stopping):
         out["[RAP]_M-N"].append(Estimate(estimators.normalise(raw)))
         out["[RAP]_M-P"].append(Estimate(estimators.project_simplex(raw)))
     return out
-
-
-def gibu_matrix_runs(matrices: Sequence[np.ndarray], counts: np.ndarray, delta: float = 1e-10,
-                     max_iter: int = 10_000) -> list[estimators.IbuResult]:
-    """GIBU (Algorithm 1) on matrix mechanisms for many runs at once: counts (runs, M, m).
-
-    Algorithm 1's update is IBU's update on the columns of all mechanisms side by side, weighted by count / n; IBU's
-    update does not change when every column is scaled by one constant, so GIBU is IBU on the row-stochastic
-    [A^1 | ... | A^M] / M with the concatenated counts, which ``estimators.ibu_runs`` batches over runs. The
-    log-likelihood differs from Algorithm 1's by the constant log M, so the stopping rule is the same.
-    """
-    counts = np.asarray(counts, dtype=np.float64)
-    if counts.ndim != 3 or counts.shape[1] != len(matrices):
-        raise ValueError(f"counts must have shape (runs, {len(matrices)}, m), got {counts.shape}")
-    stacked = np.concatenate(matrices, axis=1) / len(matrices)
-    return estimators.ibu_runs(stacked, counts.reshape(counts.shape[0], -1), delta=delta, max_iter=max_iter)
 
 
 def _gibu(mechanisms, reports, stopping):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from privest import estimators
+from privest.estimators import gibu_matrix_runs
 from privest.mechanisms import average
 from privest.rappor import flip_probability
 from privest_studies import tables
@@ -28,7 +29,6 @@ from privest_studies.experiment import (
     Experiment,
     Member,
     Point,
-    gibu_matrix_runs,
 )
 from privest_studies.files import file_digests
 from privest_studies.regions import region_title

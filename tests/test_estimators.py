@@ -127,7 +127,7 @@ def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k, kernel, monke
     # theta, the iteration count, L and the cap must be exactly the step-by-step iteration's, bit for bit, in the
     # products' order of the kernel that runs (numpy's, or the compiled loop's sums of rows).
     if kernel == "numpy":
-        monkeypatch.setattr(est, "_KERNEL_WORK", 0)
+        monkeypatch.setattr(est._iteration, "_KERNEL_WORK", 0)
     rng = rng_for(11, "ibu-kernel", k)
     stops = {True: 0, False: 0}
     for trial in range(12):
@@ -153,10 +153,10 @@ def test_the_compiled_loops_vector_and_portable_paths_give_the_same_bits(k):
     A = random_mechanism(rng, k, k + 5)
     q = rng.multinomial(10**5, rng.dirichlet(np.ones(k)) @ A).astype(float)
     try:
-        width = est._kernel.use_vectors(False)
+        width = est._iteration._kernel.use_vectors(False)
         portable = est.ibu(A, q, delta=1e-300, max_iter=500)
     finally:
-        vectors = est._kernel.use_vectors(True)
+        vectors = est._iteration._kernel.use_vectors(True)
     assert width == 64 and vectors in (64, 256)
     fast = est.ibu(A, q, delta=1e-300, max_iter=500)
     assert np.array_equal(portable.theta, fast.theta) and portable.log_likelihood == fast.log_likelihood
@@ -177,7 +177,7 @@ def test_with_the_compiled_loop_every_batched_run_is_ibu_on_its_own_bit_for_bit(
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler here")
 def test_the_compiled_loop_is_built_where_a_c_compiler_is_and_rejects_bad_buffers():
     assert est.COMPILED_KERNEL  # setup.py builds it with the package; the Makefile's install does
-    kernel, k = est._kernel, 3
+    kernel, k = est._iteration._kernel, 3
     G = np.full((k, k), 1 / k)
     T, M, ratio = np.empty((2, k)), np.empty((2, k)), np.empty(k)
     T[0], M[0] = 1 / k, 1 / k

@@ -36,7 +36,19 @@ MODULES = ("alphabets", "counts", "estimators", "lp", "mechanisms", "metrics", "
 
 def public_callables() -> set[str]:
     """The qualified names (``module.qualname``) of every public function, class and public method of a public class
-    that privest exports: ``privest.__all__`` and each module's ``__all__`` (or its names without a leading _)."""
+    that privest exports: ``privest.__all__`` and each module's ``__all__`` (or its names without a leading _).
+
+    A callable is named after the public module a user imports it from: the module of MODULES that defines it, or whose
+    package does (``privest.estimators.iterative.ibu`` is ``privest.estimators.ibu``), else the first of MODULES
+    whose ``__all__`` lists it (``privest.groups.Group`` is ``privest.estimators.Group``, ``privest._checks``'s
+    ``check_row_stochastic`` is ``privest.mechanisms.check_row_stochastic``); a callable of none of them is not
+    public (the other validators of ``privest._checks``)."""
+    exported = {}
+    for module_name in MODULES:
+        module = importlib.import_module(f"privest.{module_name}")
+        names = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
+        for name in names:
+            exported.setdefault(id(getattr(module, name)), f"privest.{module_name}")
     objects = [getattr(privest, name) for name in privest.__all__]
     for module_name in MODULES:
         module = importlib.import_module(f"privest.{module_name}")
@@ -45,13 +57,17 @@ def public_callables() -> set[str]:
     found = set()
     for obj in objects:
         module = getattr(obj, "__module__", "") or ""
-        if not callable(obj) or not module.startswith("privest") or any(p.startswith("_") for p in module.split(".")):
-            continue  # not privest's, or imported from a private module (privest._checks)
-        found.add(f"{obj.__module__}.{obj.__qualname__}")
+        if not callable(obj) or not module.startswith("privest"):
+            continue  # not privest's
+        home = next((f"privest.{m}" for m in MODULES if module == f"privest.{m}" or module.startswith(f"privest.{m}.")),
+                    None) or exported.get(id(obj))
+        if home is None:
+            continue  # a validator of privest._checks that no public module exports
+        found.add(f"{home}.{obj.__qualname__}")
         if inspect.isclass(obj):
             for name, member in vars(obj).items():
                 if not name.startswith("_") and (inspect.isfunction(member) or isinstance(member, classmethod)):
-                    found.add(f"{obj.__module__}.{obj.__qualname__}.{name}")
+                    found.add(f"{home}.{obj.__qualname__}.{name}")
     return found
 
 
@@ -367,6 +383,10 @@ CASES: list[Case] = [
     Case(("estimators.ibu_runs",), privest.ibu_runs,
          lambda: dict(A=_krr3(), counts=np.array([C3, C3[::-1]]), delta=1e-10, max_iter=100),
          {"A": Arg("stochastic"), "counts": Arg("weights", ("length",)), "delta": DELTA, "max_iter": MAX_ITER}),
+    Case(("estimators.gibu_matrix_runs",), privest.estimators.gibu_matrix_runs,
+         lambda: dict(matrices=[_krr3(), privest.geometric(3, 1.0)], counts=np.array([[C3, C3[::-1]]]), delta=1e-10,
+                      max_iter=100),
+         {"matrices": Arg("matrices"), "delta": DELTA, "max_iter": MAX_ITER}),
     Case(("estimators.inv",), privest.inv, lambda: dict(A=_krr3(), q=C3, post=None),
          {"A": Arg("stochastic"), "q": Arg("weights", ("length",)), "post": POST}),
     Case(("estimators.inv_m",), privest.inv_m,

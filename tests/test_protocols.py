@@ -187,7 +187,7 @@ def test_hash_is_xxh32_of_the_decimal_string():
     expected = [xxhash.xxh32(str(v).encode(), seed=int(s) % 2**32).intdigest() for v, s in zip(values, seeds,
                                                                                                   strict=True)]
     np.testing.assert_array_equal(protocols.xxh32_decimal(values, seeds), expected)
-    table = protocols._hash_table(np.array([0, 7, 2**32 - 1], dtype=np.uint32), 1200)
+    table = protocols.xxh32._hash_table(np.array([0, 7, 2**32 - 1], dtype=np.uint32), 1200)
     np.testing.assert_array_equal(table[1], [xxhash.xxh32(str(v).encode(), seed=7).intdigest() for v in range(1200)])
 
 

@@ -1,0 +1,263 @@
+"""IBU and GIBU, the iterative Bayesian update (free-will eq. 10 and Algorithm 1; IBU paper Algorithm 1): the MLE
+of theta from the reports of one mechanism or of any mix of matrices, RAPPOR and set-valued protocols, with
+SQUAREM acceleration and batches over runs. The iteration itself is in ``privest.estimators._iteration``.
+"""
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+from privest._checks import (
+    as_array,
+    check_choice,
+    check_distribution,
+    check_int,
+    check_positive,
+    check_row_stochastic,
+    check_sequence,
+    check_stopping,
+    check_weights,
+)
+from privest.estimators._iteration import (
+    COMPILED_KERNEL,
+    IbuResult,
+    _iterate,
+    _iterate_batch,
+    _Likelihood,
+    _squarem,
+    _start,
+)
+from privest.groups import GroupLike, _as_group, _reported_columns, matrix_group
+
+__all__ = [
+    "COMPILED_KERNEL",
+    "Accelerate",
+    "IbuResult",
+    "gibu",
+    "gibu_matrix_runs",
+    "ibu",
+    "ibu_runs",
+    "log_likelihood",
+    "squarem",
+]
+
+Accelerate = Literal["squarem"] | None
+
+
+def log_likelihood(theta: np.ndarray, groups: Sequence[GroupLike]) -> float:
+    """The normalised log-likelihood L(theta) = sum_A (n^A/n) sum_z q^A_z log sum_x theta_x A_xz (Algorithm 1).
+
+    theta: a distribution over the k secrets; groups: as in ``gibu``."""
+    check_sequence(groups, "groups", minimum=1)
+    likelihood = _Likelihood.of([_as_group(item) for item in groups])
+    return likelihood.value(check_distribution(theta, "theta", likelihood.k))
+
+
+def squarem(groups: Sequence[GroupLike], delta: float | None = 1e-10, max_iter: int = 10_000, tol: float | None = None,
+            theta0: np.ndarray | None = None) -> IbuResult:
+    """GIBU accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3), with its two stopping rules.
+
+    From theta: theta1 = F(theta), theta2 = F(theta1) with F the GIBU update; r = theta1 - theta, v = theta2 - 2
+    theta1 + theta; alpha = ||r|| / ||v|| clipped to [1, step_max]; the extrapolation theta + 2 alpha r + alpha^2 v
+    (still summing to 1) is halved towards theta2 (alpha = 1) until non-negative, then one GIBU update; if that lowers
+    the log-likelihood, theta2 is taken instead and step_max shrinks, else step_max grows fourfold when reached.
+    Each step costs three updates and never lowers L.
+
+    Parameters
+    ----------
+    groups : sequence
+        As in ``gibu``.
+    delta : float or None
+        Stop when a step changes the normalised log-likelihood by less than delta (None: never).
+    max_iter : int
+        Stop after the step that reaches this many GIBU updates (then ``capped=True``).
+    tol : float or None
+        Stop when an update moves no entry of theta by tol or more (None: never).
+    theta0 : array_like, shape (k,), optional
+        The starting distribution, with full support (default: uniform).
+
+    Returns
+    -------
+    IbuResult
+        ``iterations`` counts GIBU updates (three per step, one for the last step a tol stop ends).
+    """
+    check_sequence(groups, "groups", minimum=1)
+    delta = None if delta is None else check_positive(delta, "delta")
+    tol = None if tol is None else check_positive(tol, "tol")
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    likelihood = _Likelihood.of([_as_group(item) for item in groups])
+    return _squarem(likelihood, _start(likelihood.k, theta0), delta, max_iter, tol)
+
+
+def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_000,
+         theta0: np.ndarray | None = None, accelerate: Accelerate = None) -> IbuResult:
+    """Generalised IBU (free-will Algorithm 1): the MLE of theta from the reports of several mechanisms.
+
+    theta^{t+1}_x = sum_A (n^A/n) sum_z q^A_z theta^t_x A_xz / sum_u theta^t_u A_uz: the columns of all matrix groups
+    side by side, two matrix-vector products per iteration whatever the number of users; the set-valued protocols'
+    distinct reports as one sparse membership matrix, two sparse products per iteration costing O(sum of |S|). It
+    equals the per-user update (free-will eq. 15) with users grouped by mechanism and report.
+
+    Parameters
+    ----------
+    groups : sequence of Group, SetGroup, (Protocol, reports) or (matrix, counts)
+        The reports of each mechanism, all on the same k secrets: groups from ``matrix_group``, ``rappor_group`` or
+        ``Protocol.group``, or the pairs those take (a protocol of ``privest.protocols`` and its reports; a
+        row-stochastic matrix and its report counts).
+    delta : float
+        Stop when |L(theta^t) - L(theta^{t-1})| < delta (L the normalised log-likelihood).
+    max_iter : int
+        Stop after this many iterations at most (then ``capped=True``).
+    theta0 : array_like, shape (k,), optional
+        The starting distribution, with full support (default: uniform).
+    accelerate : {None, "squarem"}
+        "squarem" runs SQUAREM (``squarem``): three updates per step, stopping when a step changes L by less than
+        delta or after the step that reaches max_iter updates; ``iterations`` then counts updates.
+
+    Returns
+    -------
+    IbuResult
+        theta (k,), the iterations used, the final log-likelihood and whether the cap stopped it.
+
+    Raises
+    ------
+    ValueError
+        If groups is empty, an item is not one of the above, the groups have different numbers of secrets,
+        delta <= 0 or max_iter < 1, theta0 has the wrong shape or a zero entry, or accelerate is unknown.
+
+    Examples
+    --------
+    k-RR users and geometric users, with exact report frequencies: GIBU returns theta.
+
+    >>> import numpy as np
+    >>> import privest
+    >>> theta = np.array([0.1, 0.2, 0.3, 0.4])
+    >>> A, B = privest.krr(4, 1.0), privest.geometric(4, 1.0)
+    >>> groups = [privest.matrix_group(A, 600 * theta @ A), privest.matrix_group(B, 400 * theta @ B)]
+    >>> result = privest.gibu(groups, delta=1e-14)
+    >>> print(result.theta.round(3), result.capped)
+    [0.1 0.2 0.3 0.4] False
+    """
+    check_sequence(groups, "groups", minimum=1)
+    delta, max_iter = check_stopping(delta, max_iter)
+    check_choice(accelerate, "accelerate", (None, "squarem"))
+    likelihood = _Likelihood.of([_as_group(item) for item in groups])
+    theta = _start(likelihood.k, theta0)
+    if accelerate == "squarem":
+        return _squarem(likelihood, theta, delta, max_iter)
+    return _iterate(likelihood, theta, delta, max_iter)
+
+
+def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000,
+        theta0: np.ndarray | None = None, accelerate: Accelerate = None) -> IbuResult:
+    """IBU (free-will eq. 10; IBU paper Algorithm 1) on one mechanism A (k, m) and the counts or frequencies q (m,).
+
+    GIBU with one group: ``gibu([matrix_group(A, q)], ...)``.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        The mechanism, rows summing to 1 within 1e-9.
+    q : array_like, shape (m,)
+        The report counts (or frequencies) over the columns of A.
+    delta, max_iter, theta0, accelerate
+        The stopping rule, the start and the acceleration, as in ``gibu``.
+
+    Returns
+    -------
+    IbuResult
+        theta (k,), the iterations used, the final log-likelihood and whether the cap stopped it.
+
+    Raises
+    ------
+    ValueError
+        As ``matrix_group`` and ``gibu``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import privest
+    >>> A = privest.geometric(5, 0.5)
+    >>> rng = privest.rng_for(2026, "ibu doctest")
+    >>> q = privest.sample_counts(A, np.array([1000, 3000, 4000, 1500, 500]), rng)
+    >>> result = privest.ibu(A, q)
+    >>> result.theta.shape, bool(abs(result.theta.sum() - 1) < 1e-12), result.capped
+    ((5,), True, False)
+    """
+    A = check_row_stochastic(A, "A", atol=1e-9)
+    q = check_weights(q, A.shape[1], "q")
+    return gibu([_reported_columns(A, q)], delta=delta, max_iter=max_iter, theta0=theta0, accelerate=accelerate)
+
+
+def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000) -> list[IbuResult]:
+    """IBU on many runs' report counts (R, m) through one mechanism A, batched: each run's result is that of
+    ``ibu(A, counts[r])`` (same iterations, same stopping), at the cost of matrix-matrix products.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        The mechanism, rows summing to 1 within 1e-9.
+    counts : array_like, shape (R, m)
+        Row r holds the report counts of run r.
+    delta, max_iter
+        The stopping rule, as in ``gibu`` (each run stops on its own).
+
+    Returns
+    -------
+    list of IbuResult
+        One per run, in order.
+
+    Raises
+    ------
+    ValueError
+        If counts is not (R, m), a run's counts are invalid for ``matrix_group``, delta <= 0 or max_iter < 1.
+    """
+    A = check_row_stochastic(A, "A", atol=1e-9)
+    counts = as_array(counts, "counts")
+    if counts.ndim != 2 or counts.shape[1] != A.shape[1]:
+        raise ValueError(f"counts must have shape (runs, {A.shape[1]}), got {counts.shape}")
+    for run in counts:
+        matrix_group(A, run)  # validates every run's counts
+    delta, max_iter = check_stopping(delta, max_iter)
+    seen = counts.max(axis=0) > 0
+    return _iterate_batch(A[:, seen], counts[:, seen] / counts.sum(axis=1, keepdims=True), delta, max_iter)
+
+
+def gibu_matrix_runs(matrices: Sequence[np.ndarray], counts: np.ndarray, delta: float = 1e-10,
+                     max_iter: int = 10_000) -> list[IbuResult]:
+    """GIBU (Algorithm 1) on matrix mechanisms for many runs at once: counts (runs, M, m).
+
+    Algorithm 1's update is IBU's update on the columns of all mechanisms side by side, weighted by count / n; IBU's
+    update does not change when every column is scaled by one constant, so GIBU is IBU on the row-stochastic
+    [A^1 | ... | A^M] / M with the concatenated counts, which ``ibu_runs`` batches over runs. The
+    log-likelihood differs from Algorithm 1's by the constant log M, so the stopping rule is the same.
+
+    Parameters
+    ----------
+    matrices : sequence of array_like, each of shape (k, m)
+        The M mechanisms, rows summing to 1 within 1e-9, all with k rows and m columns.
+    counts : array_like, shape (R, M, m)
+        counts[r, i] holds the report counts of mechanism i's users in run r.
+    delta, max_iter
+        The stopping rule, as in ``gibu`` (each run stops on its own).
+
+    Returns
+    -------
+    list of IbuResult
+        One per run, in order; each that of ``gibu`` on the run's (matrix, counts) pairs, up to rounding.
+
+    Raises
+    ------
+    ValueError
+        If a matrix is not row-stochastic, the matrices differ in shape, counts is not (R, M, m), or as ``ibu_runs``.
+    """
+    check_sequence(matrices, "matrices", minimum=1)
+    matrices = [check_row_stochastic(A, f"matrices[{i}]", atol=1e-9) for i, A in enumerate(matrices)]
+    if any(A.shape != matrices[0].shape for A in matrices):
+        raise ValueError(f"matrices must share one shape, got {[A.shape for A in matrices]}")
+    counts = as_array(counts, "counts")
+    if counts.ndim != 3 or counts.shape[1] != len(matrices):
+        raise ValueError(f"counts must have shape (runs, {len(matrices)}, m), got {counts.shape}")
+    stacked = np.concatenate(matrices, axis=1) / len(matrices)
+    return ibu_runs(stacked, counts.reshape(counts.shape[0], -1), delta=delta, max_iter=max_iter)

@@ -1,0 +1,204 @@
+"""Likelihood groups: the reports of one mechanism as GIBU's likelihood needs them (free-will Algorithm 1).
+
+Reports of one mechanism enter as a ``Group``: the columns of the mechanism for the observables that were reported,
+and how often each was reported. A matrix mechanism's group is its matrix and the counts of its columns; a RAPPOR
+group holds one column per distinct bit vector. A set-valued protocol (``privest.protocols``) gives a ``SetGroup``:
+its distinct reports' sets and the likelihood's two values. ``privest.estimators.gibu`` works on any list of them.
+
+A data model, below both ``privest.protocols`` (which build SetGroups) and ``privest.estimators`` (which iterate
+on them).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from privest._checks import (
+    check_finite,
+    check_instance,
+    check_int,
+    check_integers,
+    check_matrix,
+    check_non_negative_array,
+    check_positive,
+    check_row_stochastic,
+    check_weights,
+)
+from privest.rappor import RapporReports, log_probability
+
+__all__ = [
+    "Group",
+    "GroupLike",
+    "SetGroup",
+    "matrix_group",
+    "rappor_group",
+]
+
+@dataclass(frozen=True)
+class Group:
+    """The reports of the users of one mechanism, as needed by the likelihood.
+
+    Build it with ``matrix_group`` (a matrix mechanism) or ``rappor_group`` (RAPPOR reports), then pass a list of
+    groups to ``gibu``.
+
+    Attributes
+    ----------
+    G : numpy.ndarray, shape (k, m)
+        G[x, j] = P(z_j | x) / exp(log_scale[j]) for the m observables z_j that were reported.
+    counts : numpy.ndarray, shape (m,)
+        How many users reported z_j (any non-negative weights; only their ratios and sum matter).
+    log_scale : numpy.ndarray, shape (m,)
+        The column scales, so that the log-likelihood is exact while G stays in floating range.
+    n : float
+        The number of users of the group, ``counts.sum()`` (n^A of Algorithm 1).
+    """
+
+    G: np.ndarray
+    counts: np.ndarray
+    log_scale: np.ndarray
+
+    @classmethod
+    def _of_checked(cls, G: np.ndarray, counts: np.ndarray, log_scale: np.ndarray) -> "Group":
+        """A group of arrays its caller has checked already (``matrix_group``): checking them again would cost more
+        than a hundred IBU iterations at k = 100."""
+        group = object.__new__(cls)
+        for name, value in (("G", G), ("counts", counts), ("log_scale", log_scale)):
+            object.__setattr__(group, name, value)
+        return group
+
+    def __post_init__(self) -> None:
+        m = check_matrix(self.G, "G").shape[1]
+        check_non_negative_array(self.counts, "counts", shape=(m,), positive_sum=True)
+        check_finite(self.log_scale, "log_scale", shape=(m,))
+
+    @property
+    def n(self) -> float:
+        return float(self.counts.sum())
+
+
+@dataclass(frozen=True)
+class SetGroup:
+    """The reports of the users of one set-valued protocol (``privest.protocols``), grouped by distinct report.
+
+    P(report_i | x) = exp(log_scale[i]) * (high if x in S_i else low), with S_i the set of report i held in CSR form
+    (the members of S_i are ``indices[indptr[i]:indptr[i + 1]]``). GIBU iterates on it in O(sum of |S_i|), never
+    forming the k x |Z| matrix (OLH's Z holds 2^32 g reports). Build it with ``Protocol.group``.
+
+    Attributes
+    ----------
+    k : int
+        The number of secrets.
+    indptr : numpy.ndarray of int64, shape (m + 1,)
+        Where each distinct report's set starts in ``indices``.
+    indices : numpy.ndarray of int32, shape (nnz,)
+        The members of the sets, one after the other.
+    counts : numpy.ndarray, shape (m,)
+        How many users sent each distinct report.
+    high, low : float
+        The two likelihood values (up to the report's factor), for secrets in and out of the set; both positive.
+    log_scale : numpy.ndarray, shape (m,)
+        The log of each report's factor, so that the log-likelihood is exact.
+    """
+
+    k: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    counts: np.ndarray
+    high: float
+    low: float
+    log_scale: np.ndarray
+
+    def __post_init__(self) -> None:
+        check_int(self.k, "k", minimum=1)
+        indptr = check_integers(self.indptr, "indptr", 0, None, ndim=1)
+        m = indptr.size - 1
+        counts = check_non_negative_array(self.counts, "counts", ndim=1, positive_sum=True)
+        if counts.shape != (m,):
+            raise ValueError(f"counts must have one entry per report of indptr ({m}), got shape {counts.shape}")
+        check_integers(self.indices, "indices", 0, self.k, ndim=1)
+        check_finite(self.log_scale, "log_scale", shape=(m,))
+        check_positive(self.high, "high")
+        check_positive(self.low, "low")
+        if self.indptr.shape != (m + 1,) or self.log_scale.shape != (m,) or self.indptr[-1] != self.indices.size:
+            raise ValueError("SetGroup: indptr, indices, counts and log_scale do not describe the same reports")
+        if not (self.high > 0 and self.low > 0):
+            raise ValueError(f"SetGroup: high and low must be positive, got {self.high}, {self.low}")
+        if self.indices.size and (self.indices.min() < 0 or self.indices.max() >= self.k):
+            raise ValueError(f"SetGroup: set members must lie in 0..{self.k - 1}")
+
+    @property
+    def n(self) -> float:
+        return float(self.counts.sum())
+
+
+GroupLike = Group | SetGroup | tuple
+
+
+def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
+    """The group of a matrix mechanism A (k, m) whose columns were reported counts[z] times.
+
+    Parameters
+    ----------
+    A : array_like, shape (k, m)
+        The mechanism, rows summing to 1 within 1e-9.
+    counts : array_like, shape (m,)
+        How often each observable was reported (or the frequencies q^A: only the ratios matter to ``gibu`` alone,
+        the sum weighs this group against the others, n^A in Algorithm 1).
+
+    Returns
+    -------
+    Group
+        The columns of A that were reported, with their counts (the triplet (Z^A, q^A, n^A) of free-will Algorithm 1).
+
+    Raises
+    ------
+    ValueError
+        If A is not row-stochastic, counts has the wrong shape, a negative or non-finite entry or a zero sum, or an
+        observable was reported that no secret can produce under A.
+    """
+    A = check_row_stochastic(A, "A", atol=1e-9)
+    return _reported_columns(A, check_weights(counts, A.shape[1], "counts"))
+
+
+def _reported_columns(A: np.ndarray, counts: np.ndarray) -> Group:
+    """``matrix_group`` on a checked A and counts."""
+    seen = counts > 0
+    G = A[:, seen]  # a copy, always: its layout fixes the bits of the first product (theta @ G)
+    if np.any(G.max(axis=0) <= 0):
+        raise ValueError("counts: an observable was reported that no secret can produce under A")
+    return Group._of_checked(G, counts[seen], np.zeros(G.shape[1]))
+
+
+def rappor_group(reports: RapporReports) -> Group:
+    """The group of RAPPOR reports: one column per distinct bit vector (IBU paper, lemma in section 4.4).
+
+    P(beta | x) = p^k e^{-(1/2 + S(beta)/2 - beta_x) eps}; stored as G = e^{eps (beta_x - 1)} times a column scale.
+
+    Parameters
+    ----------
+    reports : RapporReports
+        The grouped reports of one RAPPOR mechanism (free-will eq. 12) on k secrets, m distinct bit vectors.
+
+    Returns
+    -------
+    Group
+        A group with k rows and one column per distinct report, never the 2^k-column matrix.
+    """
+    check_instance(reports, "reports", RapporReports, "a privest.RapporReports")
+    log_p = log_probability(reports.bits, reports.eps)
+    log_scale = log_p.max(axis=0)
+    return Group(np.exp(log_p - log_scale), reports.counts.astype(np.float64), log_scale)
+
+
+def _as_group(item: GroupLike) -> Group | SetGroup:
+    """A GIBU group from what a caller holds: a group, a (protocol, reports) pair or a (matrix, counts) pair."""
+    if isinstance(item, Group | SetGroup):
+        return item
+    if isinstance(item, tuple) and len(item) == 2:
+        mechanism, reports = item
+        if hasattr(mechanism, "group"):
+            return mechanism.group(reports)
+        if isinstance(mechanism, np.ndarray | list):
+            return matrix_group(mechanism, reports)
+    raise TypeError("groups: each item must be a Group, a SetGroup, a (protocol, reports) pair or a (matrix, counts) "
+                    f"pair, got {type(item).__name__}")

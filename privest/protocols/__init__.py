@@ -1,0 +1,92 @@
+"""The standard LDP frequency oracles as set-valued protocols: GRR, SUE, OUE, BLH, OLH, SS and HR.
+
+Every protocol here reports something whose probability given the secret x is a per-report factor times one of two
+values: ``high`` if x lies in the report's set S, ``low`` otherwise,
+
+    P(report | x) = exp(log_scale(report)) * (high if x in S(report) else low).
+
+That one structure serves everything: the exact likelihood (``likelihood``), the unbiased estimator of Wang et al.
+(USENIX Security 2017; ``estimate``, from how many reports' sets hold each value), and GIBU over any mix of protocols
+(``group`` gives the distinct reports' sets, which ``privest.gibu`` iterates on in O(sum of |S|), never a k x |Z|
+matrix). A protocol is "pure" in Wang et al.'s sense: P(v in S | x = v) = p_star, P(v in S | x != v) = q_star.
+
+========  =====================================================  ===========================================
+protocol  report                                                 S(report)
+========  =====================================================  ===========================================
+GRR       int in [0, k)                                          {report}
+SUE, OUE  bool (k,): one-hot bits, each kept or flipped          the bits set
+BLH, OLH  (seed, value in [0, g)): GRR over g hashed values      {v : h_seed(v) = value}
+SS        bool (k,): a subset of size omega                      the subset
+HR        int in [0, K): a column of the Hadamard matrix         {x : H[x + 1, report] = +1}
+========  =====================================================  ===========================================
+
+Parameter ranges, checked when a protocol is made (a ValueError naming the argument otherwise):
+
+- ``k``: an integer >= 2; BLH and OLH at most 10^15 (the hash reads a value's decimal string of at most 15 digits),
+  HR at most 2^62 - 1 (its Hadamard order K <= 2k must be an int64 report).
+- ``eps``: a finite number in [EPS_MIN, EPS_MAX] = [1e-12, 700]. Below 1e-12, e^eps - 1 keeps fewer than 4
+  significant digits in float64 and the estimator's 1/(p* - q*) ~ k/eps passes 10^12 k; above 700, e^eps nears the
+  largest float64 (e^709.8) and e^-eps the smallest normal one, where a likelihood value would round to 0 or inf.
+  OLH at most ``OLH_EPS_MAX`` = ln(2^32 - 1) = 22.18: its g = round(e^eps) + 1 must not exceed 2^32, the range
+  of the 32-bit hash xxh32 (a larger g would leave hashed values no user can reach, and q* = 1/g would be wrong).
+- ``hashes`` (BLH, OLH): None or an integer in 1..2^32 (the seeds are 32-bit).
+
+Within these ranges sampling gives valid reports, and ``likelihood``, ``estimate`` and ``variance`` are finite (the
+gap p* - q* is computed in closed form with expm1 or tanh, never as a difference of two near-equal numbers).
+
+The package holds one family a module, re-exported here (import from ``privest.protocols``):
+
+=============  =======================================================================================================
+``base``       ``Protocol`` (likelihood, GIBU's group, unbiased estimate, variance), report shapes, k-RR's two values
+``xxh32``      the hash of local hashing, vectorised
+``response``   GRR and HR (one value reported)
+``unary``      SUE and OUE (unary encoding)
+``subsets``    SS (subset selection)
+``hashing``    BLH and OLH (local hashing) and their ``HashReports``
+``factories``  ``grr``, ``sue``, ..., and ``by_name``
+=============  =======================================================================================================
+
+Examples
+--------
+>>> import numpy as np
+>>> from privest import protocols, rng_for
+>>> m = protocols.oue(8, 1.0)
+>>> reports = m.sample(np.repeat(np.arange(8), 1000), rng_for(2026, "protocols doctest"))
+>>> reports.shape, m.likelihood(reports[:2]).shape
+((8000, 8), (2, 8))
+>>> bool(np.abs(m.estimate(reports) - 1 / 8).max() < 0.05)
+True
+"""
+
+from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
+from privest.protocols.factories import NAMES, blh, by_name, grr, hr, olh, oue, ss, sue
+from privest.protocols.hashing import BLH, OLH, OLH_EPS_MAX, HashReports
+from privest.protocols.response import GRR, HR
+from privest.protocols.subsets import SS
+from privest.protocols.unary import OUE, SUE
+from privest.protocols.xxh32 import xxh32_decimal
+
+__all__ = [
+    "BLH",
+    "EPS_MAX",
+    "EPS_MIN",
+    "GRR",
+    "HR",
+    "NAMES",
+    "OLH",
+    "OLH_EPS_MAX",
+    "OUE",
+    "SS",
+    "SUE",
+    "HashReports",
+    "Protocol",
+    "blh",
+    "by_name",
+    "grr",
+    "hr",
+    "olh",
+    "oue",
+    "ss",
+    "sue",
+    "xxh32_decimal",
+]

@@ -1,0 +1,299 @@
+"""The base of the set-valued protocols: ``Protocol`` (the likelihood, GIBU's group, the unbiased estimator and its
+variance, derived once from each protocol's sets and two likelihood values), the two report shapes (one value,
+k bits), k-RR's two values (shared by GRR and local hashing), the eps range and the sampling helpers.
+"""
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from privest._checks import (
+    check_between,
+    check_bits,
+    check_choice,
+    check_distribution,
+    check_int,
+    check_mapping,
+    check_text,
+)
+from privest.groups import SetGroup
+from privest.rappor import distinct_rows
+from privest.simplex import POSTS, Post, post_process
+
+__all__ = [
+    "EPS_MAX",
+    "EPS_MIN",
+    "Protocol",
+]
+
+EPS_MIN = 1e-12
+"""The smallest eps of every protocol: below it e^eps - 1 keeps fewer than 4 significant digits in float64."""
+
+
+EPS_MAX = 700.0
+"""The largest eps of every protocol but OLH: e^eps and e^-eps stay finite normal floats (e^709.8 is the largest)."""
+
+
+# Rows of the membership matrix built at once: at k = 1024, 4096 rows hold 4 M entries (16 MB of 32-bit hashes).
+_CHUNK_ENTRIES = 1 << 22
+
+
+def _grr(secrets: np.ndarray, size: int, keep: float, rng: np.random.Generator) -> np.ndarray:
+    """Generalised randomised response over ``size`` values: keep the value with probability ``keep``, else report
+    one of the other size - 1 values uniformly."""
+    kept = rng.random(secrets.size) < keep
+    other = (secrets + 1 + rng.integers(0, size - 1, secrets.size)) % size
+    return np.where(kept, secrets, other)
+
+
+def _bits_by_chunks(secrets: np.ndarray, k: int, draw: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """A (n, k) bool report matrix built ``_CHUNK_ENTRIES`` entries at a time by ``draw(secrets_of_chunk)``."""
+    bits = np.empty((secrets.size, k), dtype=bool)
+    rows = max(1, _CHUNK_ENTRIES // k)
+    for start in range(0, secrets.size, rows):
+        bits[start:start + rows] = draw(secrets[start:start + rows])
+    return bits
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A set-valued LDP frequency oracle on k secrets at privacy level eps (see ``privest.protocols``).
+
+    Subclasses define the report type, ``sample``, ``membership`` (which secrets each report's set holds),
+    ``log_scale``, ``high``, ``low``, ``p_star`` and ``q_star``; everything else is derived here once.
+
+    Attributes
+    ----------
+    k : int
+        The number of secrets (values 0..k-1), at least 2 (and at most ``k_max``, see the module docstring).
+    eps : float
+        The privacy level, in [EPS_MIN, eps_max] (module docstring): every report's likelihood ratio between two
+        secrets is at most e^eps.
+
+    Raises
+    ------
+    TypeError
+        If k is not an integer or eps not a real number.
+    ValueError
+        If k or eps lies outside its range; the message names the argument and the range.
+    """
+
+    k: int
+    eps: float
+    name: ClassVar[str] = ""
+    k_max: ClassVar[int | None] = None
+    eps_max: ClassVar[float] = EPS_MAX
+    _eps_why: ClassVar[str] = (f"(below {EPS_MIN:g}, e^eps - 1 keeps fewer than 4 digits in float64; above "
+                               f"{EPS_MAX:g}, e^eps nears the largest float64)")
+
+    def __post_init__(self) -> None:
+        # a numpy integer k would break int-only arithmetic (HR's K): k is stored as a Python int, eps as a float
+        object.__setattr__(self, "k", check_int(self.k, "k", minimum=2, maximum=self.k_max))
+        object.__setattr__(self, "eps", check_between(self.eps, "eps", EPS_MIN, self.eps_max, self._eps_why))
+
+    # what each protocol defines
+    high: ClassVar[float]
+    low: ClassVar[float]
+    p_star: ClassVar[float]
+    q_star: ClassVar[float]
+
+    @property
+    def _gap(self) -> float:
+        """p* - q*, the estimator's divisor; subclasses give it in closed form (no cancellation at a tiny eps)."""
+        return self.p_star - self.q_star
+
+    def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> Any:
+        """One report per user, vectorised over users.
+
+        Parameters
+        ----------
+        secrets : array_like of int, shape (n,)
+            Each user's secret, in 0..k-1.
+        rng : numpy.random.Generator
+            The source of randomness.
+
+        Returns
+        -------
+        reports
+            The protocol's report type (module docstring), one per user, in the users' order.
+        """
+        raise NotImplementedError
+
+    def membership(self, reports: Any) -> np.ndarray:
+        """Which secrets each report's set S holds, bool of shape (n, k)."""
+        raise NotImplementedError
+
+    def log_scale(self, reports: Any) -> np.ndarray:
+        """The per-report factor's log, shape (n,): P(report | x) = exp(log_scale) (high if x in S else low)."""
+        raise NotImplementedError
+
+    def distinct(self, reports: Any) -> tuple[Any, np.ndarray]:
+        """The distinct reports and how many users sent each."""
+        raise NotImplementedError
+
+    def count(self, reports: Any) -> int:
+        """The number of reports."""
+        return len(self._validated(reports))
+
+    def _validated(self, reports: Any) -> Any:
+        """reports, checked to be this protocol's reports (a TypeError or ValueError naming them otherwise)."""
+        return self._reports(reports)
+
+    def _reports(self, reports: Any) -> Any:
+        raise NotImplementedError
+
+    # derived once for all protocols
+    def likelihood(self, reports: Any) -> np.ndarray:
+        """The exact likelihood of each report under each secret.
+
+        Parameters
+        ----------
+        reports
+            n reports of this protocol.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, k)
+            L[i, x] = P(report_i | x); summed over every possible report, each column gives 1.
+        """
+        return np.exp(self.log_scale(reports))[:, None] * np.where(self.membership(reports), self.high, self.low)
+
+    def group(self, reports: Any) -> SetGroup:
+        """The reports as ``privest.gibu`` takes them: the distinct reports' sets (CSR, built a block of rows at a
+        time, never a dense (n, k) matrix), how many users sent each, and the likelihood's two values.
+
+        Parameters
+        ----------
+        reports
+            The reports of this protocol's users.
+
+        Returns
+        -------
+        SetGroup
+            P(report_i | x) = exp(log_scale_i) (high if x in S_i else low) for the distinct reports i.
+        """
+        if self.count(reports) == 0:
+            raise ValueError(f"{self.name}: reports must not be empty")
+        unique, counts = self.distinct(reports)
+        sizes, indices = [], []
+        for member in self._membership_blocks(unique, len(counts)):
+            sizes.append(member.sum(axis=1))
+            indices.append((np.flatnonzero(member) % self.k).astype(np.int32))
+        indptr = np.concatenate([[0], np.cumsum(np.concatenate(sizes))]).astype(np.int64)
+        return SetGroup(self.k, indptr, np.concatenate(indices), counts.astype(np.float64), float(self.high),
+                        float(self.low), self.log_scale(unique).astype(np.float64))
+
+    def _membership_blocks(self, reports: Any, n: int) -> Any:
+        """``membership`` of ``_CHUNK_ENTRIES`` entries of the (n, k) matrix at a time, block after block."""
+        rows = max(1, _CHUNK_ENTRIES // self.k)
+        for start in range(0, n, rows):
+            yield self.membership(reports[start:start + rows])
+
+    def support(self, reports: Any) -> np.ndarray:
+        """How many reports' sets hold each value, shape (k,) int64: the count C(v) of Wang et al. (2017)."""
+        unique, counts = self.distinct(reports)
+        rows = max(1, _CHUNK_ENTRIES // self.k)
+        support = np.zeros(self.k)
+        for start, member in zip(range(0, len(counts), rows), self._membership_blocks(unique, len(counts)),
+                                 strict=True):
+            support += counts[start:start + rows].astype(np.float64) @ member
+        return np.rint(support).astype(np.int64)
+
+    def estimate(self, reports: Any, post: Post = None) -> np.ndarray:
+        """The unbiased frequency estimate of Wang et al. (2017, eq. 1): (C(v)/n - q*) / (p* - q*), post-processed.
+
+        Parameters
+        ----------
+        reports
+            The reports of this protocol's users.
+        post : {None, "projection", "normalization"}
+            None for the raw estimate (it may be negative; its sum is 1 only in expectation), "projection" for
+            INV-P, "normalization" for INV-N (as ``privest.inv``).
+
+        Returns
+        -------
+        numpy.ndarray, shape (k,)
+            The estimate of theta.
+        """
+        check_choice(post, "post", POSTS)
+        n = self.count(reports)
+        if n == 0:
+            raise ValueError(f"{self.name}: reports must not be empty")
+        return post_process((self.support(reports) / n - self.q_star) / self._gap, post)
+
+    def variance(self, theta: np.ndarray, n: int) -> np.ndarray:
+        """The variance of the raw unbiased estimate (Wang et al. 2017, eq. 2), for n users with distribution theta:
+
+            Var[theta-hat_v] = q*(1 - q*) / (n (p* - q*)^2) + theta_v (1 - p* - q*) / (n (p* - q*)).
+
+        It is exact for fixed secrets with n theta_v users holding v (the count C(v) is then a sum of independent
+        Bernoulli variables), under an ideal random hash for BLH and OLH.
+        """
+        theta = check_distribution(theta, "theta", self.k)
+        n = check_int(n, "n", minimum=1)
+        gap = self._gap
+        return self.q_star * (1 - self.q_star) / (n * gap**2) + theta * (1 - self.p_star - self.q_star) / (n * gap)
+
+    def to_arrays(self, reports: Any, prefix: str) -> dict[str, np.ndarray]:
+        """The arrays that store these reports in an npz file under ``prefix`` (``from_arrays`` reads them)."""
+        check_text(prefix, "prefix")
+        return {f"{prefix}reports": np.asarray(self._validated(reports))}
+
+    def from_arrays(self, arrays: Any, prefix: str) -> Any:
+        """The reports stored by ``to_arrays`` under ``prefix``."""
+        check_text(prefix, "prefix")
+        return self._validated(np.asarray(check_mapping(arrays, "arrays", [f"{prefix}reports"])[f"{prefix}reports"]))
+
+
+class _ValueReports(Protocol):
+    """A protocol whose report is one integer (GRR, HR): distinct reports by ``numpy.unique``."""
+
+    def distinct(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.unique(self._reports(reports), return_counts=True)
+
+
+class _BitReports(Protocol):
+    """A protocol whose report is a bool vector of k bits (SUE, OUE, SS): S is the bits set."""
+
+    def _reports(self, reports: np.ndarray) -> np.ndarray:
+        return check_bits(reports, f"{self.name}: reports", self.k, convert=False)
+
+    def membership(self, reports: np.ndarray) -> np.ndarray:
+        return self._reports(reports).astype(bool)
+
+    def distinct(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return distinct_rows(self.membership(reports))
+
+    def support(self, reports: np.ndarray) -> np.ndarray:
+        return self.membership(reports).sum(axis=0, dtype=np.int64)
+
+    def to_arrays(self, reports: np.ndarray, prefix: str) -> dict[str, np.ndarray]:
+        check_text(prefix, "prefix")
+        return {f"{prefix}bits": np.packbits(self.membership(reports), axis=1)}
+
+    def from_arrays(self, arrays: Any, prefix: str) -> np.ndarray:
+        check_text(prefix, "prefix")
+        bits = check_mapping(arrays, "arrays", [f"{prefix}bits"])[f"{prefix}bits"]
+        return np.unpackbits(bits, axis=1, count=self.k).astype(bool)
+
+
+class _RandomisedResponse(Protocol):
+    """k-RR over ``_rr_size`` values (free-will eq. 1): the true value kept with probability
+    high = e^eps/(e^eps + size - 1), each of the other size - 1 values reported with probability
+    low = 1/(e^eps + size - 1). GRR is k-RR over the k secrets, local hashing (BLH, OLH) k-RR over the g hashed values:
+    the one formula of both. p* = high."""
+
+    _rr_size: ClassVar[int]
+
+    @property
+    def high(self) -> float:  # type: ignore[override]
+        return math.exp(self.eps) / (math.exp(self.eps) + self._rr_size - 1)
+
+    @property
+    def low(self) -> float:  # type: ignore[override]
+        return 1 / (math.exp(self.eps) + self._rr_size - 1)
+
+    p_star = high

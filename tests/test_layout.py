@@ -1,0 +1,224 @@
+"""The rules the house keeps (issue 29; /work/shared/STYLE.md "Growing the house"), read from the source with ``ast``.
+
+Imports point down, in this order (each module imports only modules to its left; ``privest._kernel``, the compiled
+IBU loop, sits below everything):
+
+    _checks -> metrics -> alphabets -> simplex -> rappor -> groups -> lp -> shokri
+    -> mechanisms (linear, planar, properties -> lookup) -> sampling
+    -> protocols (xxh32 -> base -> response, unary, subsets, hashing -> factories)
+    -> estimators (_iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely) -> counts
+    -> privest (the top-level re-exports)
+
+Between layers: the library (``privest``) never imports the study code (``privest_studies``), the workflow
+(``snakemake``) or ``scripts``; the study code never imports ``scripts``.
+
+Also: validators live in ``privest/_checks.py`` only (no ``def check_`` or ``def _check_`` elsewhere in privest/); a
+function-level import is for a heavy optional dependency only (``LAZY`` below) with a comment saying why; every
+public module of privest declares ``__all__``; no library module is over 500 lines unless its docstring says why
+("over 500 lines because ...").
+"""
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+LIBRARY = ROOT / "privest"
+
+ORDER = (
+    "privest._kernel",
+    "privest._checks",
+    "privest.metrics",
+    "privest.alphabets",
+    "privest.simplex",
+    "privest.rappor",
+    "privest.groups",
+    "privest.lp",
+    "privest.shokri",
+    "privest.mechanisms.linear",
+    "privest.mechanisms.planar",
+    "privest.mechanisms.properties",
+    "privest.mechanisms.lookup",
+    "privest.mechanisms",
+    "privest.sampling",
+    "privest.protocols.xxh32",
+    "privest.protocols.base",
+    "privest.protocols.response",
+    "privest.protocols.unary",
+    "privest.protocols.subsets",
+    "privest.protocols.hashing",
+    "privest.protocols.factories",
+    "privest.protocols",
+    "privest.estimators._iteration",
+    "privest.estimators.iterative",
+    "privest.estimators.inversion",
+    "privest.estimators.mixtures",
+    "privest.estimators.closed_form",
+    "privest.estimators.rappor",
+    "privest.estimators.likely",
+    "privest.estimators",
+    "privest.counts",
+    "privest",
+)
+"""Every module of privest, lowest first: a module imports only modules before it."""
+
+LAZY = {
+    "ot": "POT costs a second to import; only EMD on a grid needs it",
+    "scipy": "scipy.sparse, scipy.linalg and scipy.spatial cost 0.1-0.3 s each; only some estimators need them",
+    "highspy": "the LP solver loads with the first LP, not with privest",
+    "importlib": "importlib.metadata loads email and zipfile; only the LP's solver description needs it",
+}
+"""The only packages a function may import, each with why it is not imported at the top."""
+
+MAX_LINES = 500
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _sources(folder: pathlib.Path) -> dict[str, pathlib.Path]:
+    return {_module_name(path): path for path in sorted(folder.rglob("*.py"))}
+
+
+LIBRARY_MODULES = _sources(LIBRARY)
+
+
+def _known(name: str) -> bool:
+    return name in LIBRARY_MODULES or name in ORDER
+
+
+def _imports(path: pathlib.Path) -> list[tuple[str, int, bool]]:
+    """(imported module, line, at function level) for every import of the file. ``from a import b`` imports a.b when
+    that is a module, else a. Relative imports are resolved against the file's package."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            if isinstance(child, ast.Import):
+                found.extend((alias.name, child.lineno, in_function) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    parent = package.split(".")[: len(package.split(".")) - child.level + 1]
+                    base = ".".join(parent + ([base] if base else []))
+                for alias in child.names:
+                    target = f"{base}.{alias.name}"
+                    found.append((target if _known(target) else base, child.lineno, in_function))
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
+
+
+def _library_edges() -> dict[str, set[str]]:
+    """Which privest modules each privest module imports, with the packages that an import of a submodule runs."""
+    edges: dict[str, set[str]] = {name: set() for name in LIBRARY_MODULES}
+    for name, path in LIBRARY_MODULES.items():
+        for target, _, _ in _imports(path):
+            if target != "privest" and not target.startswith("privest."):
+                continue
+            parts = target.split(".")
+            for i in range(2, len(parts) + 1):  # importing privest.a.b runs privest.a first
+                prefix = ".".join(parts[:i])
+                if _known(prefix) and not name.startswith(prefix + ".") and prefix != name:
+                    edges[name].add(prefix)
+    return edges
+
+
+def test_every_library_module_has_a_place_in_the_order():
+    assert sorted(set(LIBRARY_MODULES) - set(ORDER)) == [], "add the new module to ORDER (and to the docstring)"
+    assert sorted(set(ORDER) - set(LIBRARY_MODULES) - {"privest._kernel"}) == [], "ORDER names a module that is gone"
+
+
+def test_library_imports_point_down_in_the_stated_order():
+    rank = {name: i for i, name in enumerate(ORDER)}
+    upward = [f"{name} imports {target}" for name, targets in _library_edges().items() for target in targets
+              if rank[target] >= rank[name]]
+    assert upward == []
+
+
+def test_library_imports_have_no_cycle():
+    edges = _library_edges()
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def walk(name: str, path: list[str]) -> list[str] | None:
+        state[name] = 1
+        for target in sorted(edges.get(name, ())):
+            if state.get(target) == 1:
+                return [*path, name, target]
+            if target not in state and (cycle := walk(target, [*path, name])):
+                return cycle
+        state[name] = 2
+        return None
+
+    for name in sorted(edges):
+        if name not in state:
+            cycle = walk(name, [])
+            assert cycle is None, " -> ".join(cycle)
+
+
+@pytest.mark.parametrize(("folder", "forbidden"), [
+    ("privest", ("privest_studies", "snakemake", "scripts")),
+    ("privest_studies", ("scripts",)),
+])
+def test_layers_import_only_downwards(folder, forbidden):
+    wrong = [f"{path.relative_to(ROOT)}:{line} imports {target}"
+             for path in sorted((ROOT / folder).rglob("*.py")) for target, line, _ in _imports(path)
+             if target.split(".")[0] in forbidden]
+    assert wrong == []
+
+
+def test_function_level_imports_are_heavy_optional_dependencies_with_a_comment():
+    wrong = []
+    for name, path in LIBRARY_MODULES.items():
+        lines = path.read_text().split("\n")
+        for target, line, in_function in _imports(path):
+            if not in_function:
+                continue
+            text, above = lines[line - 1], lines[line - 2].strip()
+            if target.split(".")[0] not in LAZY:
+                wrong.append(f"{name}:{line} imports {target} in a function (not a heavy optional dependency)")
+            elif "#" not in text and not above.startswith("#"):
+                wrong.append(f"{name}:{line} imports {target} in a function without a comment saying why")
+    assert wrong == []
+
+
+def test_validators_live_in_checks_only():
+    wrong = [f"{path.relative_to(ROOT)}:{node.lineno} def {node.name}"
+             for name, path in LIBRARY_MODULES.items() if name != "privest._checks"
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.FunctionDef) and node.name.lstrip("_").startswith("check_")]
+    assert wrong == []
+
+
+def test_every_public_module_declares_all():
+    public = [name for name in LIBRARY_MODULES if not any(part.startswith("_") for part in name.split("."))]
+    missing = [name for name in public if not any(
+        isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets)
+        for node in ast.parse(LIBRARY_MODULES[name].read_text()).body)]
+    assert missing == []
+
+
+def test_no_library_module_is_over_500_lines_without_a_reason_at_its_top():
+    long = [f"{name}: {n} lines" for name, path in LIBRARY_MODULES.items()
+            if (n := len(path.read_text().split("\n"))) > MAX_LINES
+            and "over 500 lines because" not in (ast.get_docstring(ast.parse(path.read_text())) or "")]
+    assert long == []
+
+
+def test_all_lists_only_names_the_module_has():
+    import importlib
+
+    for name in LIBRARY_MODULES:
+        module = importlib.import_module(name)
+        missing = [n for n in getattr(module, "__all__", ()) if not hasattr(module, n)]
+        assert missing == [], f"{name}.__all__ names {missing}"
