@@ -90,8 +90,9 @@ def alphabet_of(spec: Mapping[str, Any], column: str | None = None,
                 "label": f"X = {{0..{k - 1}}}"}
     if kind == "binned":
         lo, hi, bins = float(spec["min"]), float(spec["max"]), int(spec["bins"])
-        return {"kind": "linear", "k": bins, "spacing": (hi - lo) / bins, "unit": spec.get("unit") or f"units of {column}",
-                "column": column, "min": lo, "max": hi, "bins": bins, "label": _binned_label(spec, column)}
+        unit = spec.get("unit") or f"units of {column}"
+        return {"kind": "linear", "k": bins, "spacing": (hi - lo) / bins, "unit": unit, "column": column,
+                "min": lo, "max": hi, "bins": bins, "label": _binned_label(spec, column)}
     if kind == "categorical":
         found = [str(c) for c in (spec.get("categories") or categories or [])]
         if not found:
@@ -347,7 +348,7 @@ def _outside(spec: Mapping[str, Any]) -> str:
         return f"outside the bins' range [{float(spec['min']):g}, {float(spec['max']):g}]"
     if kind == "categorical":
         return f"not one of the {len(spec['categories'])} given categories"
-    return f"outside the alphabet's box {dict(spec['box'])}"
+    return f"outside the box {dict(spec['box'])}"
 
 
 def _judge(tally: _Tally, data: Mapping[str, Any], spec: Mapping[str, Any], source: Any, what: str) -> None:
