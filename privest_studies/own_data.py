@@ -289,7 +289,7 @@ def _on_categories(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.nda
     categories, or into the chunk's own distinct values when the config gives none."""
     text, blank = _strings(frame.iloc[:, 0])
     if spec.get("categories"):
-        codes = pd.Categorical(text, categories=[str(c) for c in spec["categories"]]).codes.astype(np.int64)
+        codes = pd.Index([str(c) for c in spec["categories"]]).get_indexer(text).astype(np.int64)
         return codes, _reasons(blank, np.zeros_like(blank), (codes < 0) & ~blank), []
     codes, uniques = pd.factorize(text, use_na_sentinel=True)
     return codes.astype(np.int64), _reasons(blank, np.zeros_like(blank), np.zeros_like(blank)), list(uniques)
@@ -359,7 +359,8 @@ def _judge(tally: _Tally, data: Mapping[str, Any], spec: Mapping[str, Any], sour
     if errors:
         (_, source, line), reason = errors[0]
         n = tally.counts[reason]
-        said = {"blank": "is blank", "not_a_number": "is not a number", "outside": f"is {_outside(spec)}"}[reason]
+        said = f"is {_outside(spec)}" if reason == "outside" else {"blank": "is blank",
+                                                                   "not_a_number": "is not a number"}[reason]
         fix = "alphabet.outside: drop" if reason == "outside" else "data.missing: drop"
         raise ValueError(f"{source} line {line}: {what} {tally.first[reason][3]} {said} ({n} such record"
                          f"{'s' if n != 1 else ''}; set {fix} to drop them)")
