@@ -476,8 +476,8 @@ def load(data: Mapping[str, Any], alphabet: Mapping[str, Any],
                   "records": tally.records, "kept": int(secrets.size), "dropped": dict(tally.counts)}
     if "csv" in data:
         provenance |= {"encoding": data.get("encoding", "utf-8"), "delimiter": delimiter}
-    log.info("%s: %d records read, %d kept; dropped %d blank, %d not a number, %d outside the alphabet", source,
-             tally.records, secrets.size, *(tally.counts[r] for r in REASONS))
+    log.info("%s: %d records read, %d kept; dropped %d blank, %d not a number, %d outside the alphabet",
+             source if isinstance(source, str) else " and ".join(source), tally.records, secrets.size, *(tally.counts[r] for r in REASONS))
     return secrets, alphabet_file, provenance
 
 
