@@ -394,7 +394,8 @@ def _csv_chunks(path: str, data: Mapping[str, Any], columns: Sequence[str], deli
     (numeric alphabets), else strings; only blank cells missing."""
     reader = pd.read_csv(path, sep=delimiter, usecols=list(columns), dtype=None if numeric else str,
                          encoding=_codec(data.get("encoding", "utf-8")), keep_default_na=False, na_values=[""],
-                         skip_blank_lines=False, index_col=False, engine="c", chunksize=CHUNK_ROWS)
+                         skip_blank_lines=False, index_col=False, engine="c", low_memory=False,
+                         chunksize=CHUNK_ROWS)
     with reader:
         for chunk in reader:
             chunk.index = chunk.index + 2
@@ -477,7 +478,8 @@ def load(data: Mapping[str, Any], alphabet: Mapping[str, Any],
     if "csv" in data:
         provenance |= {"encoding": data.get("encoding", "utf-8"), "delimiter": delimiter}
     log.info("%s: %d records read, %d kept; dropped %d blank, %d not a number, %d outside the alphabet",
-             source if isinstance(source, str) else " and ".join(source), tally.records, secrets.size, *(tally.counts[r] for r in REASONS))
+             source if isinstance(source, str) else " and ".join(source), tally.records, secrets.size,
+             *(tally.counts[r] for r in REASONS))
     return secrets, alphabet_file, provenance
 
 

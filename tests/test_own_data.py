@@ -252,3 +252,14 @@ def test_the_data_table_has_one_row_per_count():
     provenance = {"records": 10, "kept": 6, "dropped": {"blank": 1, "not_a_number": 2, "outside": 1}}
     assert [row["records"] for row in own_data.table_rows(provenance)] == [10, 6, 1, 2, 1]
     assert all(set(row) == set(own_data.TABLE_COLUMNS) for row in own_data.table_rows(provenance))
+
+
+@pytest.mark.filterwarnings("error")
+def test_a_bad_cell_deep_in_a_large_chunk_is_found_on_its_line(tmp_path):
+    cells = np.full(600_000, "30", dtype=object)
+    cells[400_000], cells[500_000] = "x", ""
+    data = {"csv": write(tmp_path, "age\n" + "\n".join(cells) + "\n"), "column": "age"}
+    assert error_of(own_data.load, data, {"kind": "linear", "k": 100}).startswith(
+        f"{data['csv']} line 400002: age 'x' is not a number (1 such record;")
+    provenance = own_data.load({**data, "missing": "drop"}, {"kind": "linear", "k": 100})[2]
+    assert provenance["dropped"] == {"blank": 1, "not_a_number": 1, "outside": 0} and provenance["kept"] == 599_998

@@ -19,7 +19,11 @@ rule own_study_data:
         data="results/{own_study}/data.npz",
         alphabet="results/{own_study}/data_alphabet.json",
         provenance="results/{own_study}/data_provenance.json",
-        table=report("results/{own_study}/tables/data.csv", category="{own_study}"),
+        table=report(
+            "results/{own_study}/tables/data.csv",
+            caption="../report/own_study_data.rst",
+            category="{own_study}",
+        ),
     log:
         "logs/{own_study}/data.log",
     conda:
