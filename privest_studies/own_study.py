@@ -21,18 +21,17 @@ experiment with ``compare`` (instead of ``mechanisms``) runs each listed kind on
 users: one experiment of the chain per kind (``<experiment>_<kind>``, drawn from the comparison's one seed), one
 figure for all of them.
 
-``check`` reads the CSV and fails before any job, in one line naming the config key or the file and line.
+``check`` reads the CSV's header (``own_data.check_header``) and fails before any job, in one line naming the config
+key or the file; the data job (``own_data.load``) reads every record and names the file and line of a bad one.
 """
 
-import csv
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from privest.alphabets import Grid
+from privest_studies import own_data
 from privest_studies.experiment import FAMILIES, HASHED_KINDS, PROTOCOL_KINDS, Experiment, Member, Point
-from privest_studies.regions import Box, cell_of
 
 KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", *PROTOCOL_KINDS)
 """The mechanisms a study may use: matrices, RAPPOR and the standard protocols of ``privest.protocols`` (BLH and OLH
@@ -50,81 +49,7 @@ STOPPING = {"delta": 1e-10, "max_iter": 10_000}
 
 def data_prefix(name: str, study: Mapping[str, Any]) -> str:
     """The path prefix of a study's data (<prefix>.npz, <prefix>_alphabet.json): its own, or a built-in dataset."""
-    return BUILTIN[study["data"]["builtin"]] if "builtin" in study["data"] else f"results/{name}/data"
-
-
-def alphabet_of(spec: Mapping[str, Any]) -> dict:
-    """The alphabet file of a study's data: {kind: linear, k} or a grid {kind: planar, columns, rows, cell_km, k}."""
-    if spec["kind"] == "linear":
-        return {"kind": "linear", "k": int(spec["k"]), "label": f"X = {{0..{int(spec['k']) - 1}}}"}
-    grid = Grid(int(spec["columns"]), int(spec["rows"]), float(spec["cell_km"]))
-    return {"kind": "planar", "region": "own", "columns": grid.columns, "rows": grid.rows, "cell_km": grid.cell_km,
-            "k": grid.k, "box": dict(spec["box"]),
-            "label": f"{grid.columns} x {grid.rows} cells of {grid.cell_km:g} km"}
-
-
-def read_secrets(path: str, data: Mapping[str, Any], alphabet: Mapping[str, Any]) -> np.ndarray:
-    """The secrets of a CSV file on the study's alphabet: an integer column in 0..k-1, or a latitude and a longitude
-    column mapped to the cells of the grid. One line naming the file and line where a value does not fit."""
-    planar = alphabet["kind"] == "planar"
-    columns = [alphabet["latitude"], alphabet["longitude"]] if planar else [data["column"]]
-    try:
-        with open(path, newline="") as f:
-            reader = csv.reader(f)
-            header = next(reader, None)
-            if header is None:
-                raise ValueError(f"{path}: the file is empty")
-            missing = [c for c in columns if c not in header]
-            if missing:
-                raise ValueError(f"{path}: no column {missing[0]!r} (columns: {', '.join(header)})")
-            where = [header.index(c) for c in columns]
-            values = [[row[i] for i in where] for row in reader]
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    if not values:
-        raise ValueError(f"{path}: no records")
-    if planar:
-        return _cells(path, values, alphabet)
-    k = int(alphabet["k"])
-    secrets = np.empty(len(values), dtype=np.int64)
-    for line, (text,) in enumerate(values, start=2):
-        try:
-            value = float(text)
-        except ValueError:
-            raise ValueError(f"{path} line {line}: {data['column']} {text!r} is not a number") from None
-        if value != int(value) or not 0 <= value < k:
-            raise ValueError(f"{path} line {line}: {data['column']} {text} is outside the alphabet 0..{k - 1}")
-        secrets[line - 2] = int(value)
-    return secrets
-
-
-def _cells(path: str, values: Sequence[Sequence[str]], alphabet: Mapping[str, Any]) -> np.ndarray:
-    box = Box(**alphabet["box"])
-    try:
-        lat, lon = np.array(values, dtype=np.float64).T
-    except ValueError:
-        bad = next(i for i, row in enumerate(values) if not all(_is_number(v) for v in row))
-        raise ValueError(f"{path} line {bad + 2}: {values[bad]} is not a latitude and a longitude") from None
-    outside = np.flatnonzero(~box.contains(lat, lon))
-    if outside.size:
-        i = int(outside[0])
-        raise ValueError(f"{path} line {i + 2}: ({lat[i]}, {lon[i]}) is outside the alphabet's box "
-                         f"{dict(alphabet['box'])} ({outside.size} such records)")
-    return cell_of(Grid(int(alphabet["columns"]), int(alphabet["rows"]), float(alphabet["cell_km"])), box, lat, lon)
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def empirical_data(secrets: np.ndarray, k: int) -> dict[str, np.ndarray]:
-    """A study's data file: the secrets and their empirical distribution theta."""
-    counts = np.bincount(secrets, minlength=k)
-    return {"secrets": secrets, "theta": counts / counts.sum()}
+    return BUILTIN[study["data"]["builtin"]] if study["data"].get("builtin") in BUILTIN else f"results/{name}/data"
 
 
 def _members(key: str, spec: Mapping[str, Any], alphabet: Mapping[str, Any]) -> list:
@@ -231,21 +156,13 @@ def figures(config: Mapping[str, Any]) -> dict[str, dict[str, list[str]]]:
 
 def check(config: Mapping[str, Any]) -> None:
     """Everything the schema cannot say of the configured studies, before any job: names, mechanisms, estimators,
-    and the data itself (the CSV's column and every value within the alphabet). One line naming the key or the file
-    and line."""
+    and the data's source and header (``own_data.check_header``: the file, its encoding and columns; its records are
+    the data job's). One line naming the key or the file."""
     for name, study in config.get("studies", {}).items():
         key = f"config key studies.{name}"
         if name in RESERVED:
             raise ValueError(f"{key}: {name!r} is taken by the pipeline; choose another study name")
-        data, alphabet = study["data"], study["alphabet"]
-        if "csv" in data:
-            if alphabet["kind"] == "linear" and "column" not in data:
-                raise ValueError(f"{key}.data: a CSV on a linear alphabet needs column")
-            if alphabet["kind"] == "planar" and not {"latitude", "longitude"} <= set(alphabet):
-                raise ValueError(f"{key}.alphabet: a planar alphabet needs latitude and longitude columns")
-            read_secrets(data["csv"], data, alphabet)
-        elif data.get("builtin") not in BUILTIN:
-            raise ValueError(f"{key}.data: give csv (and column) or builtin: one of {', '.join(BUILTIN)}")
+        own_data.check_header(f"{key}.data", study["data"], study["alphabet"])
         experiments({"studies": {name: study}})
 
 

@@ -1,14 +1,16 @@
-"""Rule own_study_data: a study's CSV column (or latitude and longitude) on its alphabet: secrets and theta."""
+"""Rule own_study_data: a study's CSV column (or latitude and longitude, or an Adult column) on its alphabet: the
+secrets and theta, the alphabet file, the provenance and the table of records read, kept and dropped."""
 
-from privest_studies import files, jobs, own_study
+from privest_studies import files, jobs, own_data
 
 
 def main() -> None:
-    params = snakemake.params
-    alphabet = own_study.alphabet_of(params.alphabet)
-    secrets = own_study.read_secrets(params.data["csv"], params.data, params.alphabet)
-    files.save_npz(snakemake.output.data, **own_study.empirical_data(secrets, alphabet["k"]))
-    files.save_json(snakemake.output.alphabet, alphabet)
+    params, output = snakemake.params, snakemake.output
+    secrets, alphabet, provenance = own_data.load(params.data, params.alphabet, adult_files=list(snakemake.input))
+    files.save_npz(output.data, **own_data.empirical_data(secrets, alphabet["k"]))
+    files.save_json(output.alphabet, alphabet)
+    files.save_json(output.provenance, provenance)
+    files.save_rows(own_data.table_rows(provenance), own_data.TABLE_COLUMNS, output.table)
 
 
 jobs.run_or_exit(main, snakemake.log)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from privest_studies import own_study
+from privest_studies import own_data, own_study
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = yaml.safe_load((ROOT / "examples" / "own_study" / "config.yaml").read_text())
@@ -40,17 +40,15 @@ def test_the_example_builds_one_experiment_per_entry_with_its_grid(monkeypatch):
 def test_a_csv_column_becomes_the_secrets_and_their_distribution(tmp_path):
     config = config_with(tmp_path)
     study = config["studies"]["mine"]
-    secrets = own_study.read_secrets(study["data"]["csv"], study["data"], study["alphabet"])
+    secrets, alphabet, provenance = own_data.load(study["data"], study["alphabet"])
     np.testing.assert_array_equal(secrets, [30, 45, 30])
-    data = own_study.empirical_data(secrets, 100)
+    assert alphabet["k"] == 100 and provenance["records"] == provenance["kept"] == 3
+    data = own_data.empirical_data(secrets, 100)
     assert data["theta"][30] == pytest.approx(2 / 3) and data["theta"].sum() == pytest.approx(1)
 
 
 @pytest.mark.parametrize(("csv", "changes", "message"), [
     ("age,sex\n30,F\n", {"data": None}, "no column 'agee' \\(columns: age, sex\\)"),
-    ("age,sex\n30,F\n140,M\n", {}, "ages.csv line 3: age 140 is outside the alphabet 0..99"),
-    ("age,sex\n30,F\nold,M\n", {}, "ages.csv line 3: age 'old' is not a number"),
-    ("age\n", {}, "ages.csv: no records"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": ["kkr"], "eps": [1.0], "estimators": ["ibu"]}}},
      "config key studies.mine.experiments.e.mechanisms\\[0\\]: unknown mechanism 'kkr'"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "krr", "hashes": 64}], "eps": [1.0],
@@ -73,6 +71,20 @@ def test_bad_input_fails_in_one_line_naming_the_key_or_the_file_and_line(tmp_pat
     assert "\n" not in str(error.value)
 
 
+@pytest.mark.parametrize(("csv", "message"), [
+    ("age,sex\n30,F\n140,M\n", "ages.csv line 3: age '140' is outside the alphabet 0..99 \\(1 such record;"),
+    ("age,sex\n30,F\nold,M\n", "ages.csv line 3: age 'old' is not a number \\(1 such record;"),
+    ("age\n", "ages.csv: no records"),
+])
+def test_a_bad_record_passes_the_check_and_fails_the_load_in_one_line(tmp_path, csv, message):
+    config = config_with(tmp_path, csv)
+    own_study.check(config)  # the header is fine: records are the data job's
+    study = config["studies"]["mine"]
+    with pytest.raises(ValueError, match=message) as error:
+        own_data.load(study["data"], study["alphabet"])
+    assert "\n" not in str(error.value)
+
+
 def test_a_missing_file_and_a_reserved_name_are_named(tmp_path):
     config = config_with(tmp_path)
     config["studies"]["mine"]["data"]["csv"] = str(tmp_path / "nowhere.csv")
@@ -86,10 +98,11 @@ def test_latitude_and_longitude_become_cells_of_the_grid(tmp_path):
     (tmp_path / "places.csv").write_text("lat,lon\n0.001,0.001\n0.009,0.013\n0.02,0.0\n")
     alphabet = {"kind": "planar", "box": {"lat_min": 0.0, "lat_max": 0.01, "lon_min": 0.0, "lon_max": 0.02},
                 "columns": 2, "rows": 1, "cell_km": 1.0, "latitude": "lat", "longitude": "lon"}
-    with pytest.raises(ValueError, match=r"places\.csv line 4: \(0\.02, 0\.0\) is outside the alphabet's box"):
-        own_study.read_secrets(str(tmp_path / "places.csv"), {}, alphabet)
+    data = {"csv": str(tmp_path / "places.csv")}
+    with pytest.raises(ValueError, match=r"places\.csv line 4: lat, lon \('0\.02', '0'\) is outside the box"):
+        own_data.load(data, alphabet)
     (tmp_path / "places.csv").write_text("lat,lon\n0.001,0.001\n0.009,0.013\n")
-    np.testing.assert_array_equal(own_study.read_secrets(str(tmp_path / "places.csv"), {}, alphabet), [0, 1])
+    np.testing.assert_array_equal(own_data.load(data, alphabet)[0], [0, 1])
 
 
 def test_the_summary_is_the_mean_and_sd_over_runs():
@@ -112,8 +125,8 @@ def test_the_standard_protocols_are_mechanisms_of_a_study_and_run_through_the_ch
     by_eps, by_n = own_study.experiments(config)["mine"].values()
     assert [(m.kind, m.parameter, m.hashes) for m in by_eps.members] == [
         ("oue", 1.0, None), ("olh", 1.0, 64), ("oue", 2.0, None), ("olh", 2.0, 64)]
-    alphabet = Alphabet.from_dict(own_study.alphabet_of({"kind": "linear", "k": 100}))
-    data = own_study.empirical_data(np.array([30, 45, 30, 60] * 20), 100)
+    alphabet = Alphabet.from_dict(own_data.alphabet_of({"kind": "linear", "k": 100}))
+    data = own_data.empirical_data(np.array([30, 45, 30, 60] * 20), 100)
     for spec, methods in ((by_eps, {"[INV]_R-P", "GIBU"}), (by_n, {"[IBU]_R", "GIBU"})):
         built = experiment.build_mechanisms(spec.members, alphabet)
         reports = experiment.perturb(spec, built, data, seed=2026)

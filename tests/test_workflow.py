@@ -579,7 +579,6 @@ def test_the_own_study_example_runs_end_to_end_from_config_alone(tmp_path):
 
 @pytest.mark.parametrize(("change", "message"), [
     ({"data": {"column": "agee"}}, "examples/own_study/ages.csv: no column 'agee' (columns: age, sex)"),
-    ({"alphabet": {"k": 60}}, "examples/own_study/ages.csv line 6: age 67 is outside the alphabet 0..59"),
     ({"experiments": {"krr_by_eps": {"mechanisms": ["kkr"]}}},
      "config key studies.ages_mixture.experiments.krr_by_eps.mechanisms[0]: unknown mechanism 'kkr'"),
 ])
@@ -591,3 +590,13 @@ def test_a_bad_own_study_fails_before_any_job_in_one_line(tmp_path, change, mess
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and message in lines[0], result.stderr
     assert not (work / "results").exists()
+
+
+def test_a_value_outside_the_alphabet_fails_the_data_job_in_one_line(tmp_path):
+    work = own_study_dir(tmp_path, alphabet={"k": 60})
+    result = snakemake("--cores", "1", "--directory", str(work), "own_studies", "--configfile", str(work / "own.yaml"),
+                       cwd=work, check=False)
+    assert result.returncode != 0 and "Error in rule own_study_data" in result.stdout + result.stderr
+    message = "examples/own_study/ages.csv line 6: age '67' is outside the alphabet 0..59 ("
+    assert [line for line in (work / "logs" / "ages_mixture" / "data.log").read_text().splitlines() if message in line]
+    assert not (work / "results" / "ages_mixture" / "data.npz").exists()

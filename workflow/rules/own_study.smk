@@ -13,12 +13,19 @@ wildcard_constraints:
 
 
 rule own_study_data:
-    """A study's CSV column (or its latitude and longitude) on its alphabet: the secrets and their distribution."""
+    """A study's CSV column (or its latitude and longitude, or a column of the raw Adult files) on its alphabet: the
+    secrets and their distribution, and the records read, kept and dropped (blank, not a number, outside)."""
     input:
-        lambda w: privest_studies.own_study.csv_inputs(config, w.own_study),
+        lambda w: privest_studies.own_data.input_files(OWN[w.own_study]["data"]),
     output:
         data="results/{own_study}/data.npz",
         alphabet="results/{own_study}/data_alphabet.json",
+        provenance="results/{own_study}/data_provenance.json",
+        table=report(
+            "results/{own_study}/tables/data.csv",
+            caption="../report/own_study_data.rst",
+            category="{own_study}",
+        ),
     log:
         "logs/{own_study}/data.log",
     conda:

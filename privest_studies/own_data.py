@@ -1,0 +1,494 @@
+"""A study's data from a researcher's file or a built-in dataset: the secrets on the study's alphabet, the alphabet
+file and the provenance (what was read, kept and dropped, and why).
+
+    data: {csv: ages.csv, column: age, missing: drop, encoding: latin-1, delimiter: ";"}   # or {builtin: adult,
+    alphabet: {kind: binned, min: 0, max: 100, bins: 20, unit: years, outside: drop}        #     column: occupation}
+
+``check_header`` is what is cheap when the Snakefile is parsed: the file exists, its header line decodes and holds the
+needed columns (at most ``HEAD_BYTES`` read, whatever the file's size). ``load`` reads every record in chunks with
+pandas' C parser (only the needed columns) and converts them with vectorised numpy: no Python loop over rows.
+
+A record is dropped, or stops the study in one line naming the file and line, for one of ``REASONS``: a blank cell,
+a cell that is not a number (numeric alphabets: linear, binned, planar), or a value outside the alphabet.
+``data.missing`` decides for the first two, ``alphabet.outside`` for the third (``error``, the default, or ``drop``).
+Line numbers count the header as line 1 and assume no line break inside a quoted field.
+"""
+
+import codecs
+import csv
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privest.alphabets import Grid
+from privest_studies.datasets import ADULT_COLUMNS, read_adult
+from privest_studies.regions import Box, cell_of
+
+__all__ = ["ADULT_FILES", "BUILTINS", "KINDS", "REASONS", "TABLE_COLUMNS", "alphabet_of", "check_header",
+           "empirical_data", "input_files", "load", "table_rows"]
+
+BUILTINS = ("ages", "planar", "adult")
+"""Built-in datasets: ``ages`` and ``planar`` are prebuilt (results/data/), ``adult`` reads any Adult column."""
+ADULT_FILES = ("data/raw/adult.data", "data/raw/adult.test")
+KINDS = ("linear", "binned", "categorical", "planar")
+NUMERIC = ("linear", "binned", "planar")
+REASONS = ("blank", "not_a_number", "outside")
+DELIMITERS = (",", ";", "\t", "|")
+HEAD_BYTES = 8192
+"""The most ``check_header`` reads: the header line must end within it."""
+CHUNK_ROWS = 1 << 20
+TABLE_COLUMNS = ["what", "records"]
+
+log = logging.getLogger(__name__)
+
+
+# ------------------------------------------------------------------------------------------------ the alphabet
+
+
+def columns_of(data: Mapping[str, Any], alphabet: Mapping[str, Any]) -> list[str]:
+    """The columns a study reads: the latitude and longitude of a planar alphabet, else ``data.column``."""
+    if alphabet["kind"] == "planar":
+        return [alphabet["latitude"], alphabet["longitude"]]
+    return [data["column"]]
+
+
+def _binned_label(spec: Mapping[str, Any], column: str) -> str:
+    width = (float(spec["max"]) - float(spec["min"])) / int(spec["bins"])
+    size = f"{width:g} {spec['unit']}" if spec.get("unit") else f"width {width:g}"
+    return f"{column}: {int(spec['bins'])} bins of {size} on [{float(spec['min']):g}, {float(spec['max']):g}]"
+
+
+def alphabet_of(spec: Mapping[str, Any], column: str | None = None,
+                categories: Sequence[str] | None = None) -> dict:
+    """The alphabet file of a study's data, as ``privest.alphabets.Alphabet.from_dict`` reads it.
+
+    Parameters
+    ----------
+    spec : Mapping
+        The config's ``alphabet``: {kind: linear, k}, {kind: binned, min, max, bins}, {kind: categorical,
+        categories?} or {kind: planar, box, columns, rows, cell_km, ...}; ``unit`` optional (linear, binned).
+    column : str, optional
+        The data's column (binned and categorical record it).
+    categories : sequence of str, optional
+        Categorical only: the categories found in the data when the config gives none.
+
+    Returns
+    -------
+    dict
+        linear {kind, k, spacing 1, unit, label}; binned {kind: linear, k: bins, spacing: the bin width, unit,
+        column, min, max, bins, label}; categorical {kind, k, categories, column, label}; planar {kind, region: own,
+        columns, rows, cell_km, k, box, unit: km, label}.
+    """
+    kind = spec["kind"]
+    if kind == "linear":
+        k = int(spec["k"])
+        return {"kind": "linear", "k": k, "spacing": 1.0, "unit": spec.get("unit") or "index steps",
+                "label": f"X = {{0..{k - 1}}}"}
+    if kind == "binned":
+        lo, hi, bins = float(spec["min"]), float(spec["max"]), int(spec["bins"])
+        unit = spec.get("unit") or f"units of {column}"
+        return {"kind": "linear", "k": bins, "spacing": (hi - lo) / bins, "unit": unit, "column": column,
+                "min": lo, "max": hi, "bins": bins, "label": _binned_label(spec, column)}
+    if kind == "categorical":
+        found = [str(c) for c in (spec.get("categories") or categories or [])]
+        if not found:
+            raise ValueError(f"a categorical alphabet of {column} needs its categories (given, or found in the data)")
+        return {"kind": "categorical", "k": len(found), "categories": found, "column": column,
+                "label": f"{column}: {len(found)} categories"}
+    grid = Grid(int(spec["columns"]), int(spec["rows"]), float(spec["cell_km"]))
+    return {"kind": "planar", "region": "own", "columns": grid.columns, "rows": grid.rows, "cell_km": grid.cell_km,
+            "k": grid.k, "box": dict(spec["box"]), "unit": "km",
+            "label": f"{grid.columns} x {grid.rows} cells of {grid.cell_km:g} km"}
+
+
+def empirical_data(secrets: np.ndarray, k: int) -> dict[str, np.ndarray]:
+    """A study's data file: {"secrets": the secrets, "theta": their empirical distribution on 0..k-1}."""
+    counts = np.bincount(secrets, minlength=k)
+    return {"secrets": secrets, "theta": counts / counts.sum()}
+
+
+def _check_alphabet(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any]) -> None:
+    """One line naming ``key`` when the alphabet lacks what its kind needs or the data lacks its column."""
+    kind = alphabet["kind"]
+    need = {"linear": ["k"], "binned": ["min", "max", "bins"], "categorical": [],
+            "planar": ["box", "columns", "rows", "cell_km", "latitude", "longitude"]}[kind]
+    if missing := [name for name in need if name not in alphabet]:
+        raise ValueError(f"{key}: a {kind} alphabet needs alphabet.{', alphabet.'.join(missing)}")
+    if kind == "binned" and not float(alphabet["min"]) < float(alphabet["max"]):
+        raise ValueError(f"{key}: a binned alphabet needs alphabet.min < alphabet.max, got {alphabet['min']} and "
+                         f"{alphabet['max']}")
+    if kind != "planar" and "column" not in data:
+        raise ValueError(f"{key}: a {kind} alphabet needs data.column, the column of the secrets")
+
+
+# ------------------------------------------------------------------------------------------------ the header
+
+
+def _codec(encoding: str) -> str:
+    """The codec that reads ``encoding``: UTF-8 as utf-8-sig (a byte order mark skipped); LookupError if unknown."""
+    return "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+
+
+def _not_encoded(path: str, line: int, offset: int, byte: bytes, encoding: str) -> ValueError:
+    return ValueError(f"{path} line {line}, byte {offset}: {byte!r} is not {encoding}; set data.encoding to the "
+                      f"file's encoding (e.g. data.encoding: latin-1)")
+
+
+def _header_line(path: str, encoding: str) -> str:
+    """The decoded first line of a file, reading at most ``HEAD_BYTES``."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(HEAD_BYTES)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except OSError as error:
+        raise ValueError(f"{path}: cannot be read ({error.strerror})") from None
+    if not head.strip():
+        raise ValueError(f"{path}: the file is empty")
+    end = head.find(b"\n")
+    if end < 0 and len(head) == HEAD_BYTES:
+        raise ValueError(f"{path}: no line break in the first {HEAD_BYTES} bytes: a CSV file starts with a header "
+                         "line naming its columns")
+    line = head if end < 0 else head[:end]
+    try:
+        return line.decode(_codec(encoding)).rstrip("\r")
+    except UnicodeDecodeError as error:
+        raise _not_encoded(path, 1, error.start, line[error.start:error.start + 1], encoding) from None
+
+
+def _sniff(header: str) -> str:
+    """The delimiter among ``DELIMITERS`` that the header line holds most often (a comma when it holds none)."""
+    counts = [header.count(d) for d in DELIMITERS]
+    return DELIMITERS[int(np.argmax(counts))] if max(counts) else ","
+
+
+def _header(path: str, data: Mapping[str, Any], columns: Sequence[str]) -> str:
+    """The delimiter of a CSV file whose header holds ``columns``; one line naming the file when it does not."""
+    encoding = data.get("encoding", "utf-8")
+    try:
+        _codec(encoding)
+    except LookupError:
+        raise ValueError(f"{path}: unknown data.encoding {encoding!r} (e.g. utf-8, latin-1, cp1252)") from None
+    line = _header_line(path, encoding)
+    delimiter = data.get("delimiter") or _sniff(line)
+    header = next(csv.reader([line], delimiter=delimiter))
+    absent = [c for c in columns if c not in header]
+    if absent:
+        hint = ""
+        if len(header) == 1 and (other := [d for d in DELIMITERS if d != delimiter and d in line]):
+            hint = f"; it looks delimited by {other[0]!r}: set data.delimiter: {other[0]!r}"
+        raise ValueError(f"{path}: no column {absent[0]!r} (columns: {', '.join(header)}){hint}")
+    return delimiter
+
+
+def check_header(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any]) -> None:
+    """What is cheap before any job: the data source, the alphabet's needs, and a CSV file's header line.
+
+    Parameters
+    ----------
+    key : str
+        The config key of ``data`` in messages, e.g. ``config key studies.mine.data``.
+    data : Mapping
+        {csv, column?, missing?, encoding?, delimiter?} or {builtin: ages | planar | adult, column?}.
+    alphabet : Mapping
+        The study's alphabet (see ``alphabet_of``).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        In one line naming the file or ``key`` and what to do: no such file, a header that does not decode in the
+        encoding (its line and byte) or lacks a needed column (with the delimiter it seems to use), an unknown
+        built-in dataset or Adult column. Reads at most ``HEAD_BYTES`` of the file.
+    """
+    if ("csv" in data) == ("builtin" in data):
+        raise ValueError(f"{key}: give csv (and column) or builtin: one of {', '.join(BUILTINS)}")
+    if data.get("builtin") in ("ages", "planar"):
+        return
+    if "builtin" in data and data["builtin"] != "adult":
+        raise ValueError(f"{key}.builtin: unknown dataset {data['builtin']!r}; known: {', '.join(BUILTINS)}")
+    _check_alphabet(key, data, alphabet)
+    if "csv" in data:
+        _header(data["csv"], data, columns_of(data, alphabet))
+    elif alphabet["kind"] == "planar":
+        raise ValueError(f"{key}: builtin adult has no latitude and longitude; use a linear, binned or categorical "
+                         "alphabet")
+    elif data["column"] not in ADULT_COLUMNS:
+        raise ValueError(f"{key}.column: Adult has no column {data['column']!r}; its columns: "
+                         f"{', '.join(ADULT_COLUMNS)}")
+
+
+def input_files(data: Mapping[str, Any]) -> list[str]:
+    """The files a study's data job reads: the CSV, the raw Adult files, or none for a prebuilt dataset."""
+    if "csv" in data:
+        return [data["csv"]]
+    return list(ADULT_FILES) if data.get("builtin") == "adult" else []
+
+
+# ------------------------------------------------------------------------------------------------ the records
+
+
+def _numbers(raw: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(values as float64, blank, not a number) of a column of cells: numbers the C parser read, or strings."""
+    if raw.dtype.kind in "iuf":
+        values = raw.to_numpy(dtype=np.float64, na_value=np.nan)
+        blank = np.isnan(values)
+        return values, blank, np.zeros_like(blank)
+    text = raw.astype(str) if raw.dtype.kind == "b" else raw
+    blank = (text.isna() | (text.str.strip() == "")).to_numpy(dtype=bool)
+    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    return values, blank, np.isnan(values) & ~blank
+
+
+def _strings(raw: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """(cells as stripped strings, blank) of a column."""
+    text = raw.astype("string").str.strip()
+    blank = (text.isna() | (text == "")).to_numpy(dtype=bool)
+    return text, blank
+
+
+def _reasons(blank: np.ndarray, not_a_number: np.ndarray, outside: np.ndarray) -> np.ndarray:
+    """Per record: 0 kept, else 1 + the index in ``REASONS`` of the first reason that applies."""
+    return np.where(blank, 1, np.where(not_a_number, 2, np.where(outside, 3, 0))).astype(np.int8)
+
+
+def _on_line(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, reasons) of a chunk on a linear or binned alphabet (codes meaningful where the reason is 0)."""
+    values, blank, not_a_number = _numbers(frame.iloc[:, 0])
+    with np.errstate(invalid="ignore"):
+        if spec["kind"] == "linear":
+            inside = (values % 1 == 0) & (values >= 0) & (values < int(spec["k"]))
+            codes = np.where(inside, values, 0)
+        else:
+            lo, hi, bins = float(spec["min"]), float(spec["max"]), int(spec["bins"])
+            inside = (values >= lo) & (values <= hi)
+            codes = np.minimum(np.floor((np.where(inside, values, lo) - lo) * bins / (hi - lo)), bins - 1)
+    return codes.astype(np.int64), _reasons(blank, not_a_number, ~inside)
+
+
+def _on_grid(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(cells, reasons) of a chunk of latitudes and longitudes on a planar alphabet."""
+    (lat, blank_lat, nan_lat), (lon, blank_lon, nan_lon) = _numbers(frame.iloc[:, 0]), _numbers(frame.iloc[:, 1])
+    box = Box(**spec["box"])
+    inside = box.contains(lat, lon)
+    codes = np.zeros(len(frame), dtype=np.int64)
+    codes[inside] = cell_of(Grid(int(spec["columns"]), int(spec["rows"]), float(spec["cell_km"])), box,
+                            lat[inside], lon[inside])
+    return codes, _reasons(blank_lat | blank_lon, nan_lat | nan_lon, ~inside)
+
+
+def _on_categories(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(codes, reasons, the chunk's categories) of a chunk on a categorical alphabet: codes into the given
+    categories, or into the chunk's own distinct values when the config gives none."""
+    text, blank = _strings(frame.iloc[:, 0])
+    if spec.get("categories"):
+        codes = pd.Index([str(c) for c in spec["categories"]]).get_indexer(text).astype(np.int64)
+        return codes, _reasons(blank, np.zeros_like(blank), (codes < 0) & ~blank), []
+    codes, uniques = pd.factorize(text, use_na_sentinel=True)
+    return codes.astype(np.int64), _reasons(blank, np.zeros_like(blank), np.zeros_like(blank)), list(uniques)
+
+
+@dataclass
+class _Tally:
+    """What the chunks gave: kept codes (with their chunk's categories), counts and first record per reason."""
+
+    records: int = 0
+    kept: list[np.ndarray] = field(default_factory=list)
+    categories: list[list[str]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(REASONS, 0))
+    first: dict[str, tuple[int, str, int, str]] = field(default_factory=dict)
+
+    def add(self, order: int, source: str, frame: pd.DataFrame, spec: Mapping[str, Any]) -> None:
+        """Convert one chunk (its index: file line numbers) of the ``order``-th source file."""
+        kind = spec["kind"]
+        if kind == "categorical":
+            codes, reasons, categories = _on_categories(frame, spec)
+        else:
+            codes, reasons = (_on_grid if kind == "planar" else _on_line)(frame, spec)
+            categories = []
+        self.records += len(frame)
+        self.kept.append(codes[reasons == 0])
+        self.categories.append(categories)
+        for r, reason in enumerate(REASONS, start=1):
+            bad = reasons == r
+            if (n := int(bad.sum())) and reason not in self.first:
+                i = int(bad.argmax())
+                self.first[reason] = (order, source, int(frame.index[i]), _cells(frame.iloc[i]))
+            self.counts[reason] += n
+
+    def secrets(self) -> tuple[np.ndarray, list[str]]:
+        """The kept codes in file order, and the sorted categories found (categorical alphabets without given ones)."""
+        found = sorted(set().union(*self.categories))
+        if not found:
+            return np.concatenate([np.empty(0, dtype=np.int64), *self.kept]), []
+        position = {c: i for i, c in enumerate(found)}
+        parts = [np.array([position[c] for c in chunk], dtype=np.int64)[codes] if len(codes) else codes
+                 for codes, chunk in zip(self.kept, self.categories, strict=True)]
+        return np.concatenate(parts), found
+
+
+def _cells(row: pd.Series) -> str:
+    """A record's cells as text: 'old', or ('0.02', '0.0') for a latitude and a longitude."""
+    texts = ["" if pd.isna(v) else str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in row]
+    return repr(texts[0]) if len(texts) == 1 else "(" + ", ".join(map(repr, texts)) + ")"
+
+
+def _outside(spec: Mapping[str, Any]) -> str:
+    kind = spec["kind"]
+    if kind == "linear":
+        return f"outside the alphabet 0..{int(spec['k']) - 1}"
+    if kind == "binned":
+        return f"outside the bins' range [{float(spec['min']):g}, {float(spec['max']):g}]"
+    if kind == "categorical":
+        return f"not one of the {len(spec['categories'])} given categories"
+    return f"outside the box {dict(spec['box'])}"
+
+
+def _judge(tally: _Tally, data: Mapping[str, Any], spec: Mapping[str, Any], source: Any, what: str) -> None:
+    """One line naming the first record dropped by a reason whose policy is ``error``, and how many such there are."""
+    policy = {"blank": data.get("missing", "error"), "not_a_number": data.get("missing", "error"),
+              "outside": spec.get("outside", "error")}
+    errors = sorted((tally.first[r][:3], r) for r in REASONS if policy[r] == "error" and tally.counts[r])
+    if errors:
+        (_, source, line), reason = errors[0]
+        n = tally.counts[reason]
+        said = f"is {_outside(spec)}" if reason == "outside" else {"blank": "is blank",
+                                                                   "not_a_number": "is not a number"}[reason]
+        fix = "alphabet.outside: drop" if reason == "outside" else "data.missing: drop"
+        raise ValueError(f"{source} line {line}: {what} {tally.first[reason][3]} {said} ({n} such record"
+                         f"{'s' if n != 1 else ''}; set {fix} to drop them)")
+    if tally.records == 0:
+        raise ValueError(f"{source}: no records")
+
+
+# ------------------------------------------------------------------------------------------------ the sources
+
+
+def _decode_error_at(path: str, encoding: str) -> tuple[int, int, bytes] | None:
+    """(line, byte offset, the byte) of the first byte of a file that does not decode, reading it in blocks."""
+    decoder = codecs.getincrementaldecoder(_codec(encoding))()
+    lines, offset = 1, 0
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            pending = decoder.getstate()[0]
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as error:
+                data = pending + block
+                return lines + data[:error.start].count(b"\n"), offset - len(pending) + error.start, \
+                    data[error.start:error.start + 1]
+            lines, offset = lines + block.count(b"\n"), offset + len(block)
+    return None
+
+
+def _csv_chunks(path: str, data: Mapping[str, Any], columns: Sequence[str], delimiter: str,
+                numeric: bool) -> Iterator[pd.DataFrame]:
+    """The needed columns of a CSV file in chunks indexed by file line: numbers where the C parser reads them
+    (numeric alphabets), else strings; only blank cells missing."""
+    reader = pd.read_csv(path, sep=delimiter, usecols=list(columns), dtype=None if numeric else str,
+                         encoding=_codec(data.get("encoding", "utf-8")), keep_default_na=False, na_values=[""],
+                         skip_blank_lines=False, index_col=False, engine="c", low_memory=False,
+                         chunksize=CHUNK_ROWS)
+    with reader:
+        for chunk in reader:
+            chunk.index = chunk.index + 2
+            yield chunk[list(columns)]
+
+
+def _tally_csv(path: str, data: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[_Tally, str]:
+    """The records of a CSV file, and its delimiter."""
+    columns = columns_of(data, spec)
+    delimiter = _header(path, data, columns)
+    tally = _Tally()
+    try:
+        for chunk in _csv_chunks(path, data, columns, delimiter, spec["kind"] in NUMERIC):
+            tally.add(0, path, chunk, spec)
+    except UnicodeDecodeError as error:
+        where = _decode_error_at(path, data.get("encoding", "utf-8"))
+        if where is None:
+            raise ValueError(f"{path}: {' '.join(str(error).split())}") from None
+        raise _not_encoded(path, *where, data.get("encoding", "utf-8")) from None
+    except pd.errors.ParserError as error:
+        raise ValueError(f"{path}: {' '.join(str(error).split())}") from None
+    return tally, delimiter
+
+
+def _tally_adult(files: Sequence[str], data: Mapping[str, Any], spec: Mapping[str, Any]) -> _Tally:
+    """The records of one Adult column, file by file (``?`` is blank)."""
+    if not files:
+        raise ValueError("builtin adult needs the raw Adult files (adult_files: data/raw/adult.data, adult.test)")
+    tally = _Tally()
+    for order, path in enumerate(files):
+        df = read_adult(path)
+        tally.add(order, str(path), df[[data["column"]]].set_axis(df["line"].to_numpy()), spec)
+    return tally
+
+
+def load(data: Mapping[str, Any], alphabet: Mapping[str, Any],
+         adult_files: Sequence[str] = ()) -> tuple[np.ndarray, dict, dict]:
+    """Every record of a study's data on its alphabet, blank, non-numeric and outside records dropped or refused.
+
+    Parameters
+    ----------
+    data, alphabet : Mapping
+        As in ``check_header``; ``data.missing`` and ``alphabet.outside`` are ``error`` (default) or ``drop``.
+    adult_files : sequence of str
+        The raw Adult files, for ``builtin: adult`` (read with ``privest_studies.datasets.read_adult``: ``?`` is
+        missing, i.e. blank).
+
+    Returns
+    -------
+    secrets : numpy.ndarray of int64, shape (kept,)
+        The kept records' secrets in 0..k-1, in file order.
+    alphabet_file : dict
+        As ``alphabet_of`` makes it (a categorical alphabet without given categories: the sorted distinct values).
+    provenance : dict
+        {source, column or columns, records read, kept, dropped: {blank, not_a_number, outside}}, plus the encoding
+        and delimiter of a CSV file.
+
+    Raises
+    ------
+    ValueError
+        In one line: the header's errors (see ``check_header``); a byte that does not decode (file, line, byte and
+        the hint data.encoding); else the file and 1-based line (header = line 1) of the first record refused, with
+        the count of such records and the setting that drops them.
+    """
+    check_header("data", data, alphabet)
+    if data.get("builtin") in ("ages", "planar"):
+        raise ValueError(f"builtin {data['builtin']} is prebuilt (results/data/): nothing to load")
+    columns = columns_of(data, alphabet)
+    if "csv" in data:
+        source, (tally, delimiter) = data["csv"], _tally_csv(data["csv"], data, alphabet)
+    else:
+        source, tally = [str(f) for f in adult_files], _tally_adult(adult_files, data, alphabet)
+    _judge(tally, data, alphabet, source, ", ".join(columns))
+    secrets, found = tally.secrets()
+    if secrets.size == 0:
+        raise ValueError(f"{source}: no records kept ({tally.records} read, dropped {tally.counts})")
+    alphabet_file = alphabet_of(alphabet, columns[0], found)
+    provenance = {"source": source, **({"columns": columns} if len(columns) > 1 else {"column": columns[0]}),
+                  "records": tally.records, "kept": int(secrets.size), "dropped": dict(tally.counts)}
+    if "csv" in data:
+        provenance |= {"encoding": data.get("encoding", "utf-8"), "delimiter": delimiter}
+    log.info("%s: %d records read, %d kept; dropped %d blank, %d not a number, %d outside the alphabet",
+             source if isinstance(source, str) else " and ".join(source), tally.records, secrets.size,
+             *(tally.counts[r] for r in REASONS))
+    return secrets, alphabet_file, provenance
+
+
+def table_rows(provenance: Mapping[str, Any]) -> list[dict]:
+    """The data table of a study, one row per count: records read, kept, and dropped for each of ``REASONS``
+    (columns ``TABLE_COLUMNS``)."""
+    dropped = provenance["dropped"]
+    return [{"what": "records read", "records": provenance["records"]},
+            {"what": "kept", "records": provenance["kept"]},
+            {"what": "dropped: blank cell", "records": dropped["blank"]},
+            {"what": "dropped: not a number", "records": dropped["not_a_number"]},
+            {"what": "dropped: outside the alphabet", "records": dropped["outside"]}]
