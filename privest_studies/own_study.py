@@ -187,10 +187,3 @@ def figure_files(config: Mapping[str, Any]) -> list[str]:
     figure under its config name)."""
     return [f"results/{name}/figures/{label}.{ext}" for name, study in config.get("studies", {}).items()
             for label in study["experiments"] for ext in ("pdf", "png")]
-
-
-def csv_inputs(config: Mapping[str, Any], name: str) -> list[str]:
-    """The user's CSV file of a study (nothing for a built-in dataset), so that editing it reruns the study."""
-    data = config["studies"][name]["data"]
-    return [data["csv"]] if "csv" in data else []
-

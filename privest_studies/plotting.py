@@ -109,6 +109,22 @@ def alphabet_label(alphabet: dict) -> str:
     return f"X = {{0..{alphabet['k'] - 1}}}"
 
 
+METRIC_KINDS = ("geometric", "laplace", "exponential")
+
+
+def eps_label(alphabet: dict, kinds: list[str], log: bool = False) -> str:
+    """The x label of an eps axis: the metric mechanisms' eps is per unit of distance (per km, per index step, per
+    unit of a binned column), the others' per report."""
+    unit = alphabet.get("unit") or ("km" if alphabet["kind"] == "planar" else "index steps")
+    metric = [kind for kind in kinds if kind in METRIC_KINDS]
+    scale = ", log scale" if log else ""
+    if alphabet["kind"] == "categorical" or not metric:
+        return f"ε (privacy parameter{scale})"
+    if len(metric) == len(kinds):
+        return f"ε per unit of distance ({unit}{scale})"
+    return f"ε (privacy parameter{scale}; the metric mechanisms' per unit of distance, {unit})"
+
+
 def log_scale_if_wide(ax, values, axis: str = "y") -> bool:
     """A log scale on ``axis`` where the positive values span more than a decade; returns whether it is log."""
     values = np.asarray(values, dtype=np.float64)

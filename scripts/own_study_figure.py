@@ -21,13 +21,14 @@ def main() -> None:
                    + (f" ({spec.members[0].hashes} hashes)" if spec.members[0].hashes else ""): tables[spec.name]
                    for spec in specs}
         notes = plotting.error_by_eps_per_mechanism(ax, by_kind, methods)
-        ax.set_xlabel("ε (privacy parameter, log scale)" if plotting.log_scale_if_wide(ax, shown["eps"], "x")
-                      else "ε (privacy parameter)")
+        log_x = plotting.log_scale_if_wide(ax, shown["eps"], "x")
+        ax.set_xlabel(plotting.eps_label(alphabet, [spec.members[0].kind for spec in specs], log_x))
         plotting.value_ticks(ax, shown["eps"].unique())
         mechanisms = " vs ".join(by_kind)
     elif first.axis == "eps":
         ran = [m for m in methods if shown.loc[shown["method"] == m, "emd"].notna().any()]
         plotting.boxplots_by_eps(ax, shown, ran)
+        ax.set_xlabel(plotting.eps_label(alphabet, [m.kind for m in first.members]))
         notes = [f"{m}: {shown.loc[shown['method'] == m, 'note'].dropna().iloc[0]}" for m in methods if m not in ran]
         mechanisms = " + ".join(experiment.KIND_NAMES[k] for k in dict.fromkeys(m.kind for m in first.members))
         mechanisms += " at each ε" + (", users split equally" if len(first.points[0].mechanisms) > 1 else "")

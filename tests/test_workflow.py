@@ -626,7 +626,7 @@ def test_the_adult_example_runs_a_categorical_a_binned_a_compared_and_a_mixed_st
         assert figure.stat().st_size > 1000
     data = pd.read_csv(occupation / "tables" / "data.csv")
     counts = dict(zip(data.iloc[:, 0], data.iloc[:, 1], strict=True))
-    assert counts["records read"] == 48_842 and counts["dropped: blank"] == 2_809 and counts["kept"] == 46_033
+    assert counts["records read"] == 48_842 and counts["dropped: blank cell"] == 2_809 and counts["kept"] == 46_033
     scores = pd.read_csv(occupation / "tables" / "scores.csv")
     compared = scores[scores["experiment"].str.startswith("protocols_by_eps_")]
     assert set(compared["experiment"]) == {f"protocols_by_eps_{kind}" for kind in ("grr", "oue", "olh", "ss")}
