@@ -147,6 +147,15 @@ def value_ticks(ax, values, axis: str = "x", integers: bool = False) -> None:
 LINE_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
 
 
+def mean_sd(rows, by: str, metric: str = "emd") -> tuple[np.ndarray, np.ndarray, np.ndarray] | str:
+    """One method's score rows as (x, mean, s.d.) over runs per value of column ``by``, or, where it cannot run, the
+    reason (the note of its NaN rows, the papers' "NA")."""
+    if rows.empty or rows[metric].isna().all():
+        return rows["note"].dropna().iloc[0] if not rows.empty and rows["note"].notna().any() else "not run"
+    stats = rows.groupby(by)[metric].agg(["mean", "std"]).sort_index()
+    return stats.index.to_numpy(), stats["mean"].to_numpy(), np.nan_to_num(stats["std"].to_numpy())
+
+
 def error_by_eps_per_mechanism(ax, tables: dict, methods: list[str], metric: str = "emd") -> list[str]:
     """A comparison of mechanisms: the error against eps, mean over runs with a +-1 s.d. band, one colour per
     mechanism (``tables``: its label -> its score rows, column 'eps') and one line style per method; two legends.
@@ -154,13 +163,11 @@ def error_by_eps_per_mechanism(ax, tables: dict, methods: list[str], metric: str
     notes, colours = [], dict(zip(tables, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3, strict=False))
     for mechanism, table in tables.items():
         for method, style in zip(methods, LINE_STYLES * 3, strict=False):
-            rows = table[table["method"] == method]
-            if rows.empty or rows[metric].isna().all():
-                reason = rows["note"].dropna().iloc[0] if not rows.empty and rows["note"].notna().any() else "not run"
-                notes.append(f"{mechanism} {method}: {reason}")
+            band = mean_sd(table[table["method"] == method], "eps", metric)
+            if isinstance(band, str):
+                notes.append(f"{mechanism} {method}: {band}")
                 continue
-            stats = rows.groupby("eps")[metric].agg(["mean", "std"]).sort_index()
-            eps, mean, sd = stats.index.to_numpy(), stats["mean"].to_numpy(), np.nan_to_num(stats["std"].to_numpy())
+            eps, mean, sd = band
             ax.plot(eps, mean, linestyle=style, marker="o", ms=3, lw=1.4, color=colours[mechanism])
             ax.fill_between(eps, np.maximum(mean - sd, mean * 0.05), mean + sd, color=colours[mechanism], alpha=0.12,
                             lw=0)
@@ -212,13 +219,11 @@ def emd_bands_by_n(ax, table, methods: list[str], metric: str = "emd", labels: d
     notes of methods that cannot run (NA)."""
     notes = []
     for method in methods:
-        rows = table[table["method"] == method]
-        if rows.empty or rows[metric].isna().all():
-            reason = rows["note"].dropna().iloc[0] if not rows.empty and rows["note"].notna().any() else "not run"
-            notes.append(f"{method}: {reason}")
+        band = mean_sd(table[table["method"] == method], "n", metric)
+        if isinstance(band, str):
+            notes.append(f"{method}: {band}")
             continue
-        stats = rows.groupby("n")[metric].agg(["mean", "std"]).sort_index()
-        n, mean, sd = stats.index.to_numpy(), stats["mean"].to_numpy(), np.nan_to_num(stats["std"].to_numpy())
+        n, mean, sd = band
         colour = METHOD_COLOURS.get(method)
         style = "--" if method.endswith("-N") else "-"
         label = (labels or {}).get(method, method_label(method))
