@@ -132,6 +132,14 @@ def log_scale_if_wide(ax, values, axis: str = "y") -> bool:
     wide = values.size > 0 and values.max() > 10 * values.min()
     if wide:
         (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+        # plain numbers (0.5, 20) rather than 5 x 10^-1, 2 x 10^1
+        plain = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
+        minor = matplotlib.ticker.LogFormatter(labelOnlyBase=False, minor_thresholds=(1.5, 0.6))
+        target = ax.yaxis if axis == "y" else ax.xaxis
+        minor.set_axis(target)
+        target.set_major_formatter(plain)
+        target.set_minor_formatter(matplotlib.ticker.FuncFormatter(
+            lambda value, position: f"{value:g}" if minor(value, position) else ""))
     return bool(wide)
 
 
