@@ -15,6 +15,8 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import ValidationError
 
+from privest_studies import files
+
 
 def _filling_defaults(validator_class: type) -> type:
     """A validator that also sets every missing property that has a default in the schema (jsonschema's FAQ recipe)."""
@@ -228,8 +230,7 @@ def check(config: dict[str, Any], schema_path: str) -> None:
     line naming the first bad key: a name that becomes part of a path and is not a PATH_NAME first, then jsonschema's
     best match. Strings that read as the integer, number or boolean the schema wants become that value first (nested
     ``--config`` overrides arrive as strings)."""
-    with open(schema_path) as f:
-        schema = yaml.safe_load(f)
+    schema = files.load_yaml(schema_path)
     check_path_names(config, schema)
     validator = _filling_defaults(jsonschema.Draft202012Validator)(schema)
     _coerce_strings(validator, config)

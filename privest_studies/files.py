@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import yaml
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,6 +103,14 @@ def write_text(path: str | os.PathLike, text: str) -> None:
     """Write text to a file, atomically (parent directories created)."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+def load_yaml(path: str | os.PathLike) -> Any:
+    """A YAML file, read by libyaml's safe loader where PyYAML has it (several times faster than the pure-Python
+    one, which the workflow's start-up would otherwise pay for the schema and the report catalogue), else the pure
+    one."""
+    with open(path, encoding="utf-8") as f:
+        return yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def load_json(path: str | os.PathLike) -> Any:

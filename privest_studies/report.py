@@ -6,9 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
-import yaml
-
-from privest_studies import reproduction
+from privest_studies import files, reproduction
 
 REPORT_DIR = "results/report"
 
@@ -16,8 +14,7 @@ REPORT_DIR = "results/report"
 def load_catalogue(path: str, config: Mapping[str, Any]) -> dict:
     """The catalogue with its placeholders filled from the config and the papers' printed numbers (each paper's
     ``published``); one line naming the item when one is wrong."""
-    with open(path) as f:
-        catalogue = yaml.safe_load(f)
+    catalogue = files.load_yaml(path)
     for study, paper in catalogue.items():
         for entry in paper["items"]:
             try:
