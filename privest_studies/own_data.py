@@ -106,9 +106,11 @@ def alphabet_of(spec: Mapping[str, Any], column: str | None = None,
 
 
 def empirical_data(secrets: np.ndarray, k: int) -> dict[str, np.ndarray]:
-    """A study's data file: {"secrets": the secrets, "theta": their empirical distribution on 0..k-1}."""
+    """A study's data file: {"secrets": the secrets in the smallest unsigned integer type that holds 0..k-1, "theta":
+    their empirical distribution}. uint8 for k <= 256: 4*10^7 records compress in about 3 s instead of a minute as
+    int64 (the jobs that read them count them with np.bincount, which takes any unsigned type)."""
     counts = np.bincount(secrets, minlength=k)
-    return {"secrets": secrets, "theta": counts / counts.sum()}
+    return {"secrets": np.asarray(secrets).astype(np.min_scalar_type(k - 1)), "theta": counts / counts.sum()}
 
 
 def _check_alphabet(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any]) -> None:
