@@ -25,7 +25,7 @@ def test_gibu_matrix_runs_equals_algorithm_1_on_each_run():
     k, m = 6, 6
     matrices = [rng.dirichlet(np.ones(m), size=k) for _ in range(3)]
     counts = np.array([[rng.multinomial(200, rng.dirichlet(np.ones(m))) for _ in matrices] for _ in range(4)])
-    batched = experiment.gibu_matrix_runs(matrices, counts, **STOPPING)
+    batched = est.gibu_matrix_runs(matrices, counts, **STOPPING)
     for run, result in zip(counts, batched, strict=True):
         single = est.gibu([est.matrix_group(A, c) for A, c in zip(matrices, run, strict=True)], **STOPPING)
         np.testing.assert_allclose(result.theta, single.theta, atol=1e-9)
