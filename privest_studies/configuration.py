@@ -238,3 +238,17 @@ def check(config: dict[str, Any], schema_path: str) -> None:
     if error is not None:
         key = ".".join(map(str, error.absolute_path)) or "(top level)"
         raise ValueError(f"config key {key}: {error.message}")
+
+
+# --- a study's part of the checked config -----------------------------------------------------------------------------
+
+
+def study_config(config: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """The study's own keys, ``config[name]``: what the paper defines (its mechanisms, experiments, figures)."""
+    return config[name]
+
+
+def scale_config(config: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """The study's keys at the chosen scale, ``config["scales"][config["scale"]][name]``: how much of it runs (grids,
+    runs, users)."""
+    return config["scales"][config["scale"]][name]

@@ -8,22 +8,16 @@ naming the key.
 from collections.abc import Mapping
 from typing import Any
 
+from privest_studies.configuration import scale_config, study_config
+
 STUDY = "constrained_counts"
 FIGURE_9_PANELS = 3  # one per alpha: 0.5, 10/11 and 0.99 in the paper
 SYNTHETIC_FIGURES = ("fig11", "fig12", "fig13")
 
 
-def _study(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    return config[STUDY]
-
-
-def _scale(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    return config["scales"][config["scale"]][STUDY]
-
-
 def check(config: Mapping[str, Any]) -> None:
     """What the schema cannot say: Figure 9 has one panel per alpha, three in all. One line naming the key."""
-    alphas = _study(config)["fig09"]["alpha"]
+    alphas = study_config(config, STUDY)["fig09"]["alpha"]
     if len(alphas) != FIGURE_9_PANELS:
         raise ValueError(f"config key {STUDY}.fig09.alpha: Figure 9 has {FIGURE_9_PANELS} panels, one per alpha; got "
                          f"{len(alphas)} alphas")
@@ -31,7 +25,7 @@ def check(config: Mapping[str, Any]) -> None:
 
 def mechanism_pairs(config: Mapping[str, Any]) -> list[list]:
     """Every (n, alpha) whose GM, WM, EM and UM Figures 7 and 10-13 use, sorted, each once."""
-    study, scale = _study(config), _scale(config)
+    study, scale = study_config(config, STUDY), scale_config(config, STUDY)
     pairs = {(study["fig07"]["n"], study["fig07"]["alpha"])}
     pairs |= {(n, study["adult"]["alpha"]) for n in scale["adult"]["n"]}
     pairs |= {(n, a) for n in study["fig11"]["n"] for a in study["fig11"]["alpha"]}
@@ -43,7 +37,7 @@ def mechanism_pairs(config: Mapping[str, Any]) -> list[list]:
 def synthetic_design(config: Mapping[str, Any], figure: str) -> dict:
     """The points (alpha, n, p) of one synthetic figure (11, 12 or 13) and the metrics scored at each: L0,d for every
     d of `ds`, and the RMSE when `rmse`."""
-    study, p_grid = _study(config), _scale(config)["synthetic"]["p"]
+    study, p_grid = study_config(config, STUDY), scale_config(config, STUDY)["synthetic"]["p"]
     if figure == "fig11":
         spec = study["fig11"]
         points = [[a, n, p] for a in spec["alpha"] for n in spec["n"] for p in p_grid]
@@ -54,6 +48,7 @@ def synthetic_design(config: Mapping[str, Any], figure: str) -> dict:
         return {"points": points, "ds": list(range(spec["n"])), "rmse": False}
     if figure == "fig13":
         spec = study["fig13"]
-        points = [[a, n, p] for a in spec["alpha"] for p in spec["p"] for n in _scale(config)["synthetic"]["n"]]
+        n_grid = scale_config(config, STUDY)["synthetic"]["n"]
+        points = [[a, n, p] for a in spec["alpha"] for p in spec["p"] for n in n_grid]
         return {"points": points, "ds": [], "rmse": True}
     raise ValueError(f"figure must be one of {', '.join(SYNTHETIC_FIGURES)}, got {figure!r}")

@@ -22,6 +22,7 @@ from privest.estimators import gibu_matrix_runs
 from privest.mechanisms import average
 from privest.rappor import flip_probability
 from privest_studies import tables
+from privest_studies.configuration import scale_config, study_config
 from privest_studies.experiment import (
     FAMILIES,
     KIND_NAMES,
@@ -39,18 +40,10 @@ RESULTS = f"results/{STUDY}"
 # --- the study's experiments (the mechanism sets of Tables 4-8) -------------------------------------------------------
 
 
-def _study(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    return config[STUDY]
-
-
-def _scale(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    return config["scales"][config["scale"]][STUDY]
-
-
 def set_members(config: Mapping[str, Any], mechanism_set: str) -> list[Member]:
     """The mechanisms of a set at the active scale (Table 4-8 entries; a scale may keep a subset of Shokri Q)."""
-    spec = _study(config)["mechanism_sets"][mechanism_set]
-    return members(spec, _scale(config).get("shokri_Q", {}).get(mechanism_set))
+    spec = study_config(config, STUDY)["mechanism_sets"][mechanism_set]
+    return members(spec, scale_config(config, STUDY).get("shokri_Q", {}).get(mechanism_set))
 
 
 def alphabet_data(alphabet: str) -> str:
@@ -65,7 +58,7 @@ def shokri_file(alphabet: str, Q: float) -> str:
 
 def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
     """Every mechanism set as an experiment at the active scale: one point per n, every member at every point."""
-    study, scale, found = _study(config), _scale(config), {}
+    study, scale, found = study_config(config, STUDY), scale_config(config, STUDY), {}
     for name, spec in study["mechanism_sets"].items():
         chosen = set_members(config, name)
         found[name] = Experiment(
@@ -81,7 +74,7 @@ def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
 def panels(config: Mapping[str, Any]) -> dict[str, str]:
     """Every panel of Figures 2-14 (figNN, or figNNa, figNNb, ... for several panels) -> its mechanism set."""
     found = {}
-    for figure, spec in _study(config)["figures"].items():
+    for figure, spec in study_config(config, STUDY)["figures"].items():
         letters = [""] if len(spec["panels"]) == 1 else [chr(ord("a") + i) for i in range(len(spec["panels"]))]
         found |= {f"{figure}{letter}": name for letter, name in zip(letters, spec["panels"], strict=True)}
     return found
@@ -90,7 +83,7 @@ def panels(config: Mapping[str, Any]) -> dict[str, str]:
 def check(config: Mapping[str, Any]) -> None:
     """What the schema cannot say: names that refer to other keys, the families every shown method needs, the
     scale's Shokri subsets and n. One line naming the key."""
-    study, scale, key = _study(config), _scale(config), f"config key {STUDY}"
+    study, scale, key = study_config(config, STUDY), scale_config(config, STUDY), f"config key {STUDY}"
     sets = study["mechanism_sets"]
     for name, spec in sets.items():
         if spec["alphabet"] not in study["alphabets"]:
@@ -167,7 +160,7 @@ def figure_panels(config: Mapping[str, Any], outputs: Sequence[str]) -> list[dic
 def mechanism_tables(config: Mapping[str, Any], outputs: Sequence[str]) -> list[dict]:
     """Tables 4-8 regenerated from the config's mechanism sets, in the order of the rule's outputs (a CSV and a
     markdown file each): {'table', 'rows', 'markdown'}."""
-    study = _study(config)
+    study = study_config(config, STUDY)
     subsets = {name: [m.parameter for m in set_members(config, name) if m.kind == "shokri"]
                for name in study["mechanism_sets"]}
     subsets = {name: qs for name, qs in subsets.items() if qs}

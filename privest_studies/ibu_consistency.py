@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from privest_studies import tables
+from privest_studies.configuration import scale_config, study_config
 from privest_studies.experiment import Experiment, Member, Point
 
 STUDY = "ibu_consistency"
@@ -23,41 +24,35 @@ MATRIX_FAMILIES = ("inv", "ibu")
 FIGURE_11_PANELS = 2  # IBU's estimate for the binomial and the uniform synthetic theta
 
 
-def _study(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    return config[STUDY]
-
-
-def _scale(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    return config["scales"][config["scale"]][STUDY]
-
-
 def datasets(config: Mapping[str, Any]) -> dict[str, str]:
     """Dataset name -> the path prefix of its files (<prefix>.npz, <prefix>_alphabet.json): the Adult ages, the
     check-ins of the planar region, and the synthetic datasets."""
     return {"ages": "results/data/ages", "planar": "results/data/checkins_planar"} | {
-        name: f"{RESULTS}/data/{name}" for name in _study(config)["synthetic"]}
+        name: f"{RESULTS}/data/{name}" for name in study_config(config, STUDY)["synthetic"]}
 
 
 def eps_grid(config: Mapping[str, Any], experiment: str) -> list[float]:
     """The eps grid of an experiment at the active scale."""
-    return [float(e) for e in _scale(config)[_study(config)["experiments"][experiment]["eps_grid"]]]
+    grid = study_config(config, STUDY)["experiments"][experiment]["eps_grid"]
+    return [float(e) for e in scale_config(config, STUDY)[grid]]
 
 
 def users(config: Mapping[str, Any], experiment: str) -> int | None:
     """Users per run: the dataset's own (None) for ages and planar, else drawn i.i.d. from the synthetic theta."""
-    synthetic = _study(config)["experiments"][experiment]["data"] in _study(config)["synthetic"]
-    return int(_scale(config)["synthetic_users"]) if synthetic else None
+    study = study_config(config, STUDY)
+    synthetic = study["experiments"][experiment]["data"] in study["synthetic"]
+    return int(scale_config(config, STUDY)["synthetic_users"]) if synthetic else None
 
 
 def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
     """Every experiment of the study at the active scale, in config order."""
-    study, found = _study(config), {}
+    study, scale, found = study_config(config, STUDY), scale_config(config, STUDY), {}
     for name, spec in study["experiments"].items():
         grid = eps_grid(config, name)
         found[name] = Experiment(
             study=STUDY, name=name, axis="eps", members=tuple(Member(spec["mechanism"], e) for e in grid),
             points=tuple(Point(e, (i,), users(config, name)) for i, e in enumerate(grid)),
-            runs=int(_scale(config)["runs"]), families=tuple(spec["families"]), data=datasets(config)[spec["data"]],
+            runs=int(scale["runs"]), families=tuple(spec["families"]), data=datasets(config)[spec["data"]],
             labels=(("study", STUDY), ("experiment", name), ("mechanism", spec["mechanism"])),
             score_against="users" if users(config, name) else "theta", score_noisy=True,
             stopping=tuple(study["ibu"].items()))
@@ -66,7 +61,7 @@ def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
 
 def figure_points(config: Mapping[str, Any]) -> dict[str, list[dict]]:
     """The (experiment, eps) of each figure that shows single runs: Figures 1, 8 and 11."""
-    study = _study(config)
+    study = study_config(config, STUDY)
     return {"fig01": [study["fig01"]], "fig08": [study["fig08"]]} | {
         "fig11": [{"experiment": name, "eps": study["fig11"]["eps"]} for name in study["fig11"]["experiments"]]}
 
@@ -74,7 +69,7 @@ def figure_points(config: Mapping[str, Any]) -> dict[str, list[dict]]:
 def check(config: Mapping[str, Any]) -> None:
     """What the schema cannot say: names that refer to other keys, families that fit the mechanism, and the eps each
     figure shows present in its experiment's grid at the active scale. One line naming the key."""
-    study, scale = _study(config), _scale(config)
+    study, scale = study_config(config, STUDY), scale_config(config, STUDY)
     for name, spec in study["experiments"].items():
         key = f"config key {STUDY}.experiments.{name}"
         if spec["data"] not in datasets(config):
@@ -101,7 +96,7 @@ def check(config: Mapping[str, Any]) -> None:
 def boxplot_panels(config: Mapping[str, Any], outputs: Sequence[str]) -> list[dict]:
     """What the boxplot job needs of each panel of Figures 9, 10 and 12, in the order of the rule's outputs (a pdf and
     a png per panel); one line naming the key where config ibu_consistency.boxplots and the figures disagree."""
-    study = _study(config)
+    study = study_config(config, STUDY)
     figures = [PurePath(path).stem for path in outputs[::2]]
     extra = sorted(set(study["boxplots"]) - set(figures))
     missing = sorted(set(figures) - set(study["boxplots"]))
@@ -120,7 +115,7 @@ def boxplot_panels(config: Mapping[str, Any], outputs: Sequence[str]) -> list[di
 
 def published_region(config: Mapping[str, Any]) -> dict:
     """The grid of the paper's Figure 8 region as an alphabet file states it (region name, columns, rows, cell_km)."""
-    name = _study(config)["fig08"]["published_region"]
+    name = study_config(config, STUDY)["fig08"]["published_region"]
     return {"region": name} | config["regions"][name]
 
 
@@ -165,7 +160,7 @@ FIGURE_6_PANELS = 4  # the original distribution, then three of IBU's fixed poin
 def check_theory(config: Mapping[str, Any]) -> None:
     """What the schema cannot say of the theoretical parts: stochastic mechanisms, n within range, cells that merge,
     the panels of Figure 6. One line naming the key."""
-    theory, key = _study(config)["theory"], f"config key {STUDY}.theory"
+    theory, key = study_config(config, STUDY)["theory"], f"config key {STUDY}.theory"
     for figure, spec in theory["surfaces"].items():
         if not np.allclose(np.sum(spec["mechanism"], axis=1), 1.0, rtol=0, atol=1e-9):
             raise ValueError(f"{key}.surfaces.{figure}.mechanism: every row must sum to 1")
@@ -183,7 +178,7 @@ def check_theory(config: Mapping[str, Any]) -> None:
 def surface_panels(config: Mapping[str, Any], outputs: Sequence[str]) -> list[dict]:
     """Each panel of Figures 3 and 5 in the order of the rule's outputs (a pdf and a png each): figure, letter,
     equation, mechanism and observed values; one line naming the key where the config and the figures disagree."""
-    surfaces, panels = _study(config)["theory"]["surfaces"], []
+    surfaces, panels = study_config(config, STUDY)["theory"]["surfaces"], []
     configured = {f"{figure}{letter}" for figure, spec in surfaces.items() for letter in spec["panels"]}
     names = [PurePath(path).stem for path in outputs[::2]]
     if set(names) != configured:
@@ -199,14 +194,15 @@ def surface_panels(config: Mapping[str, Any], outputs: Sequence[str]) -> list[di
 def likely_inputs(config: Mapping[str, Any], case: str) -> dict[str, str]:
     """The dataset of a section 8 case: the Adult ages (linear, krr) or the check-ins of the planar case's region."""
     if case == "planar":
-        prefix = f"results/data/checkins_{_study(config)['theory']['section8']['planar']['region']}"
+        prefix = f"results/data/checkins_{study_config(config, STUDY)['theory']['section8']['planar']['region']}"
         return {"data": f"{prefix}.npz", "alphabet": f"{prefix}_alphabet.json"}
     return {"data": "results/data/ages.npz"}
 
 
 def likely_settings(config: Mapping[str, Any]) -> dict:
     """Section 8's stopping rules: delta and the accelerated run's from the config, IBU's cap from the scale."""
-    return _study(config)["theory"]["section8"] | {"max_iter": _scale(config)["theory"]["section8_max_iter"]}
+    max_iter = scale_config(config, STUDY)["theory"]["section8_max_iter"]
+    return study_config(config, STUDY)["theory"]["section8"] | {"max_iter": max_iter}
 
 
 LIKELY_COLUMNS = ["case", "mechanism", "eps", "users", "alphabet_size", "observed_values", "likely_size",

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from privest_studies import tables
+from privest_studies.configuration import scale_config, study_config
 from privest_studies.experiment import FAMILIES, HASHED_KINDS, KIND_NAMES, Experiment, Member, Point
 
 STUDY = "standard_protocols"
@@ -30,17 +31,9 @@ DATA = {"ages": "results/data/ages", "zipf": f"{RESULTS}/data/zipf"}
 TITLES = {"ages": "Adult ages", "zipf": "Zipf"}
 
 
-def _study(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    return config[STUDY]
-
-
-def _scale(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    return config["scales"][config["scale"]][STUDY]
-
-
 def members(config: Mapping[str, Any]) -> list[Member]:
     """Every (protocol, eps) of the study, protocol by protocol; BLH and OLH with the config's hash family size."""
-    study = _study(config)
+    study = study_config(config, STUDY)
     hashes = study["hashes"]
     return [Member(kind, float(eps), hashes if kind in HASHED_KINDS else None)
             for kind in study["protocols"] for eps in study["eps"]]
@@ -48,14 +41,14 @@ def members(config: Mapping[str, Any]) -> list[Member]:
 
 def stopping(config: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     """GIBU's stopping rule (and [IBU]_R's), as an Experiment holds it: delta, max_iter and accelerate if set."""
-    rule = _study(config)["ibu"]
+    rule = study_config(config, STUDY)["ibu"]
     pairs = [("delta", float(rule["delta"])), ("max_iter", int(rule["max_iter"]))]
     return tuple(pairs + ([("accelerate", rule["accelerate"])] if rule.get("accelerate") else []))
 
 
 def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
     """The two datasets as experiments: one point per n, n users drawn from theta and split over every member."""
-    chosen, scale = tuple(members(config)), _scale(config)
+    chosen, scale = tuple(members(config)), scale_config(config, STUDY)
     return {name: Experiment(
         study=STUDY, name=name, axis="n", members=chosen,
         points=tuple(Point(int(n), tuple(range(len(chosen))), int(n)) for n in scale["n"]),
@@ -66,7 +59,7 @@ def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
 def check(config: Mapping[str, Any]) -> None:
     """What the schema cannot say: every group gets a user at the smallest n, protocols and eps listed once, the
     methods shown are computed. One line naming the key."""
-    study, scale, key = _study(config), _scale(config), f"config key {STUDY}"
+    study, scale, key = study_config(config, STUDY), scale_config(config, STUDY), f"config key {STUDY}"
     for name in ("protocols", "eps"):
         if len(set(study[name])) != len(study[name]):
             raise ValueError(f"{key}.{name}: lists a value twice")
@@ -143,7 +136,7 @@ def summary(rows: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> list[d
 
 def groups_text(config: Mapping[str, Any]) -> str:
     """'7 protocols (GRR, SUE, OUE, BLH, OLH, SS, HR) × ε ∈ {1, 2, 4} = 21 groups'."""
-    study = _study(config)
+    study = study_config(config, STUDY)
     names = ", ".join(KIND_NAMES[p] for p in study["protocols"])
     eps = ", ".join(f"{e:g}" for e in study["eps"])
     groups = len(study["protocols"]) * len(study["eps"])
@@ -152,7 +145,7 @@ def groups_text(config: Mapping[str, Any]) -> str:
 
 def hashes_text(config: Mapping[str, Any]) -> str:
     """How BLH and OLH draw their hash functions, as printed on the figures ('' when neither is used)."""
-    study = _study(config)
+    study = study_config(config, STUDY)
     used = [KIND_NAMES[p] for p in study["protocols"] if p in HASHED_KINDS]
     if not used:
         return ""
@@ -164,7 +157,7 @@ def hashes_text(config: Mapping[str, Any]) -> str:
 
 def stopping_text(config: Mapping[str, Any]) -> str:
     """GIBU's stopping rule as printed on the figures and in the table."""
-    rule = _study(config)["ibu"]
+    rule = study_config(config, STUDY)["ibu"]
     how = "SQUAREM-accelerated, " if rule.get("accelerate") == "squarem" else ""
     unit = "updates" if rule.get("accelerate") else "iterations"
     return f"GIBU and [IBU]_R: {how}stop at ΔL < {rule['delta']:g} or {rule['max_iter']:,} {unit}"
@@ -206,7 +199,7 @@ def summary_markdown(lines: Sequence[Mapping[str, Any]], config: Mapping[str, An
                      ) -> str:
     """The summary as a markdown page: per dataset, mean EMD and mean l2^2 over runs, one row per method, one column
     per n, and GIBU's ratio to the best per-protocol estimator at each n."""
-    scale, study = _scale(config), _study(config)
+    scale, study = scale_config(config, STUDY), study_config(config, STUDY)
     out = ["# Free will with the standard protocols: mean EMD and squared ℓ2 error", "",
            f"Users drawn i.i.d. from θ and split equally over {groups_text(config)}; {scale['runs']} runs per n "
            f"(scale: {config['scale']}). {stopping_text(config)}. {hashes_text(config)}.", ""]

@@ -48,3 +48,11 @@ def test_a_string_where_the_schema_wants_a_string_stays_a_string():
     config["scale"] = "paper"
     configuration.check(config, SCHEMA)
     assert config["scale"] == "paper"
+
+
+@pytest.mark.parametrize("scale", ["quick", "paper"])
+def test_a_studys_config_is_its_own_key_and_its_scale_is_the_chosen_scales_key(scale):
+    config = project_config() | {"scale": scale}
+    for study in ("ibu_consistency", "free_will", "standard_protocols", "constrained_counts"):
+        assert configuration.study_config(config, study) is config[study]
+        assert configuration.scale_config(config, study) is config["scales"][scale][study]

@@ -25,7 +25,7 @@ def test_gibu_matrix_runs_equals_algorithm_1_on_each_run():
     k, m = 6, 6
     matrices = [rng.dirichlet(np.ones(m), size=k) for _ in range(3)]
     counts = np.array([[rng.multinomial(200, rng.dirichlet(np.ones(m))) for _ in matrices] for _ in range(4)])
-    batched = experiment.gibu_matrix_runs(matrices, counts, **STOPPING)
+    batched = est.gibu_matrix_runs(matrices, counts, **STOPPING)
     for run, result in zip(counts, batched, strict=True):
         single = est.gibu([est.matrix_group(A, c) for A, c in zip(matrices, run, strict=True)], **STOPPING)
         np.testing.assert_allclose(result.theta, single.theta, atol=1e-9)
@@ -121,6 +121,37 @@ def test_a_family_that_cannot_run_gives_na_with_its_reason():
     result = experiment.estimate_family("rap_m", [singular, singular], reports, STOPPING)
     assert "RAPPOR" in result.note
     assert experiment.estimate_family("ibu_m", [singular, singular], reports, STOPPING).note == ""
+
+
+NA_NOTES = [
+    ("inv", ("krr", "krr"), "family inv needs one mechanism per point, got 2"),
+    ("inv", ("rappor",), "INV needs matrix mechanisms; RAPPOR has 2^k observables"),
+    ("rap", ("krr",), "RAP needs RAPPOR mechanisms (its estimator works on bit sums)"),
+    ("inv_r", ("krr", "rappor"), "[INV]_R needs matrix mechanisms; RAPPOR has 2^k observables"),
+    ("ibu_r", ("oue", "rappor"), "[IBU]_R needs matrix mechanisms or protocols; RAPPOR has 2^k observables"),
+    ("rap_r", ("rappor", "grr"), "[RAP]_R needs RAPPOR mechanisms (its estimator works on bit sums)"),
+    ("inv_m", ("krr", "rappor"), "[INV]_M needs matrix mechanisms; RAPPOR has 2^k observables"),
+    ("ibu_m", ("grr", "krr", "olh"),
+     "[IBU]_M needs matrix mechanisms with one common set of observables; GRR, OLH report sets"),
+    ("rap_m", ("krr", "rappor"), "[RAP]_M needs RAPPOR mechanisms (its estimator works on bit sums)"),
+]
+"""(family, the point's mechanism kinds, the note): the texts scores.csv has said since the families were written."""
+
+
+@pytest.mark.parametrize(("family", "kinds", "note"), NA_NOTES)
+def test_the_na_notes_are_the_texts_scores_csv_has_always_had(family, kinds, note):
+    built = experiment.build_mechanisms([Member(kind, 1.0) for kind in kinds], Alphabet(5))
+    result = experiment.estimate_family(family, built, [[None] * len(kinds)] * 2, STOPPING)
+    assert result.note == note
+    assert list(result.estimates) == list(experiment.FAMILIES[family].methods)
+    assert all(np.isnan(e.theta).all() and len(by_run) == 2 for by_run in result.estimates.values() for e in by_run)
+
+
+def test_every_family_has_a_way_to_run_on_each_kind_of_point_it_accepts():
+    for name, family in experiment.FAMILIES.items():
+        assert family.needs in ("any", "matrices", "matrices or protocols", "RAPPOR"), name
+        assert (family.matrices is not None) == (family.needs != "RAPPOR"), name
+        assert (family.each_run is not None) == (family.needs != "matrices"), name
 
 
 

@@ -1,0 +1,85 @@
+"""The one experiment chain of every study: mechanisms -> perturb -> estimate (one job per estimator family) -> score.
+
+An ``Experiment`` (``spec``) is a dataset on an alphabet, the mechanisms it uses, the points of its x axis (eps, or the
+number of users n), the runs per point and the estimator families applied to the reports. Every estimator family is
+named once, in ``FAMILIES`` (``families``): the methods it computes from one pass over the reports of one point. A
+family that cannot run on a point (INV on a singular matrix, RAP on matrix reports, ...) gives NaN estimates and the
+reason, the papers' "NA".
+
+One idea a module, each importing only those before it:
+
+    mechanisms  the kinds, a member, the built mechanisms and their npz (rule mechanisms)
+    families    what each estimator family computes from one point's reports, and its NA
+    spec        Point and Experiment: plain data, checked against the kinds and the families
+    reports     perturb: every (point, run)'s reports, their npz, read back run by run (rule perturb)
+    estimates   estimate: one family on every point and run, in units of work (rule estimate)
+    scores      score: one tidy row per (point, run, method) (rule score)
+
+The scripts and the studies import this package (``from privest_studies import experiment``), never the modules.
+"""
+
+from privest_studies.experiment.estimates import estimate
+from privest_studies.experiment.families import (
+    FAMILIES,
+    RAW_SUFFIX,
+    Estimate,
+    Family,
+    FamilyResult,
+    estimate_family,
+)
+from privest_studies.experiment.mechanisms import (
+    HASHED_KINDS,
+    KIND_NAMES,
+    MECHANISM_KINDS,
+    PROTOCOL_KINDS,
+    Member,
+    build_mechanisms,
+    describe,
+    is_protocol,
+    mechanism_k,
+    mechanisms_from_arrays,
+    mechanisms_to_arrays,
+    protocol,
+)
+from privest_studies.experiment.reports import (
+    PointRuns,
+    perturb,
+    population_reports,
+    reports_from_arrays,
+    reports_to_arrays,
+    run_to_arrays,
+)
+from privest_studies.experiment.scores import SCORE_COLUMNS, score
+from privest_studies.experiment.spec import Experiment, Point
+
+__all__ = [
+    "FAMILIES",
+    "HASHED_KINDS",
+    "KIND_NAMES",
+    "MECHANISM_KINDS",
+    "PROTOCOL_KINDS",
+    "RAW_SUFFIX",
+    "SCORE_COLUMNS",
+    "Estimate",
+    "Experiment",
+    "Family",
+    "FamilyResult",
+    "Member",
+    "Point",
+    "PointRuns",
+    "build_mechanisms",
+    "describe",
+    "estimate",
+    "estimate_family",
+    "is_protocol",
+    "mechanism_k",
+    "mechanisms_from_arrays",
+    "mechanisms_to_arrays",
+    "perturb",
+    "population_reports",
+    "protocol",
+    "reports_from_arrays",
+    "reports_to_arrays",
+    "run_to_arrays",
+    "score",
+]

@@ -1,0 +1,145 @@
+"""The users' reports: drawn for every (point, run) of an experiment (rule perturb), stored, and read back point by
+point (rule estimate).
+
+Storage (npz): ``points`` (P,), ``runs``, ``secret_counts`` (P, R, M, k), and ``counts`` (P, R, M, m) when every
+mechanism is a matrix, else each group's reports under the prefix ``p{point}_r{run}_m{mechanism}_``: a RAPPOR group's
+distinct bit vectors, a protocol's reports as ``Protocol.to_arrays`` writes them (then ``protocol_reports`` is set), a
+matrix's counts.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from privest.rappor import RapporReports
+from privest.sampling import population, rng_for, split_secrets, split_users
+from privest_studies.experiment.mechanisms import is_protocol
+from privest_studies.experiment.spec import Experiment
+
+__all__ = ["PointRuns", "perturb", "population_reports", "reports_from_arrays", "reports_to_arrays", "run_to_arrays"]
+
+
+def population_reports(mechanisms: Sequence[Any], secret_counts: np.ndarray, rng: np.random.Generator) -> list:
+    """``privest.sampling.population`` for points whose mechanisms include protocols: each group in turn from the one
+    generator, a protocol's users (secrets in increasing order) through ``Protocol.sample``, the others as
+    ``population`` draws them."""
+    reports = []
+    for mechanism, counts in zip(mechanisms, np.asarray(secret_counts), strict=True):
+        if is_protocol(mechanism):
+            reports.append(mechanism.sample(np.repeat(np.arange(mechanism.k), counts), rng))
+        else:
+            reports.append(population([mechanism], counts[None], rng)[0])
+    return reports
+
+
+def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.ndarray], seed: int
+            ) -> dict[str, np.ndarray]:
+    """Every (point, run)'s reports, as the arrays of a reports archive.
+
+    The users of a run are the dataset's own (every record once, assigned at random to the point's mechanisms when
+    there are several) or ``point.users`` drawn i.i.d. from the dataset's theta and split equally. Each run's
+    generator is ``rng_for(seed, *experiment.seed_keys(point, run))``.
+    """
+    k = int(np.asarray(data["theta"]).size)
+    own = np.bincount(data["secrets"], minlength=k) if "secrets" in data else None
+    sets = any(is_protocol(m) for m in built)
+    # Protocols' reports (k bits a user for SUE, OUE and SS) are packed as soon as a run is drawn: the archive's arrays
+    # then hold 1/8 of the unpacked bits, and no more than one run is ever held unpacked.
+    reports, secret_counts, packed = [], [], {"protocol_reports": np.bool_(True)} if sets else {}
+    for p, point in enumerate(experiment.points):
+        point_mechanisms = [built[j] for j in point.mechanisms]
+        by_run, counts_by_run = [], []
+        for run in range(experiment.runs):
+            rng = rng_for(seed, *experiment.seed_keys(point, run))
+            if point.users is not None:
+                counts = split_users(int(point.users), len(point_mechanisms), data["theta"], rng)
+            elif own is None:
+                raise ValueError(f"experiment {experiment.name}: the dataset has no users' secrets; give users")
+            elif len(point_mechanisms) == 1:
+                counts = own[None]
+            else:
+                counts = split_secrets(data["secrets"], k, len(point_mechanisms), rng)
+            if sets:
+                packed |= run_to_arrays(p, run, population_reports(point_mechanisms, counts, rng), point_mechanisms)
+            else:
+                by_run.append(population(point_mechanisms, counts, rng))
+            counts_by_run.append(counts)
+        reports.append(by_run)
+        secret_counts.append(counts_by_run)
+    return {"points": np.array([p.value for p in experiment.points], dtype=np.float64),
+            "runs": np.int64(experiment.runs), "secret_counts": np.array(secret_counts, dtype=np.int64),
+            **(packed if sets else reports_to_arrays(reports))}
+
+
+def run_to_arrays(point: int, run: int, by_mechanism: Sequence[Any], mechanisms: Sequence[Any] | None = None
+                  ) -> dict[str, np.ndarray]:
+    """The arrays of one (point, run)'s reports, each mechanism's under the prefix ``p{point}_r{run}_m{mechanism}_``:
+    a protocol's as ``Protocol.to_arrays`` writes them (``mechanisms`` gives the point's mechanisms), a RAPPOR
+    group's distinct bit vectors, or a matrix mechanism's ``counts``."""
+    arrays: dict[str, np.ndarray] = {}
+    for j, group in enumerate(by_mechanism):
+        prefix, mechanism = f"p{point}_r{run}_m{j}_", None if mechanisms is None else mechanisms[j]
+        arrays |= (mechanism.to_arrays(group, prefix) if is_protocol(mechanism)
+                   else group.to_arrays(prefix) if isinstance(group, RapporReports)
+                   else {f"{prefix}counts": np.asarray(group, dtype=np.int64)})
+    return arrays
+
+
+def reports_to_arrays(reports: Sequence[Sequence[Sequence[Any]]], mechanisms: Sequence[Sequence[Any]] | None = None
+                      ) -> dict[str, np.ndarray]:
+    """Arrays for an npz of the reports indexed [point][run][mechanism]: ``counts`` (P, R, M, m) when every mechanism
+    is a matrix; else each mechanism's reports under the prefix ``p{point}_r{run}_m{mechanism}_``: a RAPPOR group's
+    distinct bit vectors, or a matrix mechanism's ``counts``. With protocols among the mechanisms of the points
+    (``mechanisms[point][mechanism]``), a protocol's reports as ``Protocol.to_arrays`` writes them, and the flag
+    ``protocol_reports``."""
+    protocols = mechanisms is not None and any(is_protocol(m) for by_point in mechanisms for m in by_point)
+    if not protocols and all(not isinstance(r, RapporReports)
+                             for by_run in reports for by_mechanism in by_run for r in by_mechanism):
+        return {"counts": np.array(reports, dtype=np.int64)}
+    arrays: dict[str, np.ndarray] = {"protocol_reports": np.bool_(True)} if protocols else {}
+    for p, by_run in enumerate(reports):
+        for r, by_mechanism in enumerate(by_run):
+            arrays |= run_to_arrays(p, r, by_mechanism, mechanisms[p] if protocols else None)
+    return arrays
+
+
+class PointRuns(Sequence):
+    """One point's reports [run][mechanism], read from a reports archive's arrays only when a run is asked for: a
+    protocol's packed bits are unpacked one run at a time, so an estimate job holds one run unpacked, never all."""
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], point: int, mechanisms: Sequence[Any] | None) -> None:
+        self._arrays, self._point, self._mechanisms = arrays, point, mechanisms
+        self._runs, self._members = arrays["secret_counts"].shape[1:3]
+
+    def __len__(self) -> int:
+        return int(self._runs)
+
+    def __getitem__(self, run: Any) -> Any:
+        if isinstance(run, slice):
+            return [self[r] for r in range(*run.indices(len(self)))]
+        run = range(len(self))[run]  # negative indices, and IndexError past the end
+
+        def group(j: int) -> Any:
+            prefix = f"p{self._point}_r{run}_m{j}_"
+            mechanism = None if self._mechanisms is None else self._mechanisms[j]
+            if is_protocol(mechanism):
+                return mechanism.from_arrays(self._arrays, prefix)
+            if f"{prefix}bits" in self._arrays:
+                return RapporReports.from_arrays(self._arrays, prefix)
+            return self._arrays[f"{prefix}counts"]
+
+        return [group(j) for j in range(self._members)]
+
+
+def reports_from_arrays(arrays: Mapping[str, np.ndarray], mechanisms: Sequence[Sequence[Any]] | None = None
+                        ) -> list[Sequence[list[Any]]]:
+    """The reports stored by ``perturb``, indexed [point][run][mechanism]; protocols' reports need the mechanisms of
+    each point (``mechanisms[point][mechanism]``) to be read. Each point's runs are a ``PointRuns`` (read run by run)
+    unless every mechanism is a matrix (one counts array)."""
+    points, runs = arrays["secret_counts"].shape[:2]
+    if "counts" in arrays:
+        return [[list(arrays["counts"][p, r]) for r in range(runs)] for p in range(points)]
+    if "protocol_reports" in arrays and mechanisms is None:
+        raise ValueError("these are protocols' reports: give the mechanisms of each point to read them")
+    return [PointRuns(arrays, p, None if mechanisms is None else mechanisms[p]) for p in range(points)]

@@ -1,0 +1,53 @@
+"""The scores of an experiment (rule score): one tidy row per (point, run, method), EMD and l2^2 against the original
+distribution."""
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from privest.alphabets import Alphabet
+from privest_studies.experiment.families import RAW_SUFFIX
+from privest_studies.experiment.spec import Experiment
+
+__all__ = ["SCORE_COLUMNS", "score"]
+
+SCORE_COLUMNS = ["run", "method", "emd", "l2sq", "iterations", "capped", "note"]
+
+
+def score(experiment: Experiment, alphabet: Alphabet, theta: np.ndarray, reports: Mapping[str, np.ndarray],
+          estimates: Sequence[Mapping[str, np.ndarray]]) -> tuple[list[dict], list[str]]:
+    """One tidy row per (point, run, method): EMD (the alphabet's ground distance) and l2^2 to the original
+    distribution, IBU's iterations and cap, and why a method could not run (NaN scores). Raw estimates get l2^2 only.
+    The original is theta, or each run's drawn users (``experiment.score_against``). Returns rows and columns."""
+    secret_counts = reports["secret_counts"].sum(axis=2)
+    if experiment.score_against == "users":
+        original = secret_counts / secret_counts.sum(axis=-1, keepdims=True)
+    else:
+        original = np.broadcast_to(np.asarray(theta, dtype=np.float64), secret_counts.shape)
+    points = reports["points"]
+    rows = []
+    if experiment.score_noisy and "counts" in reports and reports["counts"].shape[-1] == alphabet.k:
+        for i, by_run in enumerate(reports["counts"].sum(axis=2)):
+            for run, c in enumerate(by_run):
+                rows.append(_score_row(points[i], run, "noisy", c / c.sum(), original[i, run], alphabet, 0, False, ""))
+    for archive in estimates:
+        for m, method in enumerate(map(str, archive["methods"])):
+            for i in range(points.size):
+                for run, theta_hat in enumerate(archive["theta"][m, i]):
+                    rows.append(_score_row(points[i], run, method, theta_hat, original[i, run], alphabet,
+                                           int(archive["iterations"][m, i, run]),
+                                           bool(archive["capped"][m, i, run]), str(archive["notes"][i])))
+    column = experiment.point_column or experiment.axis
+    rows = [dict(experiment.labels) | {column: row.pop("point")} | row
+            for row in sorted(rows, key=lambda r: (r["point"], r["method"], r["run"]))]
+    return rows, [label for label, _ in experiment.labels] + [column, *SCORE_COLUMNS]
+
+
+def _score_row(point: float, run: int, method: str, estimate: np.ndarray, original: np.ndarray, alphabet: Alphabet,
+               iterations: int, capped: bool, note: str) -> dict:
+    ran = bool(np.all(np.isfinite(estimate)))
+    distribution = ran and not method.endswith(RAW_SUFFIX)
+    return {"point": point, "run": run, "method": method,
+            "emd": alphabet.emd(original, estimate) if distribution else float("nan"),
+            "l2sq": float(np.sum((estimate - original) ** 2)) if ran else float("nan"),
+            "iterations": iterations, "capped": capped, "note": "" if ran else f"NA: {note}"}
