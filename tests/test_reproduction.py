@@ -195,3 +195,17 @@ def test_scale_changes_lists_the_items_and_numbers_whose_verdict_moved():
     assert "| s | Table 2 | differs | **reproduced** |  |" in moved
     assert "| s | Table 2 | x | 2 | 3 | 2.01 | False → **True** |" in moved
     assert "Figure 1" not in moved
+
+
+def test_the_reproduction_package_reexports_every_public_name_of_its_modules():
+    """The split into records, placeholders, printed, checks and judging is invisible: each module's own public names
+    (not what it imports) are names of the package."""
+    from types import ModuleType
+
+    from privest_studies.reproduction import checks, judging, placeholders, printed, records
+
+    for module in (records, placeholders, printed, checks, judging):
+        own = {name for name, value in vars(module).items() if not name.startswith("_") and not isinstance(
+            value, ModuleType) and getattr(value, "__module__", module.__name__) == module.__name__}
+        assert own <= set(reproduction.__all__), (module.__name__, own - set(reproduction.__all__))
+        assert all(getattr(reproduction, name) is getattr(module, name) for name in own)
