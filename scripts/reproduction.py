@@ -3,7 +3,7 @@ results/REPRODUCTION.md (with its CSVs, HTML and one-screen summary), the report
 
 from dataclasses import asdict
 
-from privest_studies import files, jobs, regions, reproduction
+from privest_studies import files, jobs, regions, rendering, reproduction
 
 HEADER = """# Reproduction report
 
@@ -57,9 +57,9 @@ def main() -> None:
     papers = {study: paper["paper"] for study, paper in params.catalogue.items()}
     beyond = [i for i in items if params.catalogue[i.study].get("beyond_papers")]
     paper_items = [i for i in items if not params.catalogue[i.study].get("beyond_papers")]
-    text = reproduction.markdown(items, papers, HEADER.format(scale=config["scale"]), paper_items)
+    text = rendering.markdown(items, papers, HEADER.format(scale=config["scale"]), paper_items)
     files.write_text(output.markdown, text)
-    files.write_text(output.html, reproduction.html_page("Reproduction report", text))
+    files.write_text(output.html, rendering.html_page("Reproduction report", text))
     rows = [asdict(i) | {"files": " ".join(i.files), "comparisons": len(i.comparisons)} for i in items]
     files.save_rows(rows, ["study", "paper", "item", "section", "title", "status", "why", "files", "comparisons"],
                  output.table)
@@ -67,7 +67,7 @@ def main() -> None:
     files.save_rows(numbers, ["study", "item", "quantity", "paper", "ours", "tolerance", "agrees"], output.numbers)
     figures = sum(p.endswith(".png") for p in snakemake.input.outputs)
     where = {"reproduction report": output.markdown, "HTML report": "results/report.html (make reproduce)"}
-    files.write_text(output.summary, reproduction.summary_text(paper_items, figures, where, beyond))
+    files.write_text(output.summary, rendering.summary_text(paper_items, figures, where, beyond))
 
     by_file = {}  # a file under several items (the count paper's published.csv) takes the first's caption
     for item in items:
@@ -75,10 +75,10 @@ def main() -> None:
             by_file.setdefault(f, item)
     for path, target in zip(params.reported, output.captions, strict=True):
         item = by_file[path.removeprefix("results/")]
-        files.write_text(target, reproduction.caption(item, shows[item.study, item.item], path))
+        files.write_text(target, rendering.caption(item, shows[item.study, item.item], path))
     sources = [path for path in params.reported if path.endswith(".csv")]  # the order of output.tables
     for source, target in zip(sources, output.tables, strict=True):
-        files.write_text(target, reproduction.table_page(source, outputs[source.removeprefix("results/")]))
+        files.write_text(target, rendering.table_page(source, outputs[source.removeprefix("results/")]))
 
 
 jobs.run_or_exit(main, snakemake.log)

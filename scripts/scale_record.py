@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from privest_studies import files, jobs, plotting, reproduction, run_cost
+from privest_studies import files, jobs, plotting, rendering, run_cost
 
 
 def main() -> None:
@@ -18,7 +18,7 @@ def main() -> None:
     other = Path(snakemake.params.other)
     first, second = snakemake.params.scales
     if (other / "reproduction.csv").is_file() and (other / "reproduction_numbers.csv").is_file():
-        changes = reproduction.scale_changes(
+        changes = rendering.scale_changes(
             pd.read_csv(other / "reproduction.csv"), pd.read_csv(snakemake.input.table),
             pd.read_csv(other / "reproduction_numbers.csv"), pd.read_csv(snakemake.input.numbers), (first, second))
     else:

@@ -14,7 +14,8 @@ The study layer (``privest_studies``) keeps an order of its own, lowest first (`
     files, jobs, configuration, tables, regions, plotting, run_cost        what every study and script shares
     -> fetch -> datasets -> own_data                                       the data: fetched, read, binned
     -> experiment (mechanisms -> families -> spec -> reports -> estimates -> scores) -> cost    the one chain
-    -> ibu_theory -> reproduction -> report                                the papers' theory and checks
+    -> ibu_theory -> reproduction (records -> placeholders -> printed -> checks -> judging) -> report -> rendering
+                                                                           the papers' theory, checks and report
     -> constrained_counts, ibu_consistency, free_will, standard_protocols, own_study          the studies
 
 Between layers: the library (``privest``) never imports the study code (``privest_studies``), the workflow
@@ -102,8 +103,14 @@ STUDY_ORDER = (
     "privest_studies.experiment",
     "privest_studies.cost",
     "privest_studies.ibu_theory",
+    "privest_studies.reproduction.records",
+    "privest_studies.reproduction.placeholders",
+    "privest_studies.reproduction.printed",
+    "privest_studies.reproduction.checks",
+    "privest_studies.reproduction.judging",
     "privest_studies.reproduction",
     "privest_studies.report",
+    "privest_studies.rendering",
     "privest_studies.constrained_counts",
     "privest_studies.ibu_consistency",
     "privest_studies.free_will",
@@ -115,8 +122,6 @@ STUDY_ORDER = (
 MAX_LINES = 500
 
 LONG_STUDY_MODULES = {
-    # Being split on another branch (issue 29): the lead removes this entry when merging that split.
-    "privest_studies.reproduction": "being split on the reproduction branch",
     # 519 lines: the verdicts of Tables 1 and 2 (Summary ... check_findings) are the next piece to get a module.
     "privest_studies.free_will": "the verdicts of Tables 1 and 2 still to move out",
 }

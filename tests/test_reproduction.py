@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from privest_studies import report, reproduction
+from privest_studies import rendering, report, reproduction
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPERS = ROOT.parent / "shared" / "papers"
@@ -144,11 +144,11 @@ def test_the_renderings_hold_every_item_and_escape_what_would_break_them():
     pipes = reproduction.Comparison("|X| = 10", "a|b", "1", "x", True)
     items = [reproduction.Item("s", "Paper", f"Figure {n}", "7.2", "t", [f"s/figures/fig{n:02d}.png"],
                                reproduction.REPRODUCED, "", [pipes], {"region": "San Francisco"}) for n in range(1, 4)]
-    text = reproduction.markdown(items, {"s": "Paper"}, "# Head")
+    text = rendering.markdown(items, {"s": "Paper"}, "# Head")
     assert all(f"| Figure {n} |" in text for n in range(1, 4)) and "\\|X\\|" in text
-    page = reproduction.html_page("t", text)
-    assert page.count("<tr>") == len(reproduction.counts(items)) + 1 + 4 + 4 and "|X| = 10" in page
-    rst = reproduction.caption(items[0], "a *bold* |sub|", "results/s/figures/fig01.png")
+    page = rendering.html_page("t", text)
+    assert page.count("<tr>") == len(rendering.counts(items)) + 1 + 4 + 4 and "|X| = 10" in page
+    rst = rendering.caption(items[0], "a *bold* |sub|", "results/s/figures/fig01.png")
     assert "\\*bold\\*" in rst and "\\|sub\\|" in rst and "region: San Francisco" in rst
 
 
@@ -171,13 +171,13 @@ def test_a_study_beyond_the_papers_is_listed_without_a_section_or_an_empty_numbe
                               "", [reproduction.Comparison("q", "1", "1", "exact", True)])
     beyond = reproduction.Item("b", "Beyond the papers", "Zipf", "", "t", ["b/figures/zipf.png"], reproduction.BUILT,
                                "no paper")
-    text = reproduction.markdown([paper, beyond], {"s": "Paper", "b": "Beyond the papers"}, "# Head", [paper])
+    text = rendering.markdown([paper, beyond], {"s": "Paper", "b": "Beyond the papers"}, "# Head", [paper])
     assert "| Zipf |  |" in text and "Beyond the papers: numbers side by side" not in text
     assert "| items | 1 |" in text  # the summary counts the papers' items only
-    assert reproduction.caption(beyond, "shows", "results/b/figures/zipf.png").startswith(
+    assert rendering.caption(beyond, "shows", "results/b/figures/zipf.png").startswith(
         "**Beyond the papers, Zipf**, file zipf.png")
     assert report.subcategory({"item": "Zipf"}) == "Zipf"
-    summary = reproduction.summary_text([paper], 2, {}, [beyond])
+    summary = rendering.summary_text([paper], 2, {}, [beyond])
     assert "1 paper items" in summary and "And 1 items beyond the papers" in summary
 
 
@@ -186,12 +186,26 @@ def test_scale_changes_lists_the_items_and_numbers_whose_verdict_moved():
                           "why": ["", "x is 3"]})
     numbers = pd.DataFrame({"study": ["s", "s"], "item": ["Figure 1", "Table 2"], "quantity": ["a", "x"],
                             "paper": ["1", "2"], "ours": ["1", "3"], "agrees": [True, False]})
-    same = reproduction.scale_changes(items, items, numbers, numbers, ("quick", "paper"))
+    same = rendering.scale_changes(items, items, numbers, numbers, ("quick", "paper"))
     assert "None: every item has the same status at both scales (2 items)." in same
     assert "None: every judged number has the same verdict at both scales (2 numbers)." in same
     after_items = items.assign(status=["reproduced", "reproduced"], why=["", ""])
     after_numbers = numbers.assign(ours=["1", "2.01"], agrees=[True, True])
-    moved = reproduction.scale_changes(items, after_items, numbers, after_numbers, ("quick", "paper"))
+    moved = rendering.scale_changes(items, after_items, numbers, after_numbers, ("quick", "paper"))
     assert "| s | Table 2 | differs | **reproduced** |  |" in moved
     assert "| s | Table 2 | x | 2 | 3 | 2.01 | False → **True** |" in moved
     assert "Figure 1" not in moved
+
+
+def test_the_reproduction_package_reexports_every_public_name_of_its_modules():
+    """The split into records, placeholders, printed, checks and judging is invisible: each module's own public names
+    (not what it imports) are names of the package."""
+    from types import ModuleType
+
+    from privest_studies.reproduction import checks, judging, placeholders, printed, records
+
+    for module in (records, placeholders, printed, checks, judging):
+        own = {name for name, value in vars(module).items() if not name.startswith("_") and not isinstance(
+            value, ModuleType) and getattr(value, "__module__", module.__name__) == module.__name__}
+        assert own <= set(reproduction.__all__), (module.__name__, own - set(reproduction.__all__))
+        assert all(getattr(reproduction, name) is getattr(module, name) for name in own)

@@ -1,0 +1,183 @@
+"""The reproduction report as text: results/REPRODUCTION.md (its summary, rows and numbers side by side) and the
+same as an HTML page, the one-screen summary, the captions and table pages of the HTML report, and the changes
+between two scales' records. Takes judged items (``reproduction.Item``); decides nothing.
+"""
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from privest_studies.reproduction import BUILT, DIFFERS, REPRODUCED, STATUSES, UNAVAILABLE, Item
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(items: Sequence[Item], papers: Mapping[str, str], header: str,
+             counted: Sequence[Item] | None = None) -> str:
+    """REPRODUCTION.md: a summary (of ``counted``, default every item), then per paper one row per item and the
+    numbers side by side."""
+    lines = [header, "", summary_table(items if counted is None else counted), ""]
+    for study, paper in papers.items():
+        rows = [i for i in items if i.study == study]
+        lines += [f"## {paper}", "", "| item | section | our files | status | why / differences |",
+                  "|---|---|---|---|---|"]
+        for i in rows:
+            files = ", ".join(f"[{f.split('/')[-1]}]({f})" for f in i.files) or "—"
+            lines.append(f"| {_cell(i.item)} | {_cell(i.section)} | {files} | **{i.status}** | {_cell(i.why)} |")
+        if not any(i.comparisons for i in rows):  # a study beyond the papers: nothing to set side by side
+            lines.append("")
+            continue
+        lines += ["", f"### {paper}: numbers side by side", "",
+                  "| item | quantity | paper | ours | tolerance | agrees |", "|---|---|---|---|---|---|"]
+        for i in rows:
+            for c in i.comparisons:
+                mark = {True: "yes", False: "**no**", None: "not judged"}[c.agrees]
+                lines.append(f"| {_cell(i.item)} | {_cell(c.quantity)} | {_cell(c.paper)} | {_cell(c.ours)} | "
+                             f"{_cell(c.tolerance)} | {mark} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def counts(items: Sequence[Item]) -> dict[str, int]:
+    """How many items have each status, and the comparisons judged and matched."""
+    judged = [c for i in items for c in i.comparisons if c.agrees is not None]
+    return {s: sum(i.status == s for i in items) for s in STATUSES} | {
+        "items": len(items), "numbers judged": len(judged), "numbers matched": sum(bool(c.agrees) for c in judged)}
+
+
+def summary_table(items: Sequence[Item]) -> str:
+    n = counts(items)
+    return "\n".join(["| | count |", "|---|---|"] + [f"| {key} | {value} |" for key, value in n.items()])
+
+
+def summary_text(items: Sequence[Item], figures: int, where: Mapping[str, str], beyond: Sequence[Item] = ()) -> str:
+    """The one-screen summary `make reproduce` prints: files, counts of the papers' items (``items``; ``beyond``:
+    the items of studies beyond the papers, counted apart), and every difference in one line each."""
+    n = counts(items)
+    lines = [f"privest: {figures} figure files built; {n['items']} paper items: {n[REPRODUCED]} reproduced, "
+             f"{n[DIFFERS]} differ, {n[UNAVAILABLE]} not reproducible here, {n[BUILT]} built with nothing to check; "
+             f"{n['numbers matched']} of {n['numbers judged']} judged numbers match."
+             + (f" And {len(beyond)} items beyond the papers, built." if beyond else ""), ""]
+    lines += [f"  {name}: {path}" for name, path in where.items()]
+    lines += ["", "Differences:"]
+    for i in items:
+        if i.status == DIFFERS:
+            lines.append(f"  {i.study} {i.item}: " + ("; ".join(
+                f"{c.quantity}: paper {c.paper}, ours {c.ours}" for c in i.comparisons if c.agrees is False))[:230])
+    lines += ["", "Not reproducible here (data):"]
+    lines += [f"  {i.study} {i.item}: {i.why[:200]}" for i in items
+              if i.status == UNAVAILABLE and i.files]
+    return "\n".join(lines) + "\n"
+
+
+def scale_changes(before: pd.DataFrame, after: pd.DataFrame, before_numbers: pd.DataFrame,
+                  after_numbers: pd.DataFrame, scales: tuple[str, str]) -> str:
+    """Markdown: the items whose status, and the judged numbers whose verdict, differ between two records of the
+    reproduction (reproduction.csv and reproduction_numbers.csv of the scales ``scales``, e.g. quick and paper)."""
+    first, second = scales
+    items = before.merge(after, on=["study", "item"], how="outer", suffixes=("_1", "_2"))
+    moved = items[items["status_1"] != items["status_2"]]
+    lines = [f"## Items whose status differs between the {first} and the {second} scale", ""]
+    if moved.empty:
+        lines.append(f"None: every item has the same status at both scales ({len(items)} items).")
+    else:
+        lines += [f"| study | item | status, {first} scale | status, {second} scale | why ({second} scale) |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {r.study} | {_cell(r.item)} | {r.status_1} | **{r.status_2}** | {_cell(r.why_2)} |"
+                  for r in moved.fillna("").itertuples()]
+    keys = ["study", "item", "quantity"]
+    numbers = before_numbers.merge(after_numbers, on=keys, how="outer", suffixes=("_1", "_2"))
+    for column in ("agrees_1", "agrees_2"):  # True, False or missing (not judged, or no such number at that scale)
+        numbers[column] = numbers[column].astype(object).map(lambda v: "not judged" if pd.isna(v) else str(v))
+    turned = numbers[numbers["agrees_1"] != numbers["agrees_2"]]
+    lines += ["", f"## Judged numbers whose verdict differs between the {first} and the {second} scale", ""]
+    if turned.empty:
+        lines.append(f"None: every judged number has the same verdict at both scales ({len(numbers)} numbers).")
+    else:
+        lines += [f"| study | item | quantity | the paper's | ours, {first} scale | ours, {second} scale | agrees "
+                  f"({first} → {second}) |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {r.study} | {_cell(r.item)} | {_cell(r.quantity)} | {_cell(r.paper_2 or r.paper_1)} | "
+                  f"{_cell(r.ours_1)} | {_cell(r.ours_2)} | {r.agrees_1} → **{r.agrees_2}** |"
+                  for r in turned.fillna("").itertuples()]
+    return "\n".join(lines) + "\n"
+
+
+_RST_SPECIAL = re.compile(r"([\\|*`_])")
+
+
+def rst_escape(text: str) -> str:
+    return _RST_SPECIAL.sub(r"\\\1", str(text))
+
+
+def caption(item: Item, shows: str, path: str) -> str:
+    """The report caption of one of an item's files: what it shows, the facts, the status and the numbers (rst)."""
+    section = f" (section {rst_escape(item.section)})" if item.section else ""
+    lines = [f"**{rst_escape(item.paper)}, {rst_escape(item.item)}**{section}, "
+             f"file {rst_escape(path.split('/')[-1])}: {rst_escape(shows)}", ""]
+    lines += [f"- {rst_escape(key)}: {rst_escape(value)}" for key, value in item.facts.items()]
+    lines += [f"- reproduction: **{item.status}**" + (f": {rst_escape(item.why)}" if item.why else "")]
+    lines += [f"- {rst_escape(c.quantity)}: paper {rst_escape(c.paper)}, ours {rst_escape(c.ours)} (tolerance: "
+              f"{rst_escape(c.tolerance)}; {({True: 'agrees', False: 'differs', None: 'not judged'})[c.agrees]})"
+              for c in item.comparisons]
+    return "\n".join(lines) + "\n"
+
+
+def table_page(title: str, table: pd.DataFrame) -> str:
+    """A table of ours (a CSV) as an HTML page for the report, numbers with 6 significant digits."""
+    def cell(value: Any) -> str:
+        return _cell(f"{value:.6g}" if isinstance(value, float) else value)
+
+    rows = ["| " + " | ".join(map(cell, table.columns)) + " |", "|" + "---|" * len(table.columns)]
+    rows += ["| " + " | ".join(map(cell, row)) + " |" for row in table.itertuples(index=False)]
+    return html_page(title, f"# {title}\n\n" + "\n".join(rows))
+
+
+def html_page(title: str, body_markdown: str) -> str:
+    """A self-contained HTML page of REPRODUCTION.md's tables (pipes and headings only: no markdown library)."""
+    out, table = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>"
+                  "body{font-family:sans-serif;margin:1em}table{border-collapse:collapse;margin:0.5em 0 1.5em}"
+                  "td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;font-size:13px}"
+                  "</style></head><body>"], []
+    paragraph: list[str] = []
+
+    def inline(text: str) -> str:
+        text = html.escape(text.replace("\\|", "|"))
+        text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+        text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+        return re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"\1", text)
+
+    def flush() -> None:
+        if paragraph:
+            out.append(f"<p>{inline(' '.join(paragraph))}</p>")
+            paragraph.clear()
+        if table:
+            head, *body = table
+            out.append("<table><tr>" + "".join(f"<th>{inline(c)}</th>" for c in head) + "</tr>")
+            out.extend("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in row) + "</tr>" for row in body)
+            out.append("</table>")
+            table.clear()
+
+    for line in body_markdown.splitlines():
+        if line.startswith("|"):
+            if paragraph:
+                flush()
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+            if not all(set(c) <= {"-"} for c in cells):
+                table.append(cells)
+            continue
+        if line.strip() and not line.startswith("#"):
+            if table:
+                flush()
+            paragraph.append(line.strip())
+            continue
+        flush()
+        if line.startswith("#"):
+            level = len(line) - len(line.lstrip("#"))
+            out.append(f"<h{level}>{inline(line.lstrip('#').strip())}</h{level}>")
+    flush()
+    return "\n".join(out) + "</body></html>\n"
