@@ -317,3 +317,12 @@ def test_all_lists_only_names_the_module_has():
         module = importlib.import_module(name)
         missing = [n for n in getattr(module, "__all__", ()) if not hasattr(module, n)]
         assert missing == [], f"{name}.__all__ names {missing}"
+
+
+def test_the_layout_page_lists_every_module():
+    """docs/layout.md names every module of privest and privest_studies (and the one idea it holds): a new module
+    is added there too."""
+    page = (ROOT / "docs" / "layout.md").read_text()
+    missing = [str(p.relative_to(ROOT)) for layer in ("privest", "privest_studies")
+               for p in sorted((ROOT / layer).rglob("*.py")) if f"`{p.relative_to(ROOT)}`" not in page]
+    assert not missing, f"docs/layout.md does not list {missing}"
