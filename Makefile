@@ -14,7 +14,7 @@ UV := $(VENV)/lock-tools/bin/uv
 UV_COMPILE := UV_PYTHON_DOWNLOADS=never $(UV) pip compile --quiet --universal --fork-strategy fewest \
 	--python-version 3.11 --generate-hashes --custom-compile-command 'make lock' pyproject.toml $(LOCK)/venv.in
 
-.PHONY: test test-peers test-cluster test-report reproduce lint lock clean
+.PHONY: test test-peers test-cluster test-report test-package reproduce lint lock clean
 
 # A new .venv whenever the lock or pyproject.toml changes, so that it holds the locked versions and nothing else: the
 # test set of the lock (pip and setuptools included) with its hashes required, then privest itself, editable, built by
@@ -44,7 +44,8 @@ lint: $(STAMP)
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 
 test: $(STAMP) lint
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report --ignore=tests/peers
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report --ignore=tests/peers \
+		--ignore=tests/package
 
 # Conformance with the peer libraries multi-freq-ldpy and pure-LDP (tests/peers, README "Conformance with the peer
 # libraries"): the lock's `peers` set, then the same reports' distributions, estimates and IBU against
@@ -67,6 +68,13 @@ test-cluster: $(CLUSTER_STAMP)
 	tests/cluster/setup.sh $(VENV)/cluster-setup.txt
 	PATH="$(abspath $(BIN)):$$PATH:/usr/sbin:/sbin" PRIVEST_CLUSTER_SETUP="$(abspath $(VENV))/cluster-setup.txt" \
 		$(BIN)/python -m pytest -q -s -rs tests/cluster
+
+# privest as users install it (tests/package): the sdist and the wheel (the lock's build and setuptools), each in a
+# fresh venv with only its declared dependencies from PyPI (the wheel with the compiled kernel, the sdist built with the
+# C compiler hidden: numpy's fallback), no pipeline package among them, then the README's library quickstart and the
+# library's examples/. Needs PyPI; .ci/run calls it after `make test`.
+test-package: $(STAMP)
+	$(BIN)/python -m pytest -q -s -rs tests/package
 
 # The memory (MB) the jobs running side by side may declare together (rules perturb and estimate declare
 # privest_studies.cost's model of theirs): what Linux says is available now; `make reproduce MEM_MB=8000` sets another,

@@ -40,6 +40,8 @@ likely). Validators live in ``privest._checks``; privest never imports the study
 workflow or the scripts.
 """
 
+__version__ = "0.1.0"  # the one place of the version: pyproject.toml reads it (tool.setuptools.dynamic)
+
 from privest import (
     alphabets,
     counts,
@@ -103,6 +105,7 @@ __all__ = [
     "IbuResult",
     "RapporReports",
     "SetGroup",
+    "__version__",
     "alphabets",
     "average",
     "by_name",

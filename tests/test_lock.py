@@ -55,6 +55,20 @@ def pyproject() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
+def requirements(project: dict, extras: list[str]) -> list[Requirement]:
+    """The dependencies and those of the extras, an extra that names privest's own (``privest[workflow]``) unfolded."""
+    wanted, seen, todo = [*map(Requirement, project["dependencies"])], set(), list(extras)
+    while todo:
+        if (extra := todo.pop()) not in seen:
+            seen.add(extra)
+            for requirement in map(Requirement, project["optional-dependencies"][extra]):
+                if canonicalize_name(requirement.name) == "privest":
+                    todo.extend(requirement.extras)
+                else:
+                    wanted.append(requirement)
+    return wanted
+
+
 def test_lock_answers_pyproject():
     """Each install set's lock holds every dependency that pyproject.toml asks of it at a version the bound allows,
     and the same version as requirements/all.txt (the one resolution of every extra): after a change of pyproject.toml,
@@ -64,8 +78,7 @@ def test_lock_answers_pyproject():
     sets = {"all.txt": list(project["optional-dependencies"])} | dict(SETS.values())
     for name, extras in sets.items():
         pins = read_lock(name)
-        wanted = [*project["dependencies"], *(r for extra in extras for r in project["optional-dependencies"][extra])]
-        for requirement in map(Requirement, wanted):
+        for requirement in requirements(project, extras):
             package = canonicalize_name(requirement.name)
             assert package in pins, f"{name} lacks {requirement}: run `make lock`"
             assert requirement.specifier.contains(pins[package][0], prereleases=True), (
@@ -109,6 +122,16 @@ def test_venv_is_the_lock():
     assert direct["dir_info"].get("editable") and direct["url"] == ROOT.as_uri()
 
 
+def test_editable_install_maps_the_study_layer():
+    """The wheel holds privest alone; the editable install of the checkout (setup.py) also maps privest_studies, which
+    the Snakefile and scripts/ import from any working directory: here from /, beside privest's own checkout."""
+    code = "import privest, privest_studies; print(privest.__file__); print(*privest_studies.__path__, sep='\\n')"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", check=True)
+    privest_file, *studies = result.stdout.splitlines()
+    checkout = Path(privest_file).parents[1]
+    assert Path(studies[0]) == checkout / "privest_studies", result.stdout
+
+
 def conda_pins() -> dict[str, str]:
     """conda name (without its channel) -> the spec after the name, of envs/privest.yaml's conda dependencies."""
     env = yaml.safe_load((ROOT / "envs" / "privest.yaml").read_text())
@@ -122,8 +145,8 @@ def conda_pins() -> dict[str, str]:
 
 def test_conda_env_pins_the_lock():
     """envs/privest.yaml pins every package exactly (==), each named in the lock at the lock's version, Python at the
-    minor version the lock resolves for; it holds every dependency privest declares, so that pip installs privest
-    alone into it."""
+    minor version the lock resolves for; it holds every dependency privest and its `workflow` extra declare (the rules
+    run the pipeline), so that pip installs privest alone into it."""
     lock = read_lock("all.txt")
     pins = conda_pins()
     assert pins.pop("python") == "=3.11"
@@ -134,5 +157,5 @@ def test_conda_env_pins_the_lock():
         assert package in lock, f"envs/privest.yaml: {name} is not in the lock (a conda name to map in CONDA_TO_PYPI?)"
         assert Version(spec[2:]) == lock[package][0], f"envs/privest.yaml: {name}{spec}, the lock {lock[package][0]}"
     named = {CONDA_TO_PYPI.get(name, name) for name in pins}
-    for requirement in map(Requirement, pyproject()["dependencies"]):
+    for requirement in requirements(pyproject(), ["workflow"]):
         assert canonicalize_name(requirement.name) in named, f"envs/privest.yaml lacks {requirement.name}"
