@@ -2,7 +2,7 @@
 cell the measured EMD ratio to GIBU at the largest n, our verdict from the config's rule beside the paper's), and the
 paper's qualitative findings tested on the paired per-run differences."""
 
-from privest_studies import files, free_will, jobs
+from privest_studies import files, free_will_verdicts, jobs
 
 
 def summarise(table):
@@ -17,20 +17,20 @@ def summarise(table):
 def main() -> None:
     table = files.load_table(snakemake.input[0], dtypes={"note": str})
     files.save_table(summarise(table), snakemake.output.summary)
-    scores = free_will.emd_by_run(table.to_dict("records"))
+    scores = free_will_verdicts.emd_by_run(table.to_dict("records"))
     alphabets = dict(zip(table["mechanism_set"], table["alphabet"], strict=True))
     columns = ["row", "column", "mechanism_set", "n", "method", "ratio", "verdict", "paper"]
     for name in ("table01", "table02"):
         spec = snakemake.params.tables[name]
-        lines = free_will.verdict_table(scores, spec, snakemake.params.verdict, alphabets)
+        lines = free_will_verdicts.verdict_table(scores, spec, snakemake.params.verdict, alphabets)
         csv_path, md_path = snakemake.output[name]
         files.save_rows(lines, columns, csv_path)
-        files.write_text(md_path, free_will.verdict_markdown(spec["title"], lines))
+        files.write_text(md_path, free_will_verdicts.verdict_markdown(spec["title"], lines))
     spec = snakemake.params.findings
-    lines = free_will.check_findings(scores, spec["checks"], spec["z"])
+    lines = free_will_verdicts.check_findings(scores, spec["checks"], spec["z"])
     csv_path, md_path = snakemake.output.findings
     files.save_rows(lines, list(lines[0]) if lines else ["check"], csv_path)
-    files.write_text(md_path, free_will.findings_markdown(lines))
+    files.write_text(md_path, free_will_verdicts.findings_markdown(lines))
 
 
 jobs.run_or_exit(main, snakemake.log)

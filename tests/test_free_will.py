@@ -10,6 +10,7 @@ from privest import mechanisms as mech
 from privest.rappor import flip_probability
 from privest.sampling import population, rng_for, split_users
 from privest_studies import free_will as fw
+from privest_studies import free_will_verdicts as verdicts
 
 STOPPING = {"delta": 1e-12, "max_iter": 20_000}
 
@@ -89,14 +90,14 @@ RULE = [{"verdict": "Excellent", "max_ratio": 1.2}, {"verdict": "Good", "max_rat
 
 
 def test_verdict_takes_the_first_entry_the_ratio_does_not_exceed():
-    assert [fw.verdict(r, RULE) for r in (1.0, 1.2, 1.21, 2.0, 7.0, float("nan"))] == [
+    assert [verdicts.verdict(r, RULE) for r in (1.0, 1.2, 1.21, 2.0, 7.0, float("nan"))] == [
         "Excellent", "Excellent", "Good", "Good", "Bad", "NA"]
 
 
 def scores(table: dict[tuple[str, str], list[float]], n: int = 1000) -> dict:
     """Synthetic per-run EMDs at one n: (set, method) -> runs (plus a smaller n that the checks must ignore)."""
-    out = {(s, n, m): fw.Summary(np.array(v, dtype=float)) for (s, m), v in table.items()}
-    out |= {(s, 10, m): fw.Summary(np.array([9.0] * len(v))) for (s, m), v in table.items()}
+    out = {(s, n, m): verdicts.Summary(np.array(v, dtype=float)) for (s, m), v in table.items()}
+    out |= {(s, 10, m): verdicts.Summary(np.array([9.0] * len(v))) for (s, m), v in table.items()}
     return out
 
 
@@ -109,14 +110,14 @@ def test_verdict_table_uses_the_best_variant_per_set_and_the_worst_set_per_cell(
                         {"label": "GIBU", "methods": ["GIBU"]}],
             "rows": [{"label": "a", "mechanism_sets": ["lin", "pl"], "paper": ["Excellent", "Excellent"]},
                      {"label": "b", "mechanism_sets": ["sh"], "paper": ["NA", "Excellent"]}]}
-    lines = fw.verdict_table(measured, spec, RULE)
+    lines = verdicts.verdict_table(measured, spec, RULE)
     cell = [line for line in lines if line["row"] == "a" and line["column"] == "[INV]_M"]
     assert [(c["mechanism_set"], c["method"], c["ratio"]) for c in cell] == [("lin", "[INV]_M-P", pytest.approx(1.1)),
                                                                              ("pl", "[INV]_M-N", pytest.approx(1.5))]
     assert {c["verdict"] for c in cell} == {"Good"}
     na = [line for line in lines if line["row"] == "b" and line["column"] == "[INV]_M"]
     assert na[0]["verdict"] == "NA" and na[0]["paper"] == "NA"
-    assert "**NA**" in fw.verdict_markdown("T", lines)
+    assert "**NA**" in verdicts.verdict_markdown("T", lines)
 
 
 def test_a_cell_shows_each_alphabets_verdict_when_they_differ():
@@ -128,10 +129,10 @@ def test_a_cell_shows_each_alphabets_verdict_when_they_differ():
             "rows": [{"label": "shokri", "mechanism_sets": ["lin", "pl"], "paper": ["NA"]},
                      {"label": "same", "mechanism_sets": ["lin2", "pl2"], "paper": ["Excellent"]}]}
     alphabets = {"lin": "linear", "pl": "planar", "lin2": "linear", "pl2": "planar"}
-    lines = fw.verdict_table(measured, spec, RULE, alphabets)
+    lines = verdicts.verdict_table(measured, spec, RULE, alphabets)
     assert {line["row"]: line["verdict"] for line in lines} == {"shokri": "NA (linear) / Bad (planar)",
                                                                 "same": "Excellent"}
-    assert "**NA (linear) / Bad (planar)**" in fw.verdict_markdown("T", lines)
+    assert "**NA (linear) / Bad (planar)**" in verdicts.verdict_markdown("T", lines)
 
 
 def test_findings_pass_and_fail_on_synthetic_scores():
@@ -139,11 +140,11 @@ def test_findings_pass_and_fail_on_synthetic_scores():
               {"name": "r", "test": "better", "better": "GIBU", "worse": ["[IBU]_R"]}]
     good = scores({("s", "GIBU"): [1.0, 1.1, 0.9], ("s", "[IBU]_R"): [2.0, 2.2, 1.9], ("s", "[IBU]_M"): [1.0, 1.2, 0.8],
                    ("s", "[INV]_M-N"): [np.nan] * 3})
-    results = fw.check_findings(good, checks, z=2.0)
+    results = verdicts.check_findings(good, checks, z=2.0)
     assert all(r["passed"] for r in results) and len(results) == 3  # the NA method is skipped
     assert all(r["n"] == 1000 for r in results)
     bad = scores({("s", "GIBU"): [2.0, 2.1, 1.9], ("s", "[IBU]_R"): [1.0, 1.1, 1.0], ("s", "[IBU]_M"): [2.0, 2.1, 1.9]})
-    assert [r["passed"] for r in fw.check_findings(bad, checks, z=2.0)] == [True, False, False]
+    assert [r["passed"] for r in verdicts.check_findings(bad, checks, z=2.0)] == [True, False, False]
 
 
 def test_mechanism_tables_regenerate_the_config_values_and_mark_a_scales_subset():

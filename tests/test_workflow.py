@@ -378,12 +378,12 @@ def test_free_will_findings_hold_on_the_aggregated_table(tiny_run):
     """Acceptance 2 of the free-will study, on the scores of a real (tiny) run: GIBU is never worse than another
     method by more than noise at the largest n, [e]_R is worse than GIBU, [INV]_M projection beats normalisation
     under k-RR; recomputed here from scores.csv with the config's checks, and the same as the pipeline's table."""
-    from privest_studies import free_will
+    from privest_studies import free_will_verdicts
 
     results = tiny_run / "results" / "free_will" / "tables"
     config = yaml.safe_load((tiny_run / "config.yaml").read_text())["free_will"]["findings"]
     rows = pd.read_csv(results / "scores.csv").to_dict("records")
-    lines = free_will.check_findings(free_will.emd_by_run(rows), config["checks"], config["z"])
+    lines = free_will_verdicts.check_findings(free_will_verdicts.emd_by_run(rows), config["checks"], config["z"])
     assert {line["check"] for line in lines} == {check["name"] for check in config["checks"]}
     failed = [f"{x['mechanism_set']}: {x['better']} {x['emd_better']:.4f} vs {x['worse']} {x['emd_worse']:.4f}"
               for x in lines if not x["passed"]]
