@@ -48,7 +48,7 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report --ignore=tests/peers \
-		--ignore=tests/package
+		--ignore=tests/package --ignore=tests/docs
 
 # Conformance with the peer libraries multi-freq-ldpy and pure-LDP (tests/peers, README "Conformance with the peer
 # libraries"): the lock's `peers` set, then the same reports' distributions, estimates and IBU against
@@ -92,6 +92,13 @@ $(DOCS_STAMP): $(STAMP)
 docs: $(DOCS_STAMP)
 	rm -rf $(DOCS_GENERATED)
 	$(BIN)/sphinx-build -W --keep-going -q -b html docs/site docs/site/_build/html
+
+# After `make docs`: the home page, the API page of gibu and a gallery example in headless Chromium (tests/docs: no
+# JavaScript error, no missing file, no broken internal link; screenshots in docs/site/_build/screenshots/), and the
+# internal links of every page. Chromium as for test-report. .ci/run calls it after `make docs`.
+test-docs: $(STAMP)
+	tests/report/setup.sh $(VENV)/report-setup.txt
+	PRIVEST_REPORT_SETUP="$(abspath $(VENV))/report-setup.txt" $(BIN)/python -m pytest -q -rs tests/docs
 
 # The memory (MB) the jobs running side by side may declare together (rules perturb and estimate declare
 # privest_studies.cost's model of theirs): what Linux says is available now; `make reproduce MEM_MB=8000` sets another,

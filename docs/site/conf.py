@@ -83,5 +83,9 @@ html_title = f"privest {release}"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    "header_links_before_dropdown": 4,
 }
 html_static_path = []
+# The theme's light/dark mode before a reader picks one: "auto" follows the browser. Unset, the theme's script
+# reports "invalid theme mode" as a console error on a first visit.
+html_context = {"default_mode": "auto"}
