@@ -24,7 +24,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from functools import partial
+from functools import cache, partial
 from html import unescape
 from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -82,11 +82,12 @@ def site() -> Path:
 
 
 class Links(HTMLParser):
-    """The href of every <a>, and every id, of an HTML document."""
+    """The href of every <a>, the src of every <img>, and every id, of an HTML document."""
 
     def __init__(self) -> None:
         super().__init__()
         self.hrefs: list[str] = []
+        self.images: list[str] = []
         self.ids: set[str] = set()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -95,6 +96,8 @@ class Links(HTMLParser):
             self.ids.add(attributes["id"])
         if tag == "a" and attributes.get("href"):
             self.hrefs.append(attributes["href"])
+        if tag == "img" and attributes.get("src"):
+            self.images.append(attributes["src"])
 
 
 def parsed(html: str) -> Links:
@@ -103,25 +106,34 @@ def parsed(html: str) -> Links:
     return links
 
 
+@cache
+def ids_of(page: str) -> frozenset[str]:
+    return frozenset(parsed(Path(page).read_text(errors="replace")).ids)
+
+
+@cache
+def is_file(path: str) -> bool:
+    return os.path.isfile(path)
+
+
 def broken_links(site: Path, page: Path, html: str) -> list[str]:
-    """The internal links of a page (html, the page at page) whose target file, or #fragment in it, does not exist."""
-    ids: dict[Path, set[str]] = {}
+    """The internal links and images of a page (html, the page at page) whose target file, or #fragment in it, does
+    not exist."""
+    root, here = os.path.realpath(site), os.path.dirname(os.path.realpath(page))
     broken = []
-    for href in parsed(html).hrefs:
+    links = parsed(html)
+    for href in links.hrefs + links.images:
         parts = urlsplit(unescape(href))
-        if parts.scheme or parts.netloc or href.startswith(("mailto:", "javascript:")):
+        if parts.scheme or parts.netloc or href.startswith(("mailto:", "javascript:", "data:")):
             continue  # external
-        target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
-        if target.is_dir():
-            target = target / "index.html"
-        if not target.is_file() or site.resolve() not in target.parents:
+        target = os.path.normpath(os.path.join(here, unquote(parts.path))) if parts.path else os.path.realpath(page)
+        if not is_file(target) and is_file(os.path.join(target, "index.html")):
+            target = os.path.join(target, "index.html")
+        if not is_file(target) or not target.startswith(root + os.sep):
             broken.append(f"{href} (no file {target})")
             continue
-        if parts.fragment and target.suffix == ".html":
-            if target not in ids:
-                ids[target] = parsed(target.read_text(errors="replace")).ids
-            if unquote(parts.fragment) not in ids[target]:
-                broken.append(f"{href} (no id {parts.fragment!r} in {target.relative_to(site.resolve())})")
+        if parts.fragment and target.endswith(".html") and unquote(parts.fragment) not in ids_of(target):
+            broken.append(f"{href} (no id {parts.fragment!r} in {os.path.relpath(target, root)})")
     return broken
 
 
@@ -213,7 +225,7 @@ def test_page_renders_without_errors_or_broken_links(site: Path, name: str) -> N
     assert len(colours) > 16, f"the screenshot of {PAGES[name]} is blank ({len(colours)} colours)"
 
 
-def test_no_page_of_the_site_links_to_a_missing_page_or_anchor(site: Path) -> None:
+def test_no_page_of_the_site_links_to_a_missing_page_anchor_or_image(site: Path) -> None:
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 50, f"only {len(pages)} pages under {site}"
     broken = {str(page.relative_to(site)): found for page in pages
