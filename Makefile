@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLUSTER_STAMP := $(VENV)/.installed-cluster
 PEERS_STAMP := $(VENV)/.installed-peers
+DOCS_STAMP := $(VENV)/.installed-docs
 CORES ?= all
 # The lock (README "The locked environment"): requirements/<set>.txt, exact versions with every file's hash, one
 # universal resolution (requirements/all.txt: every extra) that each install set is constrained to.
@@ -14,13 +15,14 @@ UV := $(VENV)/lock-tools/bin/uv
 UV_COMPILE := UV_PYTHON_DOWNLOADS=never $(UV) pip compile --quiet --universal --fork-strategy fewest \
 	--python-version 3.11 --generate-hashes --custom-compile-command 'make lock' pyproject.toml $(LOCK)/venv.in
 
-.PHONY: test test-peers test-cluster test-report test-package reproduce lint lock clean
+.PHONY: test test-peers test-cluster test-report test-package test-docs docs reproduce lint lock clean
 
 # A new .venv whenever the lock or pyproject.toml changes, so that it holds the locked versions and nothing else: the
 # test set of the lock (pip and setuptools included) with its hashes required, then privest itself, editable, built by
 # the locked setuptools (whose notice that an editable install is one is all it would print). The peers and cluster
-# sets go on top of it on demand, so a change of their lock starts from a new .venv too.
-$(STAMP): pyproject.toml setup.py privest/_kernel.c $(LOCK)/test.txt $(LOCK)/peers.txt $(LOCK)/cluster.txt
+# and docs sets go on top of it on demand, so a change of their lock starts from a new .venv too.
+$(STAMP): pyproject.toml setup.py privest/_kernel.c $(LOCK)/test.txt $(LOCK)/peers.txt $(LOCK)/cluster.txt \
+		$(LOCK)/docs.txt
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)/test.txt
@@ -38,6 +40,7 @@ lock: $(UV)
 	$(UV_COMPILE) --extra test -c $(LOCK)/all.txt -o $(LOCK)/test.txt
 	$(UV_COMPILE) --extra test --extra peers -c $(LOCK)/all.txt -o $(LOCK)/peers.txt
 	$(UV_COMPILE) --extra test --extra cluster -c $(LOCK)/all.txt -o $(LOCK)/cluster.txt
+	$(UV_COMPILE) --extra test --extra docs -c $(LOCK)/all.txt -o $(LOCK)/docs.txt
 
 lint: $(STAMP)
 	$(BIN)/ruff check privest privest_studies scripts tests benchmarks examples workflow/profiles
@@ -45,7 +48,7 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report --ignore=tests/peers \
-		--ignore=tests/package
+		--ignore=tests/package --ignore=tests/docs
 
 # Conformance with the peer libraries multi-freq-ldpy and pure-LDP (tests/peers, README "Conformance with the peer
 # libraries"): the lock's `peers` set, then the same reports' distributions, estimates and IBU against
@@ -75,6 +78,27 @@ test-cluster: $(CLUSTER_STAMP)
 # library's examples/. Needs PyPI; .ci/run calls it after `make test`.
 test-package: $(STAMP)
 	$(BIN)/python -m pytest -q -s -rs tests/package
+
+# The documentation site (docs/site: the user guide, the API reference of every public name, the gallery of examples/
+# run at build time): the lock's `docs` set (Sphinx, numpydoc, sphinx-gallery, myst-parser, the pydata theme) on top
+# of .venv, then a build from scratch in which any warning fails (-W; --keep-going reports them all first). The site
+# is docs/site/_build/html/index.html. .ci/run calls it after `make test-package`.
+DOCS_GENERATED := docs/site/_build docs/site/generated docs/site/auto_examples docs/site/sg_execution_times.rst
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)/docs.txt
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	rm -rf $(DOCS_GENERATED)
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs/site docs/site/_build/html
+
+# After `make docs`: the home page, the API page of gibu and a gallery example in headless Chromium (tests/docs: no
+# JavaScript error, no missing file, no broken internal link; screenshots in docs/site/_build/screenshots/), and the
+# internal links of every page. Chromium as for test-report. .ci/run calls it after `make docs`.
+test-docs: $(STAMP)
+	tests/report/setup.sh $(VENV)/report-setup.txt
+	PRIVEST_REPORT_SETUP="$(abspath $(VENV))/report-setup.txt" $(BIN)/python -m pytest -q -rs tests/docs
 
 # The memory (MB) the jobs running side by side may declare together (rules perturb and estimate declare
 # privest_studies.cost's model of theirs): what Linux says is available now; `make reproduce MEM_MB=8000` sets another,

@@ -1,4 +1,8 @@
-"""Free will: each user picks a mechanism, and GIBU estimates theta from all of their reports at once (free-will paper,
+"""
+Free will: GIBU over a mix of mechanisms
+========================================
+
+Free will: each user picks a mechanism, and GIBU estimates theta from all of their reports at once (free-will paper,
 Algorithm 1), where [IBU]_R runs IBU on each mechanism's own reports and weights the results by n^A/n (eqs. 4-5).
 
 30,000 users on X = {0..19} (theta Binomial(19, 0.5)) are split equally over k-RR (eps 2, eq. 1), the truncated

@@ -1,4 +1,8 @@
-"""The standard LDP frequency oracles (privest.protocols): users split over OUE, OLH, Hadamard response, subset
+"""
+The standard LDP protocols, and GIBU over their mix
+===================================================
+
+The standard LDP frequency oracles (privest.protocols): users split over OUE, OLH, Hadamard response, subset
 selection and GRR at different eps, and three ways to estimate theta from all their reports:
 
 - [INV-P]_R: each protocol's unbiased estimator (Wang et al. 2017) on its own users, projected onto the simplex,

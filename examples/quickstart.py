@@ -1,4 +1,8 @@
-"""INV-N, INV-P and IBU on one mechanism at several eps (IBU paper section 7; free-will eqs. 9-10).
+"""
+Quickstart: INV-N, INV-P and IBU at several eps
+===============================================
+
+INV-N, INV-P and IBU on one mechanism at several eps (IBU paper section 7; free-will eqs. 9-10).
 
 Users hold ages on {0..99} drawn from Binomial(99, 0.4); each reports once through the truncated geometric mechanism
 (free-will eqs. 2-3). INV solves theta A = q (eq. 9) and is normalised (INV-N) or projected onto the simplex (INV-P);

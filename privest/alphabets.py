@@ -22,7 +22,7 @@ __all__ = [
 
 
 def linear_distances(k: int, spacing: float = 1.0) -> np.ndarray:
-    """Distances |x - x'| * spacing between the elements of the linear alphabet {0..k-1}, shape (k, k).
+    """Distances ``|x - x'| * spacing`` between the elements of the linear alphabet {0..k-1}, shape (k, k).
 
     Parameters
     ----------
@@ -83,7 +83,7 @@ class Grid:
 
     @property
     def k(self) -> int:
-        """The number of cells, |X|."""
+        """The number of cells, ``|X|``."""
         return self.columns * self.rows
 
     def column_row(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +121,7 @@ class Alphabet:
     Parameters
     ----------
     k : int
-        The number of secrets, |X| (``grid.k`` for a planar alphabet, ``len(categories)`` for categories).
+        The number of secrets, ``|X|`` (``grid.k`` for a planar alphabet, ``len(categories)`` for categories).
     grid : Grid, optional
         The planar grid, or None.
     spacing : float
@@ -193,7 +193,7 @@ class Alphabet:
         raise ValueError(f"spec['kind'] must be 'linear', 'planar' or 'categorical', got {spec['kind']!r}")
 
     def distances(self) -> np.ndarray:
-        """The ground distance (k, k): |x - x'| * spacing, km between cell centres, or the discrete metric."""
+        """The ground distance (k, k): ``|x - x'| * spacing``, km between cell centres, or the discrete metric."""
         if self.categories is not None:
             return 1.0 - np.eye(self.k)
         return linear_distances(self.k, self.spacing) if self.grid is None else self.grid.distances()

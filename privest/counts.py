@@ -135,8 +135,8 @@ def as_row_stochastic(P: np.ndarray) -> np.ndarray:
 def gm(n: int, alpha: float) -> np.ndarray:
     """The range-restricted geometric mechanism (Definition 4, Figure 3).
 
-    P[j, i] = (1-alpha)/(1+alpha) alpha^|i-j| for 0 < j < n and alpha^|i-j| / (1+alpha) for j in {0, n}: two-sided
-    geometric noise, with everything below 0 or above n reported as 0 or n.
+    ``P[j, i] = (1-alpha)/(1+alpha) alpha^|i-j|`` for 0 < j < n and ``alpha^|i-j| / (1+alpha)`` for j in {0, n}:
+    two-sided geometric noise, with everything below 0 or above n reported as 0 or n.
     """
     n, alpha = check_group_size(n), check_alpha(alpha)
     j = np.arange(n + 1)
@@ -152,8 +152,9 @@ def um(n: int) -> np.ndarray:
 
 
 def em_exponents(n: int) -> np.ndarray:
-    """The powers of alpha in EM (eq. 16, NOTES 7): e(j, i) = |i-j| if |i-j| <= m_i, else ceil((|i-j| + m_i) / 2),
-    with m_i = min(i, n-i). Every column holds the same multiset of exponents as the middle column floor(n/2)."""
+    """The powers of alpha in EM (eq. 16, NOTES 7): ``e(j, i) = |i-j|`` if ``|i-j| <= m_i``, else
+    ``ceil((|i-j| + m_i) / 2)``, with m_i = min(i, n-i). Every column holds the same multiset of exponents as the
+    middle column floor(n/2)."""
     n = check_group_size(n)
     i = np.arange(n + 1)
     gap = np.abs(np.subtract.outer(i, i))  # gap[j, i] = |i - j|
@@ -189,7 +190,7 @@ def gm_weak_honesty_threshold(alpha: float) -> float:
 
 
 def tail_mass(P: np.ndarray, d: int = 0) -> np.ndarray:
-    """Per input i, the probability of an output more than d away: sum_{|j-i| > d} P[j, i], shape (n+1,)."""
+    """Per input i, the probability of an output more than d away: ``sum_{|j-i| > d} P[j, i]``, shape (n+1,)."""
     P = check_count_mechanism(P, column_stochastic=True)
     d = check_int(d, "d", minimum=0)
     n = P.shape[0] - 1

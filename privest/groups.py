@@ -81,8 +81,8 @@ class SetGroup:
     """The reports of the users of one set-valued protocol (``privest.protocols``), grouped by distinct report.
 
     P(report_i | x) = exp(log_scale[i]) * (high if x in S_i else low), with S_i the set of report i held in CSR form
-    (the members of S_i are ``indices[indptr[i]:indptr[i + 1]]``). GIBU iterates on it in O(sum of |S_i|), never
-    forming the k x |Z| matrix (OLH's Z holds 2^32 g reports). Build it with ``Protocol.group``.
+    (the members of S_i are ``indices[indptr[i]:indptr[i + 1]]``). GIBU iterates on it in O(sum of ``|S_i|``), never
+    forming the k x ``|Z|`` matrix (OLH's Z holds 2^32 g reports). Build it with ``Protocol.group``.
 
     Attributes
     ----------

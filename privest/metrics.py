@@ -44,7 +44,7 @@ def emd(p: np.ndarray, q: np.ndarray, distances: np.ndarray) -> float:
 
 
 def emd_1d(p: np.ndarray, q: np.ndarray, spacing: float = 1.0) -> float:
-    """The earth mover's distance on the linear alphabet {0..k-1} * spacing: spacing * sum_x |P(x) - Q(x)|, with
+    """The earth mover's distance on the linear alphabet {0..k-1} * spacing: ``spacing * sum_x |P(x) - Q(x)|``, with
     P and Q the cumulative distributions (the 1-D closed form).
 
     It agrees with ``emd(p, q, linear_distances(k, spacing))`` to 1e-9 (NOTES section 4) and costs O(k).
@@ -80,7 +80,7 @@ def emd_1d(p: np.ndarray, q: np.ndarray, spacing: float = 1.0) -> float:
 
 
 def total_variation(p: np.ndarray, q: np.ndarray) -> float:
-    """The total variation distance max_S |P(S) - Q(S)| = 1/2 sum_x |p(x) - q(x)|: the earth mover's distance under
+    """The total variation distance ``max_S |P(S) - Q(S)| = 1/2 sum_x |p(x) - q(x)|``: the earth mover's distance under
     the discrete metric (d(x, x') = 1 for x != x'), the error measure on categories, which have no geometry.
 
     Parameters

@@ -2,7 +2,7 @@
 (``privest.lp``).
 
 Secrets and reports share the alphabet X; ``l = distances`` is both the user's quality loss and the adversary's loss,
-``pi`` the user's profile (prior). With ``f_y(z) = sum_x pi_x A[x, y] l(x, z)``, the LP is
+``pi`` the user's profile (prior). With ``f_y(z) = sum_x pi_x A[x, y] l(x, z)``, the LP is::
 
     maximise    sum_y u_y
     subject to  u_y <= f_y(z)                           for all y, z     (the "(y, z) constraints")
@@ -18,8 +18,8 @@ saturation, A is optimal iff its quality loss is Q and every report y is itself 
 Which of these optimal mechanisms comes back depends on the solver and on the path below; the solver is pinned (HiGHS,
 its version recorded in ``ShokriSolution.solver``), and the whole computation is serial and deterministic.
 
-Lazy (y, z) constraints. Written out, they have |X| non-zeros each, |X|^3 in all (56M for the 384-cell grid). The
-first LP has, for each y, the constraints of the ``nearest`` z closest to y (y included); after each solve every
+Lazy (y, z) constraints. Written out, they have ``|X|`` non-zeros each, ``|X|^3`` in all (56M for the 384-cell grid).
+The first LP has, for each y, the constraints of the ``nearest`` z closest to y (y included); after each solve every
 violated (y, z) is added (all of them: on the 384-cell grid that converges in 2-4 rounds) to the live HiGHS model,
 which re-solves from the optimal basis it kept (dual simplex: 5 to about 1,400 iterations a round on the 384-cell grid,
 where the first round's primal simplex takes 5,000 to 12,000), until no (y, z) is violated by more than

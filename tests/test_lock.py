@@ -25,6 +25,7 @@ SETS = {
     ".installed": ("test.txt", ["test"]),
     ".installed-peers": ("peers.txt", ["test", "peers"]),
     ".installed-cluster": ("cluster.txt", ["test", "cluster"]),
+    ".installed-docs": ("docs.txt", ["test", "docs"]),
 }
 # envs/privest.yaml's conda names whose PyPI names differ.
 CONDA_TO_PYPI = {"matplotlib-base": "matplotlib", "python-tzdata": "tzdata", "snakemake-minimal": "snakemake"}

@@ -145,7 +145,7 @@ _EPS = float(np.finfo(np.float64).eps) / 2  # the unit roundoff u
 def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter: int) -> IbuResult:
     """The GIBU iteration from theta: per iteration one division, two matrix-vector products (and two sparse ones
     for set-valued groups), a log and a dot product, into reused buffers (numpy's call overhead, not arithmetic, is
-    the cost at k = 100). Stops at the first t with |L(theta^t) - L(theta^{t-1})| < delta.
+    the cost at k = 100). Stops at the first t with ``|L(theta^t) - L(theta^{t-1})| < delta``.
 
     Matrix groups of up to _BLOCK_WORK entries go to ``_iterate_blocks``, which gives the same result bit for bit."""
     G, w, offset, sets = likelihood.G, likelihood.w, likelihood.offset, likelihood.sets
@@ -263,7 +263,7 @@ def _squarem(likelihood: _Likelihood, theta: np.ndarray, delta: float | None, ma
     (still summing to 1) is halved towards theta2 (alpha = 1) until non-negative, then one GIBU update; if that lowers
     the log-likelihood, theta2 is taken instead and step_max shrinks, else step_max grows by step_factor when reached.
     Each step costs three updates and never lowers L. Stops when a step changes L by less than delta, or when
-    max |theta1 - theta| < tol (either may be None), else after the step that reaches max_iter updates (capped).
+    ``max |theta1 - theta| < tol`` (either may be None), else after the step that reaches max_iter updates (capped).
     ``iterations`` counts GIBU updates.
     """
     current = likelihood.value(theta)

@@ -96,7 +96,7 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
 
     theta^{t+1}_x = sum_A (n^A/n) sum_z q^A_z theta^t_x A_xz / sum_u theta^t_u A_uz: the columns of all matrix groups
     side by side, two matrix-vector products per iteration whatever the number of users; the set-valued protocols'
-    distinct reports as one sparse membership matrix, two sparse products per iteration costing O(sum of |S|). It
+    distinct reports as one sparse membership matrix, two sparse products per iteration costing O(sum of ``|S|``). It
     equals the per-user update (free-will eq. 15) with users grouped by mechanism and report.
 
     Parameters
@@ -106,7 +106,7 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
         ``Protocol.group``, or the pairs those take (a protocol of ``privest.protocols`` and its reports; a
         row-stochastic matrix and its report counts).
     delta : float
-        Stop when |L(theta^t) - L(theta^{t-1})| < delta (L the normalised log-likelihood).
+        Stop when ``|L(theta^t) - L(theta^{t-1})| < delta`` (L the normalised log-likelihood).
     max_iter : int
         Stop after this many iterations at most (then ``capped=True``).
     theta0 : array_like, shape (k,), optional

@@ -30,7 +30,7 @@ def krr(k: int, eps: float) -> np.ndarray:
     Parameters
     ----------
     k : int
-        The number of secrets, |X| = |Z| = k >= 2.
+        The number of secrets, ``|X| = |Z| = k >= 2``.
     eps : float
         The privacy level, finite and positive.
 

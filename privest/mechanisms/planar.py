@@ -90,11 +90,11 @@ def _planar_geometric_window(a: float, corner: float) -> int:
     """A window radius W for the kernel e^{-a r} on Z^2 such that every quadrant sum it feeds is exact to 1e-17.
 
     The quadrant sums used have their corner within ``corner`` of the origin, so each is at least e^{-a corner}. The
-    kernel left out, outside max(|i|,|j|) <= W, is at most sum_{m > W} 8 m e^{-a m} (the ring max(|i|,|j|) = m has 8m
-    points, all with r >= m) = 8 q^M (M (1-q) + q) / (1-q)^2 with M = W + 1 and q = e^-a, which decreases in M once
-    M > 1/a. W is the first step of 1/a beyond corner + 1/a where it falls below PLANAR_RELATIVE_TAIL e^{-a corner}:
-    then each entry has its relative precision, not just an absolute one, and the mass left out of the total (at least
-    1) is far below the 1e-12 of NOTES section 2.
+    kernel left out, outside ``max(|i|,|j|) <= W``, is at most sum_{m > W} 8 m e^{-a m} (the ring ``max(|i|,|j|) = m``
+    has 8m points, all with r >= m) = 8 q^M (M (1-q) + q) / (1-q)^2 with M = W + 1 and q = e^-a, which decreases in M
+    once M > 1/a. W is the first step of 1/a beyond corner + 1/a where it falls below PLANAR_RELATIVE_TAIL e^{-a
+    corner}: then each entry has its relative precision, not just an absolute one, and the mass left out of the total
+    (at least 1) is far below the 1e-12 of NOTES section 2.
     """
     one_minus_q = -math.expm1(-a)
     log_target = math.log(PLANAR_RELATIVE_TAIL) - a * corner
@@ -114,8 +114,8 @@ def planar_geometric(grid: Grid, eps: float) -> np.ndarray:
     P(z|x) = lambda e^{-eps d(x,z)} over the centres z of the infinite grid of cells (d in km, eps per km), lambda =
     1 / sum_{(i,j) in Z^2} e^{-eps s sqrt(i^2+j^2)}, s = cell_km; a report outside the grid moves to the nearest cell
     (its cell indices are clamped). Computed from the reverse 2-D cumulative sums of one kernel over the offsets
-    max(|i|,|j|) <= W, W chosen so that the kernel left out is below 1e-17 of every quadrant sum used (so every entry,
-    however small, keeps its relative precision, and far less than 1e-12 of the total is lost); rows sum to 1 to
+    ``max(|i|,|j|) <= W``, W chosen so that the kernel left out is below 1e-17 of every quadrant sum used (so every
+    entry, however small, keeps its relative precision, and far less than 1e-12 of the total is lost); rows sum to 1 to
     rounding.
 
     Parameters

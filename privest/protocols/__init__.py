@@ -7,8 +7,8 @@ values: ``high`` if x lies in the report's set S, ``low`` otherwise,
 
 That one structure serves everything: the exact likelihood (``likelihood``), the unbiased estimator of Wang et al.
 (USENIX Security 2017; ``estimate``, from how many reports' sets hold each value), and GIBU over any mix of protocols
-(``group`` gives the distinct reports' sets, which ``privest.gibu`` iterates on in O(sum of |S|), never a k x |Z|
-matrix). A protocol is "pure" in Wang et al.'s sense: P(v in S | x = v) = p_star, P(v in S | x != v) = q_star.
+(``group`` gives the distinct reports' sets, which ``privest.gibu`` iterates on in O(sum of ``|S|``), never a k x
+``|Z|`` matrix). A protocol is "pure" in Wang et al.'s sense: P(v in S | x = v) = p_star, P(v in S | x != v) = q_star.
 
 ========  =====================================================  ===========================================
 protocol  report                                                 S(report)
