@@ -7,7 +7,7 @@ CLUSTER_STAMP := $(VENV)/.installed-cluster
 PEERS_STAMP := $(VENV)/.installed-peers
 DOCS_STAMP := $(VENV)/.installed-docs
 CORES ?= all
-# The lock (README "The locked environment"): requirements/<set>.txt, exact versions with every file's hash, one
+# The lock (docs/site/guide/environment.md): requirements/<set>.txt, exact versions with every file's hash, one
 # universal resolution (requirements/all.txt: every extra) that each install set is constrained to.
 LOCK := requirements
 UV_VERSION := 0.13.9
@@ -50,8 +50,8 @@ test: $(STAMP) lint
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report --ignore=tests/peers \
 		--ignore=tests/package --ignore=tests/docs
 
-# Conformance with the peer libraries multi-freq-ldpy and pure-LDP (tests/peers, README "Conformance with the peer
-# libraries"): the lock's `peers` set, then the same reports' distributions, estimates and IBU against
+# Conformance with the peer libraries multi-freq-ldpy and pure-LDP (tests/peers, docs/site/guide/protocols.md,
+# "Conformance with the peer libraries"): the lock's `peers` set, then the same reports' distributions, estimates and IBU against
 # privest.protocols. .ci/run calls it after `make test`.
 $(PEERS_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)/peers.txt
@@ -60,7 +60,7 @@ $(PEERS_STAMP): $(STAMP)
 test-peers: $(PEERS_STAMP)
 	$(BIN)/python -m pytest -q tests/peers
 
-# The pipeline on a real one-node SLURM cluster (tests/cluster, README "Running on a cluster"): the SLURM executor
+# The pipeline on a real one-node SLURM cluster (tests/cluster, docs/site/guide/cluster.md): the SLURM executor
 # plugin (the lock's `cluster` set), then slurm-wlm and munge from apt (root; skipped, with the reason, where apt cannot
 # install them), then the quick spine through sbatch against a local run. .ci/run calls it after `make test`.
 $(CLUSTER_STAMP): $(STAMP)

@@ -1,4 +1,4 @@
-"""The locked environment (README, "The locked environment"): the lock in requirements/ answers pyproject.toml, the
+"""The locked environment (docs/site/guide/environment.md): the lock in requirements/ answers pyproject.toml, the
 venv that make builds holds exactly the lock's versions (pip freeze against the lock), and envs/privest.yaml pins the
 same versions as the lock."""
 

@@ -1,4 +1,4 @@
-"""The space a researcher's own study promises (README "Your own study"), generated: every mechanism kind on every
+"""The space a researcher's own study promises (docs/site/guide/own-study.md), generated: every mechanism kind on every
 alphabet kind, alone at each eps with every estimator family, and in free-will mixtures by n that pair each family of
 mechanisms (matrices, RAPPOR, the standard protocols) with each other, all three together included. Each cell runs
 through the functions the rules call (config -> experiments, mechanisms stored and read back from an npz, perturb,

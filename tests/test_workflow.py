@@ -542,7 +542,7 @@ def test_no_rule_runs_python_in_snakemakes_process_and_every_script_is_named_aft
     assert {p.stem for p in (ROOT / "scripts").glob("*.py")} == used
 
 
-# A researcher's own study from config alone (examples/own_study; README "Your own study").
+# A researcher's own study from config alone (examples/own_study; docs/site/guide/own-study.md).
 
 
 def own_study_dir(tmp_path: Path, **changes) -> Path:

@@ -1,4 +1,4 @@
-"""A researcher's own studies (config key studies; README "Your own study"): their data on their alphabet, then the
+"""A researcher's own studies (config key studies; docs/site/guide/own-study.md): their data on their alphabet, then the
 one chain of workflow/rules/experiment.smk for each experiment (results/<study>/<experiment>/, the tidy table
 results/<study>/tables/scores.csv), then one figure per experiment and a summary table. `snakemake own_studies`.
 """
