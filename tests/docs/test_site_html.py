@@ -17,7 +17,6 @@ PRIVEST_REPORT_SETUP.
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -32,12 +31,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from chromium_support import BROWSERS, browser, unavailable
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / os.environ.get("PRIVEST_SITE", "docs/site/_build/html")
 SCREENSHOTS = SITE.parent / "screenshots"
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 WINDOW = (1400, 1000)
 VIRTUAL_TIME_MS = 5_000
 TIMEOUT = 120
@@ -61,16 +60,6 @@ const privestConsoleError = console.error;
 console.error = (...args) => { privestRecord(`console.error: ${args.join(" ")}`); privestConsoleError(...args); };
 document.documentElement.setAttribute("data-privest-errors", "[]");
 </script>"""
-
-
-def browser() -> str | None:
-    return next(filter(None, map(shutil.which, BROWSERS)), None)
-
-
-def unavailable() -> str:
-    status = Path(os.environ.get("PRIVEST_REPORT_SETUP", "/nonexistent"))
-    said = status.read_text().strip() if status.is_file() else "tests/report/setup.sh was not run"
-    return f"no Chromium on PATH ({', '.join(BROWSERS)}); tests/report/setup.sh: {said}"
 
 
 @pytest.fixture(scope="module")

@@ -35,10 +35,10 @@ from pathlib import Path, PurePosixPath
 from queue import Empty, Queue
 
 import pytest
+from chromium_support import BROWSERS, browser, unavailable
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[2]
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 WINDOW = (1400, 1000)
 VIRTUAL_TIME_MS = 10_000  # page time the opened report gets before Chromium dumps its DOM (idle time passes at once)
 TIMEOUT = 240  # seconds per Chromium run: about 10 s on an idle 2-core machine, 50 s were too few under load
@@ -137,18 +137,6 @@ const post = (found) => fetch("/walked", {method: "POST", body: JSON.stringify(f
 inspect().then(post, (error) => post({failure: String(error.stack || error)}));
 </script>
 """
-
-
-def browser() -> str | None:
-    """The first Chromium on PATH, or None."""
-    return next(filter(None, map(shutil.which, BROWSERS)), None)
-
-
-def unavailable() -> str:
-    """Why the tests skip: no Chromium, and what tests/report/setup.sh said about it."""
-    status = Path(os.environ.get("PRIVEST_REPORT_SETUP", "/nonexistent"))
-    said = status.read_text().strip() if status.is_file() else "tests/report/setup.sh was not run"
-    return f"no Chromium on PATH ({', '.join(BROWSERS)}); tests/report/setup.sh: {said}"
 
 
 pytestmark = pytest.mark.skipif(browser() is None, reason=unavailable())
