@@ -105,10 +105,21 @@ def check(config: Mapping[str, Any]) -> None:
             missing = {method_family(m) for m in methods} - set(sets[name]["families"])
             if missing:
                 raise ValueError(f"{key}.{where}: {name} needs families {sorted(missing)} in its families")
+    verdicts = [entry["verdict"] for entry in study["verdict"]]
+    if any("max_ratio" not in entry for entry in study["verdict"][:-1]) or "max_ratio" in study["verdict"][-1]:
+        raise ValueError(f"{key}.verdict: every entry but the last needs a max_ratio, and the last none")
+    thresholds = [entry["verdict"] for entry in study["verdict"] if "max_ratio" in entry]
+    if len(thresholds) != 2 or set(study["verdict_interval"]["thresholds"]) != set(thresholds):
+        raise ValueError(f"{key}.verdict_interval.thresholds: needs one list for each of the two verdicts with a "
+                         f"max_ratio ({', '.join(thresholds)})")
     for table, spec in study["tables"].items():
         for row in spec["rows"]:
             if len(row["paper"]) != len(spec["columns"]):
                 raise ValueError(f"{key}.tables.{table}: row {row['label']!r} needs one paper verdict per column")
+            unknown = {p.split(" (")[0].strip() for p in row["paper"]} - {*verdicts, "NA"}
+            if unknown:
+                raise ValueError(f"{key}.tables.{table}: row {row['label']!r}: paper verdicts {sorted(unknown)} are "
+                                 f"not in {key}.verdict ({', '.join(verdicts)}) nor NA")
     if {int(t[5:]) for t in study["mechanism_tables"]} != {int(s["table"]) for s in sets.values()}:
         raise ValueError(f"{key}.mechanism_tables: needs one title per table of mechanism_sets")
 

@@ -10,7 +10,17 @@ from typing import Any
 
 import pandas as pd
 
-from privest_studies.reproduction import BUILT, DIFFERS, REPRODUCED, STATUSES, UNAVAILABLE, Item
+from privest_studies.reproduction import (
+    BUILT,
+    BY_CONSTRUCTION,
+    DIFFERS,
+    REPRODUCED,
+    STATUSES,
+    UNAVAILABLE,
+    UNDECIDED,
+    VERDICTS,
+    Item,
+)
 
 
 def _cell(text: str) -> str:
@@ -21,7 +31,11 @@ def markdown(items: Sequence[Item], papers: Mapping[str, str], header: str,
              counted: Sequence[Item] | None = None) -> str:
     """REPRODUCTION.md: a summary (of ``counted``, default every item), then per paper one row per item and the
     numbers side by side."""
-    lines = [header, "", summary_table(items if counted is None else counted), ""]
+    counted = items if counted is None else counted
+    lines = [header, "", summary_table(counted), ""]
+    tallies = [f"- {i.tally}" for i in counted if i.tally]
+    if tallies:
+        lines += ["Judged cell by cell (each cell's 95% interval against the paper's band):", "", *tallies, ""]
     for study, paper in papers.items():
         rows = [i for i in items if i.study == study]
         lines += [f"## {paper}", "", "| item | section | our files | status | why / differences |",
@@ -33,10 +47,10 @@ def markdown(items: Sequence[Item], papers: Mapping[str, str], header: str,
             lines.append("")
             continue
         lines += ["", f"### {paper}: numbers side by side", "",
-                  "| item | quantity | paper | ours | tolerance | agrees |", "|---|---|---|---|---|---|"]
+                  "| item | quantity | paper | ours | tolerance | verdict |", "|---|---|---|---|---|---|"]
         for i in rows:
             for c in i.comparisons:
-                mark = {True: "yes", False: "**no**", None: "not judged"}[c.agrees]
+                mark = c.verdict if c.verdict in ("agrees", "not judged") else f"**{c.verdict}**"
                 lines.append(f"| {_cell(i.item)} | {_cell(c.quantity)} | {_cell(c.paper)} | {_cell(c.ours)} | "
                              f"{_cell(c.tolerance)} | {mark} |")
         lines.append("")
@@ -44,10 +58,12 @@ def markdown(items: Sequence[Item], papers: Mapping[str, str], header: str,
 
 
 def counts(items: Sequence[Item]) -> dict[str, int]:
-    """How many items have each status, and the comparisons judged and matched."""
-    judged = [c for i in items for c in i.comparisons if c.agrees is not None]
-    return {s: sum(i.status == s for i in items) for s in STATUSES} | {
-        "items": len(items), "numbers judged": len(judged), "numbers matched": sum(bool(c.agrees) for c in judged)}
+    """How many items have each status, and how many judged numbers have each verdict (agrees, differs, undecided,
+    by construction)."""
+    verdicts = [c.verdict for i in items for c in i.comparisons if c.verdict != "not judged"]
+    return {s: sum(i.status == s for i in items) for s in STATUSES} | {"items": len(items),
+                                                                        "numbers judged": len(verdicts)} | {
+        f"numbers: {v}": verdicts.count(v) for v in VERDICTS if v != "not judged"}
 
 
 def summary_table(items: Sequence[Item]) -> str:
@@ -60,15 +76,21 @@ def summary_text(items: Sequence[Item], figures: int, where: Mapping[str, str], 
     the items of studies beyond the papers, counted apart), and every difference in one line each."""
     n = counts(items)
     lines = [f"privest: {figures} figure files built; {n['items']} paper items: {n[REPRODUCED]} reproduced, "
-             f"{n[DIFFERS]} differ, {n[UNAVAILABLE]} not reproducible here, {n[BUILT]} built with nothing to check; "
-             f"{n['numbers matched']} of {n['numbers judged']} judged numbers match."
+             f"{n[DIFFERS]} differ, {n[UNDECIDED]} undecided at this scale, {n[BY_CONSTRUCTION]} consistent by "
+             f"construction, {n[UNAVAILABLE]} not reproducible here, {n[BUILT]} built with nothing to check; of "
+             f"{n['numbers judged']} judged numbers {n['numbers: agrees']} agree, {n['numbers: differs']} differ, "
+             f"{n['numbers: undecided']} are undecided and {n['numbers: by construction']} agree by construction."
              + (f" And {len(beyond)} items beyond the papers, built." if beyond else ""), ""]
+    lines += [f"  {i.tally}" for i in items if i.tally]
+    lines += [""] if any(i.tally for i in items) else []
     lines += [f"  {name}: {path}" for name, path in where.items()]
     lines += ["", "Differences:"]
     for i in items:
         if i.status == DIFFERS:
             lines.append(f"  {i.study} {i.item}: " + ("; ".join(
                 f"{c.quantity}: paper {c.paper}, ours {c.ours}" for c in i.comparisons if c.agrees is False))[:230])
+    lines += ["", "Undecided at this scale (more runs could turn them either way):"]
+    lines += [f"  {i.study} {i.item}: {i.why[:230]}" for i in items if i.status == UNDECIDED]
     lines += ["", "Not reproducible here (data):"]
     lines += [f"  {i.study} {i.item}: {i.why[:200]}" for i in items
               if i.status == UNAVAILABLE and i.files]
@@ -92,19 +114,28 @@ def scale_changes(before: pd.DataFrame, after: pd.DataFrame, before_numbers: pd.
                   for r in moved.fillna("").itertuples()]
     keys = ["study", "item", "quantity"]
     numbers = before_numbers.merge(after_numbers, on=keys, how="outer", suffixes=("_1", "_2"))
-    for column in ("agrees_1", "agrees_2"):  # True, False or missing (not judged, or no such number at that scale)
-        numbers[column] = numbers[column].astype(object).map(lambda v: "not judged" if pd.isna(v) else str(v))
+    numbers["agrees_1"], numbers["agrees_2"] = verdict_column(numbers, "_1"), verdict_column(numbers, "_2")
     turned = numbers[numbers["agrees_1"] != numbers["agrees_2"]]
     lines += ["", f"## Judged numbers whose verdict differs between the {first} and the {second} scale", ""]
     if turned.empty:
         lines.append(f"None: every judged number has the same verdict at both scales ({len(numbers)} numbers).")
     else:
-        lines += [f"| study | item | quantity | the paper's | ours, {first} scale | ours, {second} scale | agrees "
+        lines += [f"| study | item | quantity | the paper's | ours, {first} scale | ours, {second} scale | verdict "
                   f"({first} → {second}) |", "|---|---|---|---|---|---|---|"]
         lines += [f"| {r.study} | {_cell(r.item)} | {_cell(r.quantity)} | {_cell(r.paper_2 or r.paper_1)} | "
                   f"{_cell(r.ours_1)} | {_cell(r.ours_2)} | {r.agrees_1} → **{r.agrees_2}** |"
                   for r in turned.fillna("").itertuples()]
     return "\n".join(lines) + "\n"
+
+
+def verdict_column(numbers: pd.DataFrame, suffix: str) -> pd.Series:
+    """Each number's verdict from a record's `verdict` column, or from `agrees` (True, False, missing: not judged) in
+    a record written before verdicts had more than two values; 'not judged' where the number is missing."""
+    agrees = numbers[f"agrees{suffix}"].astype(object).map(
+        lambda v: "not judged" if pd.isna(v) else {"True": "agrees", "False": "differs"}.get(str(v), str(v)))
+    if f"verdict{suffix}" not in numbers:
+        return agrees
+    return numbers[f"verdict{suffix}"].astype(object).where(numbers[f"verdict{suffix}"].notna(), agrees)
 
 
 _RST_SPECIAL = re.compile(r"([\\|*`_])")
@@ -121,9 +152,9 @@ def caption(item: Item, shows: str, path: str) -> str:
              f"file {rst_escape(path.split('/')[-1])}: {rst_escape(shows)}", ""]
     lines += [f"- {rst_escape(key)}: {rst_escape(value)}" for key, value in item.facts.items()]
     lines += [f"- reproduction: **{item.status}**" + (f": {rst_escape(item.why)}" if item.why else "")]
+    lines += [f"- {rst_escape(item.tally)}"] if item.tally else []
     lines += [f"- {rst_escape(c.quantity)}: paper {rst_escape(c.paper)}, ours {rst_escape(c.ours)} (tolerance: "
-              f"{rst_escape(c.tolerance)}; {({True: 'agrees', False: 'differs', None: 'not judged'})[c.agrees]})"
-              for c in item.comparisons]
+              f"{rst_escape(c.tolerance)}; {c.verdict})" for c in item.comparisons]
     return "\n".join(lines) + "\n"
 
 

@@ -13,9 +13,13 @@ rule `reproduction` from the pipeline's outputs (workflow/report/papers.yaml lis
 privest_studies/reproduction/ judges them): nothing here is typed by hand. Each comparison states its tolerance.
 Scale: **{scale}**. The HTML report (`snakemake --report results/report.html`) holds the same tables and every figure.
 
-Statuses: **reproduced** (every judged number holds), **differs** (one does not: the row says which), **not
-reproducible here** (a diagram or notation, or the paper's data is not available here: the row says why), **built,
-nothing to check** (our files exist; the paper prints no number or claim we can judge)."""
+Statuses: **reproduced** (every judged number holds), **differs** (one does not: the row says which), **undecided
+at this scale** (none differs, but one is a verdict whose 95% interval over runs crosses the paper's threshold: more
+runs could turn it either way), **consistent by construction** (a printed number agrees only because it fixed one of
+our parameters, a value lost in extraction: the row says which, and what else was judged), **not reproducible here**
+(a diagram or notation, or the paper's data is not available here: the row says why), **built, nothing to check**
+(our files exist; the paper prints no number or claim we can judge). Each judged number's verdict is agrees,
+differs, undecided or by construction."""
 
 
 def load_outputs(paths: list[str]) -> dict:
@@ -61,10 +65,12 @@ def main() -> None:
     files.write_text(output.markdown, text)
     files.write_text(output.html, rendering.html_page("Reproduction report", text))
     rows = [asdict(i) | {"files": " ".join(i.files), "comparisons": len(i.comparisons)} for i in items]
-    files.save_rows(rows, ["study", "paper", "item", "section", "title", "status", "why", "files", "comparisons"],
-                 output.table)
-    numbers = [{"study": i.study, "item": i.item} | asdict(c) for i in items for c in i.comparisons]
-    files.save_rows(numbers, ["study", "item", "quantity", "paper", "ours", "tolerance", "agrees"], output.numbers)
+    files.save_rows(rows, ["study", "paper", "item", "section", "title", "status", "why", "tally", "files",
+                           "comparisons"], output.table)
+    numbers = [{"study": i.study, "item": i.item, "verdict": c.verdict} | asdict(c) for i in items
+               for c in i.comparisons]
+    files.save_rows(numbers, ["study", "item", "quantity", "paper", "ours", "tolerance", "agrees", "verdict",
+                              "construction"], output.numbers)
     figures = sum(p.endswith(".png") for p in snakemake.input.outputs)
     where = {"reproduction report": output.markdown, "HTML report": "results/report.html (make reproduce)"}
     files.write_text(output.summary, rendering.summary_text(paper_items, figures, where, beyond))

@@ -5,12 +5,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from scipy import stats
 
 from privest import mechanisms as mech
 from privest.rappor import flip_probability
 from privest.sampling import population, rng_for, split_users
 from privest_studies import free_will as fw
 from privest_studies import free_will_verdicts as verdicts
+from privest_studies.uncertainty import ratio_interval
 
 STOPPING = {"delta": 1e-12, "max_iter": 20_000}
 
@@ -108,16 +110,18 @@ def test_verdict_table_uses_the_best_variant_per_set_and_the_worst_set_per_cell(
                        ("sh", "GIBU"): [1.0, 1.0], ("sh", "[INV]_M-N"): nan, ("sh", "[INV]_M-P"): nan})
     spec = {"columns": [{"label": "[INV]_M", "methods": ["[INV]_M-N", "[INV]_M-P"]},
                         {"label": "GIBU", "methods": ["GIBU"]}],
-            "rows": [{"label": "a", "mechanism_sets": ["lin", "pl"], "paper": ["Excellent", "Excellent"]},
+            "rows": [{"label": "a", "mechanism_sets": ["lin", "pl"], "paper": ["Good", "Excellent"]},
                      {"label": "b", "mechanism_sets": ["sh"], "paper": ["NA", "Excellent"]}]}
     lines = verdicts.verdict_table(measured, spec, RULE)
     cell = [line for line in lines if line["row"] == "a" and line["column"] == "[INV]_M"]
     assert [(c["mechanism_set"], c["method"], c["ratio"]) for c in cell] == [("lin", "[INV]_M-P", pytest.approx(1.1)),
                                                                              ("pl", "[INV]_M-N", pytest.approx(1.5))]
-    assert {c["verdict"] for c in cell} == {"Good"}
+    # runs without noise: zero-width intervals, so the cell is decided (the worst set, 1.5, is Good)
+    assert {(c["verdict"], c["agreement"]) for c in cell} == {("Good", "agree")}
     na = [line for line in lines if line["row"] == "b" and line["column"] == "[INV]_M"]
-    assert na[0]["verdict"] == "NA" and na[0]["paper"] == "NA"
-    assert "**NA**" in verdicts.verdict_markdown("T", lines)
+    assert (na[0]["verdict"], na[0]["paper"], na[0]["agreement"]) == ("NA", "NA", "agree")
+    text = verdicts.verdict_markdown("T", lines, RULE)
+    assert "**NA**" in text and "1.50 [1.50, 1.50]" in text and "4 agree, 0 disagree, 0 undecided (of 4 cells)" in text
 
 
 def test_a_cell_shows_each_alphabets_verdict_when_they_differ():
@@ -132,19 +136,76 @@ def test_a_cell_shows_each_alphabets_verdict_when_they_differ():
     lines = verdicts.verdict_table(measured, spec, RULE, alphabets)
     assert {line["row"]: line["verdict"] for line in lines} == {"shokri": "NA (linear) / Bad (planar)",
                                                                 "same": "Excellent"}
-    assert "**NA (linear) / Bad (planar)**" in verdicts.verdict_markdown("T", lines)
+    assert {line["row"]: line["agreement"] for line in lines} == {"shokri": "disagree", "same": "agree"}
+    assert "**NA (linear) / Bad (planar)**" in verdicts.verdict_markdown("T", lines, RULE)
 
 
-def test_findings_pass_and_fail_on_synthetic_scores():
+def cell_of(gibu: list[float], method: list[float], paper: str) -> dict:
+    """The one line of a one-cell table: a method's per-run EMDs against GIBU's."""
+    measured = scores({("s", "GIBU"): gibu, ("s", "[IBU]_M"): method})
+    spec = {"columns": [{"label": "[IBU]_M", "methods": ["[IBU]_M"]}],
+            "rows": [{"label": "r", "mechanism_sets": ["s"], "paper": [paper]}]}
+    (line,) = verdicts.verdict_table(measured, spec, RULE)
+    return line
+
+
+def test_a_cell_whose_interval_straddles_a_threshold_is_undecided_and_a_clear_one_is_decided():
+    gibu = [1.0, 1.1, 0.9, 1.05, 0.95]
+    straddling = cell_of(gibu, [1.7, 2.5, 1.6, 2.4, 1.8], "Good (Fig. 10)")  # ratio 2.0, interval about [1.5, 2.5]
+    assert straddling["ratio_low"] < 2.0 < straddling["ratio_high"]
+    assert (straddling["verdict"], straddling["agreement"]) == ("undecided (Good or Bad)", "undecided")
+    inside = cell_of(gibu, [1.5, 1.7, 1.3, 1.6, 1.4], "Good (Fig. 10)")  # ratio 1.5 and its interval inside (1.2, 2]
+    assert 1.2 < inside["ratio_low"] and inside["ratio_high"] <= 2.0
+    assert (inside["verdict"], inside["agreement"]) == ("Good", "agree")
+    outside = cell_of(gibu, [1.5, 1.7, 1.3, 1.6, 1.4], "Bad (Fig. 11)")  # wholly below the paper's band (2, inf)
+    assert outside["agreement"] == "disagree"
+
+
+def test_ratio_interval_is_the_delta_method_and_covers_the_true_ratio_95_percent_of_the_time():
+    a, g = np.array([2.0, 3.0, 4.0]), np.array([1.0, 2.0, 1.5])
+    r = 9.0 / 4.5
+    se = np.std(a - r * g, ddof=1) / (np.sqrt(3) * 1.5)  # by hand: residuals 0, -1, 1
+    assert se == pytest.approx(np.sqrt(1.0) / (np.sqrt(3) * 1.5))
+    found = ratio_interval(a, g)
+    assert (found.value, found.runs) == (pytest.approx(2.0), 3)
+    assert found.high - found.value == pytest.approx(stats.t.ppf(0.975, 2) * se)
+    assert ratio_interval([2.0], [1.0]).high == np.inf  # one run bounds nothing
+    # Coverage, against the true ratio of a correlated pair (the same reports): 4000 experiments of 20 runs
+    rng = np.random.default_rng(11)
+    common = rng.normal(0, 0.2, (4000, 20))
+    g_runs = 1.0 + common + rng.normal(0, 0.1, (4000, 20))
+    a_runs = 1.8 + 1.5 * common + rng.normal(0, 0.15, (4000, 20))
+    covered = np.mean([(x := ratio_interval(a_runs[i], g_runs[i])).low <= 1.8 <= x.high for i in range(4000)])
+    assert 0.93 <= covered <= 0.97  # binomial sd 0.0034 around 0.95: a miss of either bound is a real miss
+
+
+def test_threshold_sensitivity_counts_the_agreeing_cells_for_each_pair_of_thresholds():
+    measured = scores({("s", "GIBU"): [1.0] * 2, ("s", "[INV]_M-N"): [1.4] * 2, ("s", "[IBU]_M"): [2.1] * 2})
+    spec = {"columns": [{"label": "[INV]_M", "methods": ["[INV]_M-N"]}, {"label": "[IBU]_M", "methods": ["[IBU]_M"]}],
+            "rows": [{"label": "r", "mechanism_sets": ["s"], "paper": ["Excellent", "Good"]}]}
+    lines = verdicts.verdict_table(measured, spec, RULE)
+    assert verdicts.tally(lines) == {"agree": 0, "disagree": 2, "undecided": 0}  # 1.4 is Good, 2.1 Bad under RULE
+    grid = verdicts.threshold_sensitivity(lines, RULE, {"Excellent": [1.2, 1.5], "Good": [2.0, 2.5]})
+    found = {(row["Excellent"], row["Good"]): row["agree"] for row in grid}
+    assert found == {(1.2, 2.0): 0, (1.2, 2.5): 1, (1.5, 2.0): 1, (1.5, 2.5): 2}
+    assert [row["ours"] for row in grid] == [True, False, False, False]
+    with pytest.raises(ValueError, match="threshold grid"):
+        verdicts.threshold_sensitivity(lines, RULE, {"Excellent": [1.2]})
+
+
+def test_findings_hold_fail_or_stay_undecided_on_synthetic_scores():
     checks = [{"name": "gibu", "test": "not_worse", "better": "GIBU", "worse": "any"},
               {"name": "r", "test": "better", "better": "GIBU", "worse": ["[IBU]_R"]}]
     good = scores({("s", "GIBU"): [1.0, 1.1, 0.9], ("s", "[IBU]_R"): [2.0, 2.2, 1.9], ("s", "[IBU]_M"): [1.0, 1.2, 0.8],
                    ("s", "[INV]_M-N"): [np.nan] * 3})
     results = verdicts.check_findings(good, checks, z=2.0)
-    assert all(r["passed"] for r in results) and len(results) == 3  # the NA method is skipped
+    assert all(r["result"] == "holds" for r in results) and len(results) == 3  # the NA method is skipped
     assert all(r["n"] == 1000 for r in results)
     bad = scores({("s", "GIBU"): [2.0, 2.1, 1.9], ("s", "[IBU]_R"): [1.0, 1.1, 1.0], ("s", "[IBU]_M"): [2.0, 2.1, 1.9]})
-    assert [r["passed"] for r in verdicts.check_findings(bad, checks, z=2.0)] == [True, False, False]
+    assert [r["result"] for r in verdicts.check_findings(bad, checks, z=2.0)] == ["holds", "fails", "fails"]
+    noisy = scores({("s", "GIBU"): [1.0, 1.3, 0.8], ("s", "[IBU]_R"): [1.1, 1.0, 1.2]})  # better by 0.07 ± 0.15
+    assert [r["result"] for r in verdicts.check_findings(noisy, checks[1:], z=2.0)] == ["undecided"]
+    assert verdicts.finding_result("better", -0.1, float("inf")) == "undecided"  # one run: nothing beyond noise
 
 
 def test_mechanism_tables_regenerate_the_config_values_and_mark_a_scales_subset():

@@ -11,7 +11,8 @@ IBU loop, sits below everything):
 
 The study layer (``privest_studies``) keeps an order of its own, lowest first (``STUDY_ORDER``):
 
-    files, jobs, configuration, tables, regions, plotting, run_cost        what every study and script shares
+    files, jobs, configuration, tables, uncertainty, regions, plotting,   what every study and script shares
+    run_cost
     -> fetch -> datasets -> own_data                                       the data: fetched, read, binned
     -> experiment (mechanisms -> families -> spec -> reports -> estimates -> scores) -> cost    the one chain
     -> ibu_theory -> reproduction (records -> placeholders -> printed -> checks -> judging) -> report -> rendering
@@ -88,6 +89,7 @@ STUDY_ORDER = (
     "privest_studies.jobs",
     "privest_studies.configuration",
     "privest_studies.tables",
+    "privest_studies.uncertainty",
     "privest_studies.regions",
     "privest_studies.plotting",
     "privest_studies.run_cost",

@@ -111,23 +111,27 @@ def test_fig08_judges_values_only_on_the_papers_region_and_the_ranking_everywher
     assert [c.agrees for c in on_manhattan.comparisons[:4]] == [True, True, False, False]  # relative 0.25
 
 
-def test_comparable_accounts_for_noise_and_a_floor_not_only_the_ratio():
-
+def test_comparable_accounts_for_noise_a_floor_and_the_ratios_interval():
     rng = np.random.default_rng(3)
     rows = []
-    for eps, best, worst, noise in ((1.0, 1.0, 1.2, 0.05), (5.0, 0.003, 0.006, 0.0001), (3.0, 0.5, 1.1, 0.01),
-                                    (0.5, 1.0, 1.6, 1.5)):
+    for eps, best, worst, noise, own_noise in ((1.0, 1.0, 1.2, 0.05, 0.05), (5.0, 0.003, 0.006, 0.0001, 0.0001),
+                                               (3.0, 0.5, 1.1, 0.01, 0.01), (0.5, 1.0, 1.6, 1.5, 1.5),
+                                               (2.0, 1.0, 1.5, 0.05, 0.3)):
         common = rng.normal(0, noise, 30)
         for run in range(30):
-            own = rng.normal(0, noise, 2)
+            own = rng.normal(0, own_noise, 2)
             rows += [{"eps": eps, "run": run, "method": "IBU", "emd": best + common[run] + own[0]},
                      {"eps": eps, "run": run, "method": "INV-N", "emd": worst + common[run] + own[1]}]
     table = reproduction.comparable(pd.DataFrame(rows), ratio_limit=1.5, z=2.0, floor=0.01).set_index("eps")
-    assert table.loc[1.0, "comparable"]                                  # ratio 1.2: within 1.5
-    assert table.loc[5.0, "comparable"] and table.loc[5.0, "ratio"] > 1.5  # ratio 2, but 0.003 below the floor
-    assert table.loc[0.5, "comparable"] and table.loc[0.5, "difference"] > 0.01  # within the noise
-    assert not table.loc[3.0, "comparable"]                              # 0.6 apart, far beyond noise and floor
+    assert table.loc[1.0, "judgement"] == "agree"                                # ratio 1.2: within 1.5
+    assert table.loc[5.0, "judgement"] == "agree" and table.loc[5.0, "ratio"] > 1.5  # ratio 2, 0.003 below the floor
+    assert table.loc[0.5, "judgement"] == "agree" and table.loc[0.5, "difference"] > 0.01  # within the noise
+    assert table.loc[3.0, "judgement"] == "disagree"                     # 0.6 apart, far beyond noise and floor
+    assert table.loc[3.0, "ratio_low"] > 1.5
     assert table.loc[3.0, "worst"] == "INV-N" and table.loc[3.0, "difference"] == pytest.approx(0.6, abs=0.02)
+    # d = 0.5 is beyond noise, but the ratio's interval straddles the limit: more runs could turn it either way
+    assert table.loc[2.0, "judgement"] == "undecided"
+    assert table.loc[2.0, "ratio_low"] < 1.5 < table.loc[2.0, "ratio_high"]
 
 
 def test_status_orders_differs_before_unavailable_before_reproduced_before_built():
@@ -138,6 +142,32 @@ def test_status_orders_differs_before_unavailable_before_reproduced_before_built
     assert reproduction.status_of([yes, shown], "why") == (reproduction.UNAVAILABLE, "why")
     assert reproduction.status_of([yes, shown], "")[0] == reproduction.REPRODUCED
     assert reproduction.status_of([shown], "")[0] == reproduction.BUILT
+
+
+def test_undecided_and_by_construction_come_between_differs_and_the_rest():
+    yes = reproduction.Comparison("q", "1", "1", "exact", True)
+    no = reproduction.Comparison("q", "1", "2", "exact", False)
+    open_ = reproduction.Comparison("cell", "Good", "undecided (Good or Bad) (2.00 [1.50, 2.50])", "band", None,
+                                    undecided=True)
+    fitted = reproduction.Comparison("ratio", "18", "18.000000", "printed digits", True,
+                                     construction="alpha = 0.9 was chosen so that 2a/(1-a) is 18")
+    assert [c.verdict for c in (yes, no, open_, fitted)] == ["agrees", "differs", "undecided", "by construction"]
+    assert reproduction.status_of([yes, open_, no], "")[0] == reproduction.DIFFERS
+    assert reproduction.status_of([yes, fitted, open_], "why")[0] == reproduction.UNDECIDED
+    status, why = reproduction.status_of([fitted, yes, yes], "")
+    assert status == reproduction.BY_CONSTRUCTION and "2a/(1-a) is 18" in why and "other 2 judged" in why
+    assert reproduction.status_of([fitted], "")[1].endswith("nothing else is judged")
+    broken = reproduction.Comparison("ratio", "18", "17", "printed digits", False, construction="alpha fitted")
+    assert broken.verdict == "differs"  # a fitted number that does not come out is a real failure
+    with pytest.raises(ValueError, match="neither agrees nor differs"):
+        reproduction.Comparison("q", "1", "1", "x", True, undecided=True)
+    items = [reproduction.Item("s", "Paper", "Table 1", "1", "t", [], reproduction.UNDECIDED, "", [yes, open_, fitted],
+                               tally="Table 1: 1 agree, 0 disagree, 1 undecided (of 2 cells)")]
+    counted = rendering.counts(items)
+    assert (counted["numbers judged"], counted["numbers: agrees"], counted["numbers: undecided"],
+            counted["numbers: by construction"]) == (3, 1, 1, 1)
+    text = rendering.markdown(items, {"s": "Paper"}, "# Head")
+    assert "- Table 1: 1 agree, 0 disagree, 1 undecided (of 2 cells)" in text and "**undecided**" in text
 
 
 def test_the_renderings_hold_every_item_and_escape_what_would_break_them():
@@ -193,7 +223,7 @@ def test_scale_changes_lists_the_items_and_numbers_whose_verdict_moved():
     after_numbers = numbers.assign(ours=["1", "2.01"], agrees=[True, True])
     moved = rendering.scale_changes(items, after_items, numbers, after_numbers, ("quick", "paper"))
     assert "| s | Table 2 | differs | **reproduced** |  |" in moved
-    assert "| s | Table 2 | x | 2 | 3 | 2.01 | False → **True** |" in moved
+    assert "| s | Table 2 | x | 2 | 3 | 2.01 | differs → **agrees** |" in moved
     assert "Figure 1" not in moved
 
 

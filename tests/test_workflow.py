@@ -375,9 +375,10 @@ def test_free_will_builds_every_figure_and_table_with_na_where_a_method_cannot_r
 
 
 def test_free_will_findings_hold_on_the_aggregated_table(tiny_run):
-    """Acceptance 2 of the free-will study, on the scores of a real (tiny) run: GIBU is never worse than another
-    method by more than noise at the largest n, [e]_R is worse than GIBU, [INV]_M projection beats normalisation
-    under k-RR; recomputed here from scores.csv with the config's checks, and the same as the pipeline's table."""
+    """Acceptance 2 of the free-will study, on the scores of a real (tiny) run: no finding of the config fails (GIBU
+    better than the [e]_M and [e]_R methods, [INV]_M projection better than normalisation under k-RR; a tiny run
+    may leave some undecided); recomputed here from scores.csv with the config's checks, and the same as the
+    pipeline's table."""
     from privest_studies import free_will_verdicts
 
     results = tiny_run / "results" / "free_will" / "tables"
@@ -386,7 +387,7 @@ def test_free_will_findings_hold_on_the_aggregated_table(tiny_run):
     lines = free_will_verdicts.check_findings(free_will_verdicts.emd_by_run(rows), config["checks"], config["z"])
     assert {line["check"] for line in lines} == {check["name"] for check in config["checks"]}
     failed = [f"{x['mechanism_set']}: {x['better']} {x['emd_better']:.4f} vs {x['worse']} {x['emd_worse']:.4f}"
-              for x in lines if not x["passed"]]
+              for x in lines if x["result"] == "fails"]
     assert not failed, failed
     assert len(pd.read_csv(results / "findings.csv")) == len(lines)
 

@@ -41,11 +41,19 @@ from privest_studies.reproduction.judging import judge, status_of
 from privest_studies.reproduction.placeholders import fill, lookup, show
 from privest_studies.reproduction.printed import as_printed, as_printed_tolerance, fmt, printed_decimals
 from privest_studies.reproduction.records import (
+    AGREES,
     BUILT,
+    BY_CONSTRUCTION,
+    CONSTRUCTED,
     DIFFERS,
+    DISAGREES,
+    NOT_JUDGED,
     REPRODUCED,
     STATUSES,
     UNAVAILABLE,
+    UNDECIDED,
+    UNDECIDED_NUMBER,
+    VERDICTS,
     Comparison,
     Item,
     Outcome,
@@ -53,13 +61,21 @@ from privest_studies.reproduction.records import (
 )
 
 __all__ = [
+    "AGREES",
     "BUILT",
+    "BY_CONSTRUCTION",
     "CHECKS",
+    "CONSTRUCTED",
     "DIFFERS",
+    "DISAGREES",
     "ESTIMATORS",
+    "NOT_JUDGED",
     "REPRODUCED",
     "STATUSES",
     "UNAVAILABLE",
+    "UNDECIDED",
+    "UNDECIDED_NUMBER",
+    "VERDICTS",
     "Comparison",
     "Item",
     "Outcome",

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from privest_studies import regions
+from privest_studies import regions, uncertainty
 from privest_studies.reproduction.printed import as_printed, as_printed_tolerance, fmt
 from privest_studies.reproduction.records import Comparison, Outcome, Outputs
 
@@ -111,11 +111,16 @@ def ibu_better(outputs: Outputs, config: Mapping, figure: str) -> Outcome:
     return Outcome(comparisons)
 
 
-def comparable(scores: pd.DataFrame, ratio_limit: float, z: float, floor: float) -> pd.DataFrame:
-    """Per eps of one experiment: are the estimators' EMDs comparable? The best and worst mean EMD, their ratio, and
-    the mean and standard error of the paired per-run difference d = EMD(worst) - EMD(best) (same reports). Comparable
-    when ratio <= ratio_limit, or d <= z SE (run-to-run noise cannot tell them apart), or d <= floor (an absolute
-    EMD difference too small to matter, in the alphabet's unit)."""
+def comparable(scores: pd.DataFrame, ratio_limit: float, z: float, floor: float, level: float = 0.95
+               ) -> pd.DataFrame:
+    """Per eps of one experiment: are the estimators' EMDs comparable? The best and worst mean EMD, their ratio with
+    its interval (``uncertainty.ratio_interval``, paired by run), and the mean and standard error of the paired
+    per-run difference d = EMD(worst) - EMD(best) (same reports).
+
+    'judgement': agree (comparable) when d <= max(z SE, floor) (run-to-run noise cannot tell them apart, or the
+    difference is too small to matter, in the alphabet's unit) or the whole ratio interval is <= ratio_limit;
+    disagree when d is beyond both and the whole interval is above ratio_limit; undecided when the interval crosses
+    ratio_limit."""
     by_run = scores.pivot_table(index=["eps", "run"], columns="method", values="emd")
     rows = []
     for eps, runs in by_run.groupby(level="eps"):
@@ -123,20 +128,23 @@ def comparable(scores: pd.DataFrame, ratio_limit: float, z: float, floor: float)
         best, worst = means.index[0], means.index[-1]
         d = (runs[worst] - runs[best]).to_numpy()
         se = float(np.std(d, ddof=1) / np.sqrt(d.size)) if d.size > 1 else float("nan")
-        ratio = float(means[worst] / means[best])
+        ratio = uncertainty.ratio_interval(runs[worst].to_numpy(), runs[best].to_numpy(), level)
         margin = max(z * se if np.isfinite(se) else 0.0, floor)
-        rows.append({"eps": float(eps), "best": best, "worst": worst, "ratio": ratio, "difference": float(d.mean()),
-                     "se": se, "comparable": bool(ratio <= ratio_limit or d.mean() <= margin)})
+        judgement = (uncertainty.AGREE if d.mean() <= margin
+                     else uncertainty.interval_in_band(ratio.low, ratio.high, (0.0, ratio_limit)))
+        rows.append({"eps": float(eps), "best": best, "worst": worst, "ratio": ratio.value, "ratio_low": ratio.low,
+                     "ratio_high": ratio.high, "difference": float(d.mean()), "se": se, "judgement": judgement})
     return pd.DataFrame(rows)
 
 
 def similar(outputs: Outputs, config: Mapping, figure: str, claim: str) -> Outcome:
     """'The differences are not substantial' (k-RR, section 7.4; RAPPOR, 7.5), per panel: at every eps the methods'
-    EMDs are ``comparable`` under config report.similar (worst/best ratio, paired difference against z standard
-    errors, absolute floor). Shows the eps that breaks it, or the largest ratio when none does."""
+    EMDs are ``comparable`` under config report.similar (worst/best ratio with its 95% interval, paired difference
+    against z standard errors, absolute floor). Differs when one eps is not comparable, undecided when none is but
+    one eps's interval crosses the ratio limit; shows that eps, or the largest ratio when every eps is comparable."""
     rule = config["report"]["similar"]
-    stated = (f"at every eps: worst/best mean EMD <= {rule['ratio']:g}, or their paired difference <= "
-              f"max({rule['z']:g} SE, {rule['floor']:g})")
+    stated = (f"at every eps: worst/best mean EMD <= {rule['ratio']:g} (its whole 95% interval), or their paired "
+              f"difference <= max({rule['z']:g} SE, {rule['floor']:g})")
     comparisons = []
     for experiment in _panels(config, figure):
         scores = outputs["ibu_consistency/tables/scores.csv"]
@@ -144,13 +152,19 @@ def similar(outputs: Outputs, config: Mapping, figure: str, claim: str) -> Outco
         if scores.empty:
             raise ValueError(f"no experiment {experiment!r} in ibu_consistency/tables/scores.csv")
         table = comparable(scores, rule["ratio"], rule["z"], rule["floor"])
-        failing = table[~table["comparable"]]
-        row = (failing if not failing.empty else table).sort_values("ratio").iloc[-1]
-        ours = (f"{'not comparable' if not failing.empty else 'comparable'} at eps {row['eps']:g}: {row['worst']} "
-                f"over {row['best']} ratio {row['ratio']:.2f}, d = {row['difference']:.3g} ± {row['se']:.2g}"
-                + (f" ({len(failing)} of {len(table)} eps not comparable)" if not failing.empty else ""))
+        found = {j: table[table["judgement"] == j] for j in uncertainty.AGREEMENTS}
+        shown = next((found[j] for j in (uncertainty.DISAGREE, uncertainty.UNDECIDED) if not found[j].empty), table)
+        row = shown.sort_values("ratio").iloc[-1]
+        words = {uncertainty.AGREE: "comparable", uncertainty.DISAGREE: "not comparable",
+                 uncertainty.UNDECIDED: "undecided"}
+        ours = (f"{words[row['judgement']]} at eps {row['eps']:g}: {row['worst']} over {row['best']} ratio "
+                f"{row['ratio']:.2f} [{row['ratio_low']:.2f}, {row['ratio_high']:.2f}], d = {row['difference']:.3g} "
+                f"± {row['se']:.2g}" + "".join(f" ({len(found[j])} of {len(table)} eps {words[j]})"
+                                               for j in (uncertainty.DISAGREE, uncertainty.UNDECIDED)
+                                               if not found[j].empty))
+        undecided = found[uncertainty.DISAGREE].empty and not found[uncertainty.UNDECIDED].empty
         comparisons.append(Comparison(f"{experiment}: worst against best mean EMD per eps", claim, ours, stated,
-                                      failing.empty))
+                                      None if undecided else found[uncertainty.DISAGREE].empty, undecided=undecided))
     return Outcome(comparisons)
 
 
@@ -247,7 +261,8 @@ def likely(outputs: Outputs, config: Mapping, tolerance: float) -> Outcome:
 
 
 def counts_published(outputs: Outputs, config: Mapping, where: str) -> Outcome:
-    """The count paper's numbers of tables/published.csv whose `where` mentions the given text."""
+    """The count paper's numbers of tables/published.csv whose `where` mentions the given text; a row whose
+    `construction` names the parameter the printed number fixed agrees by construction."""
     table = outputs["constrained_counts/tables/published.csv"]
     rows = table[table["where"].str.contains(where, regex=False)]
     if rows.empty:
@@ -255,7 +270,9 @@ def counts_published(outputs: Outputs, config: Mapping, where: str) -> Outcome:
     comparisons = []
     for row in rows.itertuples():
         agrees = None if pd.isna(row.agrees) or row.agrees == "" else str(row.agrees) == "True"
-        comparisons.append(Comparison(row.quantity, str(row.paper), str(row.ours), str(row.tolerance), agrees))
+        construction = "" if pd.isna(row.construction) else str(row.construction)
+        comparisons.append(Comparison(row.quantity, str(row.paper), str(row.ours), str(row.tolerance), agrees,
+                                      construction=construction))
     return Outcome(comparisons)
 
 
@@ -325,40 +342,56 @@ def um_chance(outputs: Outputs, config: Mapping) -> Outcome:
 
 
 def fw_findings(outputs: Outputs, config: Mapping, figure: str) -> Outcome:
-    """A free-will figure's claims (tables/findings.csv) restricted to its mechanism sets and methods: GIBU never
-    worse beyond noise, [e]_R worse than GIBU, projection better than normalisation under k-RR."""
+    """A free-will figure's claims (tables/findings.csv) restricted to its mechanism sets and methods, each as strong
+    as the paper's words (config free_will.findings): differs when one comparison fails, undecided when none fails
+    and one cannot be told from noise at this scale."""
     spec = config["free_will"]["figures"][figure]
     table = outputs["free_will/tables/findings.csv"]
     rows = table[table["mechanism_set"].isin(spec["panels"]) & table["better"].isin(spec["methods"])
                  & table["worse"].isin(spec["methods"])]
     comparisons = []
     for check, group in rows.groupby("check", sort=False):
-        failed = group[group["passed"].astype(str) != "True"]
-        ours = f"holds in {len(group) - len(failed)} of {len(group)}" + "".join(
-            f"; not for {r.worse} on {r.mechanism_set} (z = {r.mean_difference / r.standard_error:.1f})"
-            for r in failed.itertuples())
-        comparisons.append(Comparison(check, "holds", ours, f"z = {group['z'].iloc[0]:g} standard errors at the "
-                                      "largest n", failed.empty))
+        failed, open_ = group[group["result"] == "fails"], group[group["result"] == "undecided"]
+        ours = f"holds in {len(group) - len(failed) - len(open_)} of {len(group)}" + "".join(
+            f"; {r.result} for {r.worse} on {r.mechanism_set} (z = {r.mean_difference / r.standard_error:.1f})"
+            for r in pd.concat([failed, open_]).itertuples())
+        undecided = failed.empty and not open_.empty
+        test = group["test"].iloc[0]
+        rule = ("mean difference below -z SE" if test == "better" else "mean difference at most z SE")
+        comparisons.append(Comparison(check, "holds", ours, f"{test}: {rule}, z = {group['z'].iloc[0]:g}, at the "
+                                      "largest n", None if undecided else failed.empty, undecided=undecided))
     return Outcome(comparisons)
 
 
 def fw_verdicts(outputs: Outputs, config: Mapping, table: str) -> Outcome:
-    """Tables 1-2: our verdict of each cell (config free_will.verdict applied to the EMD ratio to GIBU) against the
-    paper's."""
-    rows = outputs[f"free_will/tables/{table}.csv"]  # one per (row, column, mechanism set): same verdict in a cell
-    rule = ", ".join(f"{v['verdict']} <= {v['max_ratio']:g}" if "max_ratio" in v else v["verdict"]
-                     for v in config["free_will"]["verdict"])
-    cells = rows.fillna({"paper": "NA", "verdict": "NA"}).drop_duplicates(["row", "column"], keep="last")
-    paper = cells["paper"].str.replace(r"\s*\(.*\)$", "", regex=True)
-    same = int((paper == cells["verdict"]).sum())
-    comparisons = [Comparison("cells with the paper's verdict", f"{len(cells)} cells", f"{same} of {len(cells)}",
-                              f"verdict of the EMD ratio to GIBU ({rule})", same == len(cells))]
-    ratios = rows.groupby(["row", "column"])["ratio"].apply(
-        lambda r: ", ".join(fmt(x, 3) for x in r))
-    comparisons += [Comparison(f"{row.row}, {row.column}", row.paper,
-                               f"{row.verdict} (ratios {ratios[row.row, row.column]})", "exact", False)
-                    for row, p in zip(cells.itertuples(), paper, strict=True) if p != row.verdict]
-    return Outcome(comparisons)
+    """Tables 1-2, cell by cell: our verdict (config free_will.verdict on the EMD ratio to GIBU with its 95%
+    interval) against the paper's, agree, disagree or undecided (free_will_verdicts), and how many cells agree for
+    the other thresholds of the grid (not judged)."""
+    rows = outputs[f"free_will/tables/{table}.csv"]  # one per (row, column, mechanism set): one agreement per cell
+    rule = " < ".join(f"{v['verdict']} <= {v['max_ratio']:g}" if "max_ratio" in v else v["verdict"]
+                      for v in config["free_will"]["verdict"])
+    rows = rows.fillna({"paper": "NA", "verdict": "NA"})
+    comparisons, tally = [], dict.fromkeys(uncertainty.AGREEMENTS, 0)
+    for (row, column), lines in rows.groupby(["row", "column"], sort=False):
+        ratios = ", ".join("NA" if not np.isfinite(r.ratio) else
+                           f"{r.ratio:.2f} [{r.ratio_low:.2f}, {r.ratio_high:.2f}]" for r in lines.itertuples())
+        first = lines.iloc[0]
+        tally[first["agreement"]] += 1
+        undecided = first["agreement"] == uncertainty.UNDECIDED
+        comparisons.append(Comparison(f"{row}, {column}", first["paper"], f"{first['verdict']} ({ratios})",
+                                      f"whole 95% interval in the paper's band ({rule}; ours)",
+                                      None if undecided else first["agreement"] == uncertainty.AGREE,
+                                      undecided=undecided))
+    cells = sum(tally.values())
+    grid = outputs[f"free_will/tables/{table}_thresholds.csv"]
+    agreeing = grid[uncertainty.AGREE]
+    comparisons.append(Comparison(
+        f"cells that agree for the other thresholds of the grid ({len(grid)} pairs around ours)",
+        "no thresholds printed", f"{agreeing.min()} to {agreeing.max()} of {cells} (ours: {tally[uncertainty.AGREE]})",
+        "not judged", None))
+    name = {"table01": "Table 1", "table02": "Table 2"}.get(table, table)
+    return Outcome(comparisons, tally=f"{name}: " + ", ".join(f"{tally[a]} {a}" for a in uncertainty.AGREEMENTS)
+                   + f" (of {cells} cells)")
 
 
 CHECKS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (

@@ -55,14 +55,22 @@ rule fw_shokri:
 
 
 rule fw_tables:
-    """Tables 1 and 2 (measured ratios to GIBU, our verdict beside the paper's), the per-point summary and the
-    paper's qualitative findings tested on the scores."""
+    """Tables 1 and 2 (measured ratios to GIBU with their intervals, our verdict beside the paper's, the agreement
+    for other thresholds), the per-point summary and the paper's qualitative findings tested on the scores."""
     input:
         "results/free_will/tables/scores.csv",
     output:
         summary="results/free_will/tables/summary.csv",
-        table01=["results/free_will/tables/table01.csv", "results/free_will/tables/table01.md"],
-        table02=["results/free_will/tables/table02.csv", "results/free_will/tables/table02.md"],
+        table01=[
+            "results/free_will/tables/table01.csv",
+            "results/free_will/tables/table01.md",
+            "results/free_will/tables/table01_thresholds.csv",
+        ],
+        table02=[
+            "results/free_will/tables/table02.csv",
+            "results/free_will/tables/table02.md",
+            "results/free_will/tables/table02_thresholds.csv",
+        ],
         findings=["results/free_will/tables/findings.csv", "results/free_will/tables/findings.md"],
     log:
         "logs/free_will/tables.log",
@@ -73,6 +81,7 @@ rule fw_tables:
     params:
         tables=FW["tables"],
         verdict=FW["verdict"],
+        interval=FW["verdict_interval"],
         findings=FW["findings"],
     script:
         "../../scripts/fw_tables.py"

@@ -1,0 +1,80 @@
+"""Verdicts that carry their uncertainty: the ratio of two methods' mean errors over paired runs with its interval
+(the delta method), and an interval judged against a band as agree, disagree or undecided at this scale.
+
+Used by every judged ratio of the report: the cells of the free-will Tables 1 and 2 (``free_will_verdicts``) and
+the IBU paper's "not substantially different" checks (``reproduction.checks.similar``)."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+AGREE, DISAGREE, UNDECIDED = "agree", "disagree", "undecided"
+AGREEMENTS = (AGREE, DISAGREE, UNDECIDED)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A ratio of mean errors over runs and its interval [low, high] (NaN throughout for a method that cannot run)."""
+
+    value: float
+    low: float
+    high: float
+    runs: int
+
+    @property
+    def available(self) -> bool:
+        return bool(np.isfinite(self.value))
+
+    def text(self) -> str:
+        """'1.99 [1.93, 2.04]', or 'NA'."""
+        if not self.available:
+            return "NA"
+        return f"{self.value:.2f} [{self.low:.2f}, {self.high:.2f}]"
+
+
+NA_RATIO = Ratio(float("nan"), float("nan"), float("nan"), 0)
+
+
+def ratio_interval(numerator: Sequence[float], denominator: Sequence[float], level: float = 0.95) -> Ratio:
+    """mean(numerator) / mean(denominator) over paired runs, with its delta-method interval.
+
+    r = a_bar / g_bar; the per-run residuals e_i = a_i - r g_i have mean zero, and the delta method gives the standard
+    error SE = sd(e) / (sqrt(m) g_bar) over m runs; the interval is r +- t SE with t Student's quantile on m - 1
+    degrees of freedom, its low end clipped at 0. Pairing (the same reports for both methods in run i) is what makes
+    it narrow. With fewer than two runs nothing bounds the ratio: [0, inf].
+    """
+    a, g = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
+    if a.shape != g.shape or a.ndim != 1 or a.size == 0:
+        raise ValueError(f"ratio_interval needs two equally long 1-d arrays of runs, got {a.shape} and {g.shape}")
+    if not 0 < level < 1:
+        raise ValueError(f"the interval's level must lie in (0, 1), got {level}")
+    m = a.size
+    ratio = float(a.mean() / g.mean())
+    if m < 2:
+        return Ratio(ratio, 0.0, float("inf"), m)
+    se = float(np.std(a - ratio * g, ddof=1) / (np.sqrt(m) * g.mean()))
+    half = float(stats.t.ppf(0.5 + level / 2, m - 1)) * se
+    return Ratio(ratio, max(ratio - half, 0.0), ratio + half, m)
+
+
+def worst(ratios: Sequence[Ratio]) -> Ratio:
+    """The largest of several ratios as one interval: each end the largest of the ends, which covers the largest
+    true ratio whenever each interval covers its own; NA when none can run."""
+    finite = [r for r in ratios if r.available]
+    if not finite:
+        return NA_RATIO
+    return Ratio(max(r.value for r in finite), max(r.low for r in finite), max(r.high for r in finite),
+                 min(r.runs for r in finite))
+
+
+def interval_in_band(low: float, high: float, band: tuple[float, float]) -> str:
+    """An interval [low, high] against a band (lo, hi]: agree when it lies inside, disagree when it lies wholly
+    outside, undecided when it crosses an end (more runs could turn it either way)."""
+    lo, hi = band
+    if lo < low and high <= hi:
+        return AGREE
+    if high <= lo or low > hi:
+        return DISAGREE
+    return UNDECIDED
