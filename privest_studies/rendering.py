@@ -113,9 +113,11 @@ def scale_changes(before: pd.DataFrame, after: pd.DataFrame, before_numbers: pd.
         lines += [f"| {r.study} | {_cell(r.item)} | {r.status_1} | **{r.status_2}** | {_cell(r.why_2)} |"
                   for r in moved.fillna("").itertuples()]
     keys = ["study", "item", "quantity"]
-    numbers = before_numbers.merge(after_numbers, on=keys, how="outer", suffixes=("_1", "_2"))
-    numbers["agrees_1"], numbers["agrees_2"] = verdict_column(numbers, "_1"), verdict_column(numbers, "_2")
-    turned = numbers[numbers["agrees_1"] != numbers["agrees_2"]]
+    numbers = with_verdicts(before_numbers).merge(with_verdicts(after_numbers), on=keys, how="outer",
+                                                   suffixes=("_1", "_2"))
+    for column in ("verdict_1", "verdict_2"):  # missing: no such number at that scale
+        numbers[column] = numbers[column].fillna("not judged")
+    turned = numbers[numbers["verdict_1"] != numbers["verdict_2"]]
     lines += ["", f"## Judged numbers whose verdict differs between the {first} and the {second} scale", ""]
     if turned.empty:
         lines.append(f"None: every judged number has the same verdict at both scales ({len(numbers)} numbers).")
@@ -123,19 +125,19 @@ def scale_changes(before: pd.DataFrame, after: pd.DataFrame, before_numbers: pd.
         lines += [f"| study | item | quantity | the paper's | ours, {first} scale | ours, {second} scale | verdict "
                   f"({first} → {second}) |", "|---|---|---|---|---|---|---|"]
         lines += [f"| {r.study} | {_cell(r.item)} | {_cell(r.quantity)} | {_cell(r.paper_2 or r.paper_1)} | "
-                  f"{_cell(r.ours_1)} | {_cell(r.ours_2)} | {r.agrees_1} → **{r.agrees_2}** |"
+                  f"{_cell(r.ours_1)} | {_cell(r.ours_2)} | {r.verdict_1} → **{r.verdict_2}** |"
                   for r in turned.fillna("").itertuples()]
     return "\n".join(lines) + "\n"
 
 
-def verdict_column(numbers: pd.DataFrame, suffix: str) -> pd.Series:
-    """Each number's verdict from a record's `verdict` column, or from `agrees` (True, False, missing: not judged) in
-    a record written before verdicts had more than two values; 'not judged' where the number is missing."""
-    agrees = numbers[f"agrees{suffix}"].astype(object).map(
+def with_verdicts(numbers: pd.DataFrame) -> pd.DataFrame:
+    """A record's numbers with a `verdict` column: its own, or (a record written before verdicts had more than two
+    values) read from `agrees`: True agrees, False differs, missing not judged."""
+    from_agrees = numbers["agrees"].astype(object).map(
         lambda v: "not judged" if pd.isna(v) else {"True": "agrees", "False": "differs"}.get(str(v), str(v)))
-    if f"verdict{suffix}" not in numbers:
-        return agrees
-    return numbers[f"verdict{suffix}"].astype(object).where(numbers[f"verdict{suffix}"].notna(), agrees)
+    if "verdict" not in numbers:
+        return numbers.assign(verdict=from_agrees)
+    return numbers.assign(verdict=numbers["verdict"].astype(object).where(numbers["verdict"].notna(), from_agrees))
 
 
 _RST_SPECIAL = re.compile(r"([\\|*`_])")
