@@ -16,8 +16,8 @@ import privest_studies.report
 import privest_studies.standard_protocols
 
 # Any error of the config or the data: its one line on stderr, then exit 1 (what Snakemake logged meanwhile, held by
-# the Snakefile's HELD_LOG, is dropped; on success it is printed).
-with privest_studies.configuration.one_line_errors():
+# the Snakefile's HELD_LOG, is dropped; on success, or on any other error, it is printed).
+with privest_studies.configuration.one_line_errors(HELD_LOG):
     privest_studies.configuration.check_files(workflow.configfiles)
     # The workflow's own files, relative to this file (workflow.basedir is the working directory's Snakefile's when
     # privest runs as a module of another workflow).
