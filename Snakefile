@@ -7,5 +7,6 @@ The workflow is workflow/Snakefile (the entry point that `module` declarations a
 includes it, so that `snakemake` at the root of the checkout runs it.
 """
 
-
-include: "workflow/Snakefile"
+# `include:` keeps the including file's default target; here the included file is the whole workflow, and its rule
+# all (every figure, table and the reproduction report) is the default target, as when it is run itself.
+workflow.include("workflow/Snakefile", overwrite_default_target=True)
