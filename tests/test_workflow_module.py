@@ -151,3 +151,19 @@ def test_the_catalog_file_states_a_deployment_and_the_report():
     usage = yaml.safe_load((ROOT / ".snakemake-workflow-catalog.yml").read_text())["usage"]
     assert usage["software-stack-deployment"]["conda"] is True and usage["report"] is True
     assert (ROOT / "workflow" / "Snakefile").exists() and (ROOT / "config" / "README.md").exists()
+
+
+def test_without_the_study_layer_the_workflow_says_how_to_install_it(tmp_path):
+    """privest_studies comes from privest installed from its checkout (the wheel holds the library alone): where it
+    cannot be imported (here shadowed by a package that cannot), the workflow stops before any job and says how."""
+    shadow = tmp_path / "shadow" / "privest_studies"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'privest_studies'\")\n")
+    path = os.pathsep.join(filter(None, [str(shadow.parent), os.environ.get("PYTHONPATH")]))
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--dry-run", "--snakefile",
+                             str(ROOT / "workflow" / "Snakefile")], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300, env={**os.environ, "PYTHONPATH": path})
+    output = result.stdout + result.stderr
+    assert result.returncode == 1
+    assert "privest's study layer cannot be imported (No module named 'privest_studies')" in output
+    assert "pip install -e '<checkout>[workflow]'" in output
