@@ -44,7 +44,7 @@ lock: $(UV)
 
 lint: $(STAMP)
 	$(BIN)/ruff check privest privest_studies scripts tests benchmarks examples workflow/profiles
-	$(BIN)/snakefmt --check Snakefile workflow/rules
+	$(BIN)/snakefmt --check Snakefile workflow/Snakefile workflow/rules
 
 test: $(STAMP) lint
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --ignore=tests/cluster --ignore=tests/report --ignore=tests/peers \

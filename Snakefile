@@ -2,43 +2,11 @@
 
 snakemake --cores all                        # the quick scale (minutes)
 snakemake --cores all --config scale=paper   # the published settings
+
+The workflow is workflow/Snakefile (the entry point that `module` declarations and snakedeploy use); this file
+includes it, so that `snakemake` at the root of the checkout runs it.
 """
 
-from snakemake.logging import logger
-from snakemake.utils import min_version
-
-import privest_studies.configuration
-
-min_version("8.20")
-
-# Snakemake's messages wait until workflow/rules/common.smk has checked the config: an error is its one line alone.
-HELD_LOG = privest_studies.configuration.HeldLog(logger)
-
-
-configfile: "config.yaml"
-
-
-report: "workflow/report/workflow.rst"
-
-
-include: "workflow/rules/common.smk"
-include: "workflow/rules/data.smk"
-include: "workflow/rules/experiment.smk"
-include: "workflow/rules/ibu_consistency.smk"
-include: "workflow/rules/ibu_theory.smk"
-include: "workflow/rules/constrained_counts.smk"
-include: "workflow/rules/free_will.smk"
-include: "workflow/rules/standard_protocols.smk"
-include: "workflow/rules/own_study.smk"
-include: "workflow/rules/report.smk"
-
-
-# Every figure and table of the active scale (the papers' and the standard-protocols study beyond them), and the
-# reproduction report that sets them beside the papers.
-rule all:
-    default_target: True
-    input:
-        study_targets(),
-        rules.reproduction.output.markdown,
-        rules.reproduction.output.summary,
-        rules.reproduction.output.html,
+# `include:` keeps the including file's default target; here the included file is the whole workflow, and its rule
+# all (every figure, table and the reproduction report) is the default target, as when it is run itself.
+workflow.include("workflow/Snakefile", overwrite_default_target=True)

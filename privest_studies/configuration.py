@@ -194,14 +194,20 @@ def check_files(paths: Iterable[str]) -> None:
 
 
 @contextlib.contextmanager
-def one_line_errors() -> Iterator[None]:
+def one_line_errors(held: "HeldLog | None" = None) -> Iterator[None]:
     """Turn a ValueError of the checks inside into its message alone, one line on stderr, and exit 1: no traceback of
-    Snakemake's under it. Snakemake lets SystemExit through and prints nothing more."""
+    Snakemake's under it. Snakemake lets SystemExit through and prints nothing more. Any other error (a file of the
+    workflow's own that cannot be read) goes on to Snakemake with the log ``held`` released first, so that Snakemake's
+    report of it is printed rather than held."""
     try:
         yield
     except ValueError as error:
         print(" ".join(str(error).splitlines()), file=sys.stderr)
         raise SystemExit(1) from None
+    except Exception:
+        if held is not None:
+            held.release()
+        raise
 
 
 class HeldLog(logging.Filter):

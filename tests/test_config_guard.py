@@ -7,6 +7,7 @@ new wildcard that is not covered fails here until it is."""
 
 import copy
 import json
+import logging
 import os
 import re
 import subprocess
@@ -288,3 +289,20 @@ def test_a_multi_line_message_is_still_one_line(capsys):
         raise ValueError("first\nsecond")
     assert exit_info.value.code == 1
     assert capsys.readouterr().err == "first second\n"
+
+
+def test_any_other_error_goes_on_with_the_held_log_released():
+    """An error that is not the config's (a file of the workflow's own that cannot be read) reaches Snakemake, which
+    reports it: the log held until then is released rather than dropped with it."""
+    logger = logging.getLogger("privest-held-log-test")
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger.addHandler(handler)
+    held = configuration.HeldLog(logger)
+    logger.warning("before the checks")
+    with pytest.raises(FileNotFoundError), configuration.one_line_errors(held):
+        assert records == []
+        raise FileNotFoundError("workflow/schemas/config.schema.yaml")
+    logger.warning("Snakemake's report of the error")
+    assert [record.getMessage() for record in records] == ["before the checks", "Snakemake's report of the error"]

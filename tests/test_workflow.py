@@ -153,8 +153,12 @@ def tiny_run(tmp_path_factory) -> Path:
     return work
 
 
-def test_lint_is_clean():
-    result = snakemake("--lint", check=False)
+@pytest.mark.parametrize("entry", ["Snakefile", "workflow/Snakefile"])
+def test_lint_is_clean(entry):
+    """`snakemake --lint` at the root of the checkout, from the root Snakefile and from workflow/Snakefile (the entry
+    point of the Snakemake workflow catalog and of a module)."""
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--lint", "--snakefile", entry], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Lints for" not in result.stdout + result.stderr
 
@@ -535,7 +539,8 @@ def test_every_figure_file_name_is_written_in_the_rule_that_makes_it(tiny_run):
 
 
 def test_no_rule_runs_python_in_snakemakes_process_and_every_script_is_named_after_its_rule():
-    text = "\n".join(path.read_text() for path in [ROOT / "Snakefile", *(ROOT / "workflow" / "rules").glob("*.smk")])
+    rule_files = [ROOT / "Snakefile", ROOT / "workflow" / "Snakefile", *(ROOT / "workflow" / "rules").glob("*.smk")]
+    text = "\n".join(path.read_text() for path in rule_files)
     assert not re.search(r"^\s+run:", text, re.M)
     scripts = re.findall(r"^rule (\w+):(?:(?!^rule ).)*?^\s+\"\.\./\.\./scripts/(\w+)\.py\"", text, re.M | re.S)
     assert len(scripts) > 30 and all(rule == script for rule, script in scripts), scripts

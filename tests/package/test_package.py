@@ -104,9 +104,10 @@ def test_the_dists_hold_the_library_alone(dists):
     assert {t for t in top if not t.endswith(".dist-info")} == {"privest"}, top
     assert any(re.fullmatch(r"privest/_kernel\..*(so|pyd)", name) for name in names), "no compiled kernel in the wheel"
     assert "privest/py.typed" in names
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), "no LICENSE in the wheel"
     with tarfile.open(dists["sdist"]) as sdist:
         members = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
-    assert {"pyproject.toml", "setup.py", "README.md", "privest/__init__.py", "privest/_kernel.c"} <= members
+    assert {"pyproject.toml", "setup.py", "README.md", "LICENSE", "privest/__init__.py", "privest/_kernel.c"} <= members
     assert not any(m.startswith(("privest_studies", "scripts/", "workflow/", "tests/")) for m in members), members
 
 

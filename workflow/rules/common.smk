@@ -16,12 +16,12 @@ import privest_studies.report
 import privest_studies.standard_protocols
 
 # Any error of the config or the data: its one line on stderr, then exit 1 (what Snakemake logged meanwhile, held by
-# the Snakefile's HELD_LOG, is dropped; on success it is printed).
-with privest_studies.configuration.one_line_errors():
+# the Snakefile's HELD_LOG, is dropped; on success, or on any other error, it is printed).
+with privest_studies.configuration.one_line_errors(HELD_LOG):
     privest_studies.configuration.check_files(workflow.configfiles)
-    privest_studies.configuration.check(
-        config, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")
-    )
+    # The workflow's own files, relative to this file (workflow.basedir is the working directory's Snakefile's when
+    # privest runs as a module of another workflow).
+    privest_studies.configuration.check(config, workflow.source_path("../schemas/config.schema.yaml"))
     STUDY_MODULES = {
         "ibu_consistency": privest_studies.ibu_consistency,
         "free_will": privest_studies.free_will,
@@ -31,8 +31,7 @@ with privest_studies.configuration.one_line_errors():
         _module.check(config)
     EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
     EXPERIMENTS |= privest_studies.own_study.experiments(config)
-    CATALOGUE_PATH = os.path.join(workflow.basedir, "workflow", "report", "papers.yaml")
-    CATALOGUE = privest_studies.report.load_catalogue(CATALOGUE_PATH, config)
+    CATALOGUE = privest_studies.report.load_catalogue(workflow.source_path("../report/papers.yaml"), config)
 HELD_LOG.release()
 if workflow.is_main_process:  # not again in each job's process
     privest_studies.cost.warn_once(

@@ -70,7 +70,7 @@ def count(workdir: Path, scale: str, targets: list[str], grouped: bool, extra: t
         )
     if result.returncode != 0:
         raise RuntimeError(f"dry run failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    rule_files = [ROOT / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]
+    rule_files = [ROOT / "workflow" / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]
     return submissions(result.stdout, local_rules(rule_files))
 
 
