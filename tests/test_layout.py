@@ -3,7 +3,7 @@
 Imports point down, in this order (each module imports only modules to its left; ``privest._kernel``, the compiled
 IBU loop, sits below everything):
 
-    _checks -> metrics -> alphabets -> simplex -> rappor -> groups -> lp -> shokri
+    _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> base -> response, unary, subsets, hashing -> factories)
     -> estimators (_iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely) -> counts
@@ -44,6 +44,8 @@ ORDER = (
     "privest.metrics",
     "privest.alphabets",
     "privest.simplex",
+    "privest.consistency",
+    "privest.intervals",
     "privest.rappor",
     "privest.groups",
     "privest.lp",

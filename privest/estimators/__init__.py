@@ -10,7 +10,7 @@ One module per estimator family, re-exported here (import from ``privest.estimat
 ================  ===================================================================================================
 ``iterative``     IBU, GIBU (Algorithm 1), SQUAREM, the batches over runs, the normalised log-likelihood
 ``_iteration``    the iteration engine behind them (plain loop, block loop, compiled loop, SQUAREM, batch); private
-``inversion``     INV (eq. 7), one LU factorisation for all runs
+``inversion``     INV (eq. 7), one LU factorisation for all runs; its variance and normal intervals
 ``mixtures``      [INV]_M and [IBU]_M on the average mechanism, [e]_R
 ``closed_form``   the k-RR MLE in closed form
 ``rappor``        RAP and [RAP]_M (eqs. 13-14)
@@ -25,7 +25,7 @@ functions they hold (``iterative``, not ``ibu``) so that ``privest.estimators.ib
 
 from privest.estimators._iteration import COMPILED_KERNEL, IbuResult
 from privest.estimators.closed_form import krr_mle
-from privest.estimators.inversion import CONDITION_LIMIT, inv, inv_runs
+from privest.estimators.inversion import CONDITION_LIMIT, inv, inv_interval, inv_runs, inv_variance
 from privest.estimators.iterative import (
     Accelerate,
     gibu,
@@ -58,8 +58,10 @@ __all__ = [
     "ibu_m",
     "ibu_runs",
     "inv",
+    "inv_interval",
     "inv_m",
     "inv_runs",
+    "inv_variance",
     "krr_mle",
     "likely_subset_krr",
     "likely_subset_linear",
