@@ -38,8 +38,8 @@ The house (STYLE.md): imports point down in one order, each module importing onl
 
 (inside the packages: mechanisms linear, planar, properties -> lookup; protocols xxh32 -> base -> response, unary,
 subsets, hashing -> factories; estimators _iteration -> iterative -> inversion -> mixtures, closed_form, rappor,
-likely). Validators live in ``privest._checks``; privest never imports the study code (``privest_studies``), the
-workflow or the scripts.
+likely, bootstrap). Validators live in ``privest._checks``; privest never imports the study code
+(``privest_studies``), the workflow or the scripts.
 """
 
 __version__ = "0.1.0"  # the one place of the version: pyproject.toml reads it (tool.setuptools.dynamic)
@@ -67,6 +67,7 @@ from privest.estimators import (
     Group,
     IbuResult,
     SetGroup,
+    bootstrap,
     combine_results,
     gibu,
     ibu,
@@ -119,6 +120,7 @@ __all__ = [
     "average",
     "base_cut",
     "base_pos",
+    "bootstrap",
     "by_name",
     "check_row_stochastic",
     "combine_results",

@@ -100,14 +100,15 @@ def normal_interval(estimate: np.ndarray, variance: np.ndarray, level: float = 0
 def simplex_covariance(information: np.ndarray) -> np.ndarray:
     """The asymptotic covariance of an MLE on the probability simplex from its (k, k) Fisher information J: the
     inverse of J restricted to the directions that keep the sum at 1, U (U^T J U)^-1 U^T with U an orthonormal basis
-    of the vectors summing to 0 (Aitchison and Silvey's constrained MLE), computed as the pseudo-inverse of P J P,
-    P = I - 11^T / k. Valid where the MLE is interior to the simplex (every entry positive)."""
+    of the vectors summing to 0 (Aitchison and Silvey's constrained MLE), U the eigenvectors of P = I - 11^T / k
+    with eigenvalue 1. Valid where the MLE is interior to the simplex (every entry positive)."""
     information = check_matrix(information, "information")
     k = information.shape[0]
     if information.shape != (k, k):
         raise ValueError(f"information must be square, got shape {information.shape}")
-    P = np.eye(k) - 1.0 / k
-    return np.linalg.pinv(P @ information @ P, hermitian=True)
+    U = np.linalg.eigh(np.eye(k) - 1.0 / k)[1][:, 1:]  # eigenvalues ascending: 0 (along 1), then k - 1 ones
+    restricted = U.T @ information @ U
+    return U @ np.linalg.solve((restricted + restricted.T) / 2, U.T)
 
 
 def fisher_interval(theta: np.ndarray, information: np.ndarray, level: float = 0.95) -> Interval:

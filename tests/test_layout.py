@@ -6,7 +6,7 @@ IBU loop, sits below everything):
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> base -> response, unary, subsets, hashing -> factories)
-    -> estimators (_iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely) -> counts
+    -> estimators (_iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely, bootstrap) -> counts
     -> privest (the top-level re-exports)
 
 The study layer (``privest_studies``) keeps an order of its own, lowest first (``STUDY_ORDER``):
@@ -71,6 +71,7 @@ ORDER = (
     "privest.estimators.closed_form",
     "privest.estimators.rappor",
     "privest.estimators.likely",
+    "privest.estimators.bootstrap",
     "privest.estimators",
     "privest.counts",
     "privest",

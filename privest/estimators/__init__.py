@@ -15,6 +15,7 @@ One module per estimator family, re-exported here (import from ``privest.estimat
 ``closed_form``   the k-RR MLE in closed form
 ``rappor``        RAP and [RAP]_M (eqs. 13-14)
 ``likely``        likely subsets (IBU paper section 8)
+``bootstrap``     the parametric bootstrap of IBU/GIBU: percentile intervals, on the boundary too
 ================  ===================================================================================================
 
 The groups (``Group``, ``SetGroup``, ``matrix_group``, ``rappor_group``) live in ``privest.groups`` and the simplex
@@ -24,6 +25,7 @@ functions they hold (``iterative``, not ``ibu``) so that ``privest.estimators.ib
 """
 
 from privest.estimators._iteration import COMPILED_KERNEL, IbuResult
+from privest.estimators.bootstrap import bootstrap
 from privest.estimators.closed_form import krr_mle
 from privest.estimators.inversion import CONDITION_LIMIT, inv, inv_interval, inv_runs, inv_variance
 from privest.estimators.iterative import (
@@ -51,6 +53,7 @@ __all__ = [
     "IbuResult",
     "Post",
     "SetGroup",
+    "bootstrap",
     "combine_results",
     "gibu",
     "gibu_matrix_runs",
