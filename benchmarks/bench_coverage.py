@@ -93,7 +93,8 @@ def main() -> None:
                 mechanism, reports = _reports(name, BOUNDARY_THETA, args.n, EPS, rng)
                 fisher.append(privest.gibu([(mechanism, reports)], accelerate="squarem").interval().covers(
                     BOUNDARY_THETA)[-1])
-                boot.append(privest.bootstrap([(mechanism, reports)], rng, replicates=REPLICATES).covers(BOUNDARY_THETA)[-1])
+                interval = privest.bootstrap([(mechanism, reports)], rng, replicates=REPLICATES)
+                boot.append(interval.covers(BOUNDARY_THETA)[-1])
             print(f"| {name} | {np.mean(fisher):.3f} | {np.mean(boot):.3f} |")
 
 

@@ -22,8 +22,9 @@ likelihood, unbiased estimators), ``rappor`` (basic one-time RAPPOR reports), ``
 mechanism), ``lp`` (linear programs on HiGHS, loaded with the first LP), ``groups`` (the reports of one mechanism as
 GIBU's likelihood takes them), ``simplex`` (INV-P's projection and INV-N's normalisation), ``consistency`` (the
 NDSS 2020 consistency post-processings: Base-Pos, Base-Cut, Norm, Norm-Mul, Norm-Cut, Norm-Sub, Power, PowerNS, the
-``post=`` choices of every unbiased estimator) and ``intervals`` (confidence intervals: ``Interval``). ``mechanisms``,
-``protocols`` and ``estimators`` are packages, one family a module, that re-export everything: import from the package.
+``post=`` choices of every unbiased estimator), ``intervals`` (confidence intervals: ``Interval``) and ``auditing``
+(``audit``: an empirical lower bound on the eps a client gives, from its reports). ``mechanisms``, ``protocols`` and
+``estimators`` are packages, one family a module, that re-export everything: import from the package.
 
 Three lookups by name, one per family: ``by_name`` here is the matrix mechanisms' (``privest.mechanisms.by_name``,
 also ``mechanism_by_name``), kept under that name for compatibility; ``protocol_by_name`` is
@@ -34,7 +35,7 @@ The house (STYLE.md): imports point down in one order, each module importing onl
 ``tests/test_layout.py`` walks them:
 
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
-    -> mechanisms -> sampling -> protocols -> estimators -> counts -> privest
+    -> mechanisms -> sampling -> protocols -> estimators -> counts -> auditing -> privest
 
 (inside the packages: mechanisms linear, planar, properties -> lookup; protocols xxh32 -> base -> response, unary,
 subsets, hashing -> factories; estimators _iteration -> iterative -> inversion -> mixtures, closed_form, rappor,
@@ -46,6 +47,7 @@ __version__ = "0.1.0"  # the one place of the version: pyproject.toml reads it (
 
 from privest import (
     alphabets,
+    auditing,
     consistency,
     counts,
     estimators,
@@ -61,6 +63,7 @@ from privest import (
     simplex,
 )
 from privest.alphabets import Alphabet, Grid, linear_distances
+from privest.auditing import AuditResult, audit
 from privest.consistency import base_cut, base_pos, norm, norm_cut, norm_mul, norm_sub, post_pos, power, power_ns
 from privest.counts import by_name as count_mechanism_by_name
 from privest.estimators import (
@@ -109,6 +112,7 @@ from privest.sampling import population, rng_for, sample, sample_counts, split_u
 
 __all__ = [
     "Alphabet",
+    "AuditResult",
     "Grid",
     "Group",
     "IbuResult",
@@ -117,6 +121,8 @@ __all__ = [
     "SetGroup",
     "__version__",
     "alphabets",
+    "audit",
+    "auditing",
     "average",
     "base_cut",
     "base_pos",

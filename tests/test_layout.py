@@ -7,7 +7,7 @@ IBU loop, sits below everything):
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> base -> response, unary, subsets, hashing -> factories)
     -> estimators (_iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely, bootstrap) -> counts
-    -> privest (the top-level re-exports)
+    -> auditing -> privest (the top-level re-exports)
 
 The study layer (``privest_studies``) keeps an order of its own, lowest first (``STUDY_ORDER``):
 
@@ -74,6 +74,7 @@ ORDER = (
     "privest.estimators.bootstrap",
     "privest.estimators",
     "privest.counts",
+    "privest.auditing",
     "privest",
 )
 """Every module of privest, lowest first: a module imports only modules before it."""
