@@ -55,7 +55,8 @@ def coverage(name: str, theta: np.ndarray, n: int, eps: float, runs: int, rng: n
         covered["unbiased"].append(int(unbiased.covers(theta).sum()))
         covered["mle"].append(int(mle.covers(theta).sum()))
         if run < bootstrap_runs:
-            interval = privest.bootstrap([(mechanism, reports)], rng, replicates=REPLICATES, level=level)
+            interval = privest.bootstrap([(mechanism, reports)], rng, replicates=REPLICATES, level=level,
+                                         accelerate="squarem")
             covered["bootstrap"].append(int(interval.covers(theta).sum()))
     return {kind: np.array(counts) for kind, counts in covered.items()}
 
@@ -93,7 +94,7 @@ def main() -> None:
                 mechanism, reports = _reports(name, BOUNDARY_THETA, args.n, EPS, rng)
                 fisher.append(privest.gibu([(mechanism, reports)], accelerate="squarem").interval().covers(
                     BOUNDARY_THETA)[-1])
-                interval = privest.bootstrap([(mechanism, reports)], rng, replicates=REPLICATES)
+                interval = privest.bootstrap([(mechanism, reports)], rng, replicates=REPLICATES, accelerate="squarem")
                 boot.append(interval.covers(BOUNDARY_THETA)[-1])
             print(f"| {name} | {np.mean(fisher):.3f} | {np.mean(boot):.3f} |")
 

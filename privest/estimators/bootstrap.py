@@ -16,7 +16,7 @@ from privest._checks import (
     check_stopping,
     check_weights,
 )
-from privest.estimators.iterative import gibu
+from privest.estimators.iterative import Accelerate, gibu
 from privest.intervals import Interval
 from privest.protocols import Protocol
 from privest.sampling import sample_counts
@@ -55,7 +55,8 @@ def _resampler(item: object, index: int) -> tuple[int, int, Resample]:
 
 
 def bootstrap(groups: Sequence[tuple], rng: np.random.Generator, replicates: int = 200, level: float = 0.95,
-              delta: float = 1e-10, max_iter: int = 10_000, theta: np.ndarray | None = None) -> Interval:
+              delta: float = 1e-10, max_iter: int = 10_000, theta: np.ndarray | None = None,
+              accelerate: Accelerate = None) -> Interval:
     """Parametric bootstrap percentile intervals for theta around the GIBU estimate (IBU with one group).
 
     theta-hat = ``gibu(groups)`` (or ``theta`` if given); each replicate draws every group's n users' secrets i.i.d.
@@ -75,8 +76,10 @@ def bootstrap(groups: Sequence[tuple], rng: np.random.Generator, replicates: int
         The number of bootstrap replicates (at least 10).
     level : float
         The confidence level, in (0, 1).
-    delta, max_iter
-        GIBU's stopping rule, as in ``gibu``, for the estimate and every replicate.
+    delta, max_iter, accelerate
+        GIBU's stopping rule and acceleration, as in ``gibu``, for the estimate and every replicate: the replicates
+        must stop as the estimate did (an early stop shrinks them towards the uniform start and narrows the
+        interval).
     theta : array_like, shape (k,), optional
         The estimate to resample from (default: GIBU on groups).
 
@@ -105,9 +108,12 @@ def bootstrap(groups: Sequence[tuple], rng: np.random.Generator, replicates: int
     if len({k for k, _, _ in resamplers}) != 1:
         raise ValueError("groups must all be on the same k secrets")
     k = resamplers[0][0]
-    estimate = gibu(list(groups), delta, max_iter).theta if theta is None else check_distribution(theta, "theta", k)
-    draws = np.array([gibu([draw(rng, estimate) for _, _, draw in resamplers], delta, max_iter).theta
-                      for _ in range(replicates)])
+    if theta is None:
+        estimate = gibu(list(groups), delta, max_iter, accelerate=accelerate).theta
+    else:
+        estimate = check_distribution(theta, "theta", k)
+    draws = np.array([gibu([draw(rng, estimate) for _, _, draw in resamplers], delta, max_iter,
+                           accelerate=accelerate).theta for _ in range(replicates)])
     users = sum(n for _, n, _ in resamplers)
     draws[draws < 0.5 / users] = 0.0
     tail = (1 - level) / 2
