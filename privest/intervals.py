@@ -99,16 +99,39 @@ def normal_interval(estimate: np.ndarray, variance: np.ndarray, level: float = 0
 
 def simplex_covariance(information: np.ndarray) -> np.ndarray:
     """The asymptotic covariance of an MLE on the probability simplex from its (k, k) Fisher information J: the
-    inverse of J restricted to the directions that keep the sum at 1, U (U^T J U)^-1 U^T with U an orthonormal basis
-    of the vectors summing to 0 (Aitchison and Silvey's constrained MLE), U the eigenvectors of P = I - 11^T / k
-    with eigenvalue 1. Valid where the MLE is interior to the simplex (every entry positive)."""
+    inverse of J restricted to the directions that keep the sum at 1 (Aitchison and Silvey's constrained MLE),
+
+        C = J^-1 - J^-1 1 1^T J^-1 / (1^T J^-1 1)
+
+    when J is positive definite (one Cholesky factorisation), else U (U^T J U)^-1 U^T with U an orthonormal basis of
+    the vectors summing to 0 (from a QR factorisation); the two agree where both apply. Valid where the MLE is
+    interior to the simplex (every entry positive).
+
+    Raises
+    ------
+    ValueError
+        If J is not square, or singular on the vectors summing to 0 (some direction of the simplex carries no
+        information: e.g. fewer reported observables than secrets).
+    """
     information = check_matrix(information, "information")
     k = information.shape[0]
     if information.shape != (k, k):
         raise ValueError(f"information must be square, got shape {information.shape}")
-    U = np.linalg.eigh(np.eye(k) - 1.0 / k)[1][:, 1:]  # eigenvalues ascending: 0 (along 1), then k - 1 ones
-    restricted = U.T @ information @ U
-    return U @ np.linalg.solve((restricted + restricted.T) / 2, U.T)
+    symmetric = (information + information.T) / 2
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve  # here: scipy.linalg loads with the first interval
+
+    try:
+        inverse = cho_solve(cho_factor(symmetric, check_finite=False), np.eye(k), check_finite=False)
+    except LinAlgError:
+        basis = np.linalg.qr(np.eye(k, k - 1) - np.eye(k, k - 1, -(k - 1)))[0]  # columns e_i - e_k, orthonormalised
+        restricted = basis.T @ symmetric @ basis
+        try:
+            return basis @ cho_solve(cho_factor(restricted, check_finite=False), basis.T, check_finite=False)
+        except LinAlgError:
+            raise ValueError("information is singular on the simplex: some direction carries no information (e.g. "
+                             "fewer reported observables than secrets)") from None
+    ones = inverse.sum(axis=1)
+    return inverse - np.outer(ones, ones) / ones.sum()
 
 
 def fisher_interval(theta: np.ndarray, information: np.ndarray, level: float = 0.95) -> Interval:

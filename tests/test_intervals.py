@@ -111,3 +111,15 @@ def test_bad_levels_and_results_without_a_likelihood_are_named():
     with pytest.raises(TypeError, match="groups"):
         privest.bootstrap([privest.matrix_group(privest.krr(3, 1.0), np.array([5.0, 3.0, 2.0]))],
                           privest.rng_for(1, "x"))
+
+
+def test_the_simplex_covariance_is_the_basis_form_and_refuses_a_singular_information():
+    """J^-1 - J^-1 1 1^T J^-1 / 1^T J^-1 1 equals U (U^T J U)^-1 U^T (U: eigenvectors of I - 11^T/k); an information of
+    rank below k - 1 (three observables for six secrets) is refused by name."""
+    rng = np.random.default_rng(5)
+    B = rng.random((6, 9))
+    U = np.linalg.eigh(np.eye(6) - 1 / 6)[1][:, 1:]
+    np.testing.assert_allclose(privest.intervals.simplex_covariance(B @ B.T),
+                               U @ np.linalg.solve(U.T @ B @ B.T @ U, U.T), atol=1e-9)
+    with pytest.raises(ValueError, match="information"):
+        privest.intervals.simplex_covariance(B[:, :3] @ B[:, :3].T)
