@@ -103,15 +103,16 @@ def simplex_covariance(information: np.ndarray) -> np.ndarray:
 
         C = J^-1 - J^-1 1 1^T J^-1 / (1^T J^-1 1)
 
-    when J is positive definite (one Cholesky factorisation), else U (U^T J U)^-1 U^T with U an orthonormal basis of
-    the vectors summing to 0 (from a QR factorisation); the two agree where both apply. Valid where the MLE is
-    interior to the simplex (every entry positive).
+    when J is positive definite (one Cholesky factorisation), else U (U^T J U)^+ U^T with U an orthonormal basis of
+    the vectors summing to 0 (from a QR factorisation) and ^+ the inverse on the directions that carry information;
+    the two agree where both apply. A direction that carries none (two secrets no report tells apart, e.g. two values
+    nobody reported through GRR) has infinite variance: the secrets it moves get inf on the diagonal. Valid where the
+    MLE is interior to the simplex (every entry positive).
 
     Raises
     ------
     ValueError
-        If J is not square, or singular on the vectors summing to 0 (some direction of the simplex carries no
-        information: e.g. fewer reported observables than secrets).
+        If J is not a square non-negative matrix.
     """
     information = check_matrix(information, "information")
     k = information.shape[0]
@@ -122,16 +123,18 @@ def simplex_covariance(information: np.ndarray) -> np.ndarray:
 
     try:
         inverse = cho_solve(cho_factor(symmetric, check_finite=False), np.eye(k), check_finite=False)
+        ones = inverse.sum(axis=1)
+        return inverse - np.outer(ones, ones) / ones.sum()
     except LinAlgError:
-        basis = np.linalg.qr(np.eye(k, k - 1) - np.eye(k, k - 1, -(k - 1)))[0]  # columns e_i - e_k, orthonormalised
-        restricted = basis.T @ symmetric @ basis
-        try:
-            return basis @ cho_solve(cho_factor(restricted, check_finite=False), basis.T, check_finite=False)
-        except LinAlgError:
-            raise ValueError("information is singular on the simplex: some direction carries no information (e.g. "
-                             "fewer reported observables than secrets)") from None
-    ones = inverse.sum(axis=1)
-    return inverse - np.outer(ones, ones) / ones.sum()
+        pass
+    basis = np.linalg.qr(np.eye(k, k - 1) - np.eye(k, k - 1, -(k - 1)))[0]  # columns e_i - e_k, orthonormalised
+    values, vectors = np.linalg.eigh(basis.T @ symmetric @ basis)
+    informative = values > 1e-10 * max(values.max(initial=0.0), 1e-300)
+    directions = basis @ vectors[:, informative]
+    covariance = (directions / values[informative]) @ directions.T
+    blind = ((basis @ vectors[:, ~informative]) ** 2).sum(axis=1) > 1e-12
+    covariance[np.diag_indices(k)] = np.where(blind, np.inf, np.diag(covariance))
+    return covariance
 
 
 def fisher_interval(theta: np.ndarray, information: np.ndarray, level: float = 0.95) -> Interval:
@@ -139,7 +142,8 @@ def fisher_interval(theta: np.ndarray, information: np.ndarray, level: float = 0
     of the observed Fisher information (of all n users: n times the per-user information), clipped to [0, 1].
 
     Where the MLE lies on (or near) the boundary the normal approximation fails: an interval whose lower end is
-    clipped to 0 flags it; use the parametric bootstrap (``privest.bootstrap``) there.
+    clipped to 0 flags it; use the parametric bootstrap (``privest.bootstrap``) there. A secret along a direction
+    the reports carry no information on (``simplex_covariance``) gets the interval [0, 1].
 
     Parameters
     ----------
@@ -158,4 +162,8 @@ def fisher_interval(theta: np.ndarray, information: np.ndarray, level: float = 0
     covariance = simplex_covariance(information)
     if covariance.shape[0] != theta.size:
         raise ValueError(f"information must be ({theta.size}, {theta.size}), got {covariance.shape}")
-    return normal_interval(theta, np.maximum(np.diag(covariance), 0.0), level, method="fisher")
+    variance = np.maximum(np.diag(covariance), 0.0)
+    blind = ~np.isfinite(variance)
+    result = normal_interval(theta, np.where(blind, 0.0, variance), level, method="fisher")
+    return Interval(theta, np.where(blind, 0.0, result.lower), np.where(blind, 1.0, result.upper), result.level,
+                    "fisher")

@@ -113,13 +113,20 @@ def test_bad_levels_and_results_without_a_likelihood_are_named():
                           privest.rng_for(1, "x"))
 
 
-def test_the_simplex_covariance_is_the_basis_form_and_refuses_a_singular_information():
+def test_the_simplex_covariance_is_the_basis_form_and_a_blind_direction_gets_0_to_1():
     """J^-1 - J^-1 1 1^T J^-1 / 1^T J^-1 1 equals U (U^T J U)^-1 U^T (U: eigenvectors of I - 11^T/k); an information of
-    rank below k - 1 (three observables for six secrets) is refused by name."""
+    rank below k - 1 (three observables for six secrets) leaves directions without information: their secrets get
+    an infinite variance and the interval [0, 1]."""
     rng = np.random.default_rng(5)
     B = rng.random((6, 9))
     U = np.linalg.eigh(np.eye(6) - 1 / 6)[1][:, 1:]
     np.testing.assert_allclose(privest.intervals.simplex_covariance(B @ B.T),
                                U @ np.linalg.solve(U.T @ B @ B.T @ U, U.T), atol=1e-9)
-    with pytest.raises(ValueError, match="information"):
-        privest.intervals.simplex_covariance(B[:, :3] @ B[:, :3].T)
+    blind = privest.intervals.simplex_covariance(B[:, :3] @ B[:, :3].T)
+    assert np.isinf(np.diag(blind)).all()
+    interval = privest.intervals.fisher_interval(np.full(6, 1 / 6), B[:, :3] @ B[:, :3].T)
+    assert (interval.lower == 0).all() and (interval.upper == 1).all()
+    grr = protocols.grr(6, 1.0)  # two secrets nobody reported: GRR's reports cannot tell them apart
+    reports = np.repeat(np.arange(4), 50)
+    result = privest.gibu([(grr, reports)]).interval()
+    assert (result.upper[4:] == 1).all() and (result.upper[:4] < 1).all()
