@@ -29,6 +29,7 @@ include: "workflow/rules/ibu_theory.smk"
 include: "workflow/rules/constrained_counts.smk"
 include: "workflow/rules/free_will.smk"
 include: "workflow/rules/standard_protocols.smk"
+include: "workflow/rules/estimator_comparison.smk"
 include: "workflow/rules/own_study.smk"
 include: "workflow/rules/report.smk"
 

@@ -16,7 +16,8 @@ The study layer (``privest_studies``) keeps an order of its own, lowest first (`
     -> experiment (mechanisms -> families -> spec -> reports -> estimates -> scores) -> cost    the one chain
     -> ibu_theory -> reproduction (records -> placeholders -> printed -> checks -> judging) -> report -> rendering
                                                                            the papers' theory, checks and report
-    -> constrained_counts, ibu_consistency, free_will, standard_protocols, own_study          the studies
+    -> constrained_counts, ibu_consistency, free_will, standard_protocols, estimator_comparison, own_study
+                                                                           the studies
 
 Between layers: the library (``privest``) never imports the study code (``privest_studies``), the workflow
 (``snakemake``) or ``scripts``; the study code never imports ``scripts`` or ``snakemake`` (a script reads
@@ -120,6 +121,7 @@ STUDY_ORDER = (
     "privest_studies.ibu_consistency",
     "privest_studies.free_will",
     "privest_studies.standard_protocols",
+    "privest_studies.estimator_comparison",
     "privest_studies.own_study",
 )
 """Every module of privest_studies, lowest first: a module imports only modules before it."""
