@@ -30,7 +30,7 @@ def main() -> None:
                     text = "★" if ratio[i, j] == 1.0 else (f"{ratio[i, j]:.2f}" if ratio[i, j] < 10
                                                              else f"{ratio[i, j]:.3g}")
                     ax.text(j, i, text, ha="center", va="center", fontsize=6.5,
-                            color="white" if ratio[i, j] > 3 else "black")
+                            color="white" if np.log(ratio[i, j]) > 0.5 * np.log(top) else "black")
         ax.set_yticks(range(len(methods)), methods, fontsize=8)
         ax.set_xticks(range(len(columns)),
                       [f"{'geom.' if p == 'geometric' else ec.protocol_label(p)}\nε {e:g}\ncov. {c:.2f}"
