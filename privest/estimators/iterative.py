@@ -224,9 +224,10 @@ def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: 
     delta, max_iter = check_stopping(delta, max_iter)
     seen = counts.max(axis=0) > 0
     n = counts.sum(axis=1, keepdims=True)
-    W = counts[:, seen] / n
-    results = _iterate_batch(A[:, seen], W, delta, max_iter)
-    return [replace(result, likelihood=_Likelihood(A[:, seen][:, w > 0], w[w > 0], 0.0, None, float(users)))
+    G, W = A[:, seen], counts[:, seen] / n
+    results = _iterate_batch(G, W, delta, max_iter)
+    # every run's likelihood shares G (a column a run did not report weighs 0 in it): no copy per run
+    return [replace(result, likelihood=_Likelihood(G, w, 0.0, None, float(users)))
             for result, w, users in zip(results, W, n[:, 0], strict=True)]
 
 
