@@ -62,9 +62,10 @@ def bootstrap(groups: Sequence[tuple], rng: np.random.Generator, replicates: int
     theta-hat = ``gibu(groups)`` (or ``theta`` if given); each replicate draws every group's n users' secrets i.i.d.
     from theta-hat, their reports through the group's mechanism or protocol, and runs GIBU on them with the same
     stopping rule; the interval of secret x is the (1 - level)/2 and (1 + level)/2 quantiles of the replicates'
-    estimates of theta_x. Unlike the Wald intervals it needs no interior estimate: where theta-hat_x is 0 the
-    replicates' estimates pile up at 0 and the interval starts there. IBU reaches a 0 of the MLE only slowly (its
-    iterates shrink towards it), so a replicate's entry below half a user, 1 / (2n), counts as 0.
+    estimates of theta_x, at the plotting positions j / (replicates + 1). Unlike the Wald intervals it needs no
+    interior estimate: where theta-hat_x is 0 the replicates' estimates pile up at 0 and the interval starts there.
+    IBU reaches a 0 of the MLE only slowly (its iterates shrink towards it), so a replicate's entry below half a user,
+    1 / (2n), counts as 0.
 
     Parameters
     ----------
@@ -117,5 +118,7 @@ def bootstrap(groups: Sequence[tuple], rng: np.random.Generator, replicates: int
     users = sum(n for _, n, _ in resamplers)
     draws[draws < 0.5 / users] = 0.0
     tail = (1 - level) / 2
-    lower, upper = np.quantile(draws, [tail, 1 - tail], axis=0)
+    # plotting positions j / (B + 1) (numpy's "weibull"): the expected share of a new draw between these two quantiles
+    # is the level for any B; the default linear positions give (B - 1) / (B + 1) of it (0.93 at B = 100)
+    lower, upper = np.quantile(draws, [tail, 1 - tail], axis=0, method="weibull")
     return Interval(estimate, np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0), float(level), "bootstrap")
