@@ -5,20 +5,20 @@ An unbiased frequency oracle (the protocols' ``estimate``, INV, RAP) returns a v
 sums to 1 only in expectation. The paper's methods each use the knowledge that frequencies are non-negative and
 sum to 1 differently; ``apply`` (and the ``post=`` argument of every unbiased estimator) applies one by name:
 
-==============  =====================================================================  ==========  ========  ========
-``post``        what it does (paper section IV)                                        non-neg.    sums to 1 unbiased
-==============  =====================================================================  ==========  ========  ========
-``"base"``      nothing (None is the same)                                             no          no        yes
-``"base-pos"``  negative estimates to 0 (IV-A)                                         yes         no        no
-``"post-pos"``  negative query answers to 0 (IV-A); on single values = base-pos        yes         no        no
-``"base-cut"``  estimates below the significance threshold T to 0 (IV-A)               yes         no        no
-``"norm"``      the same delta added to every estimate (IV-B)                          no          yes       yes
-``"norm-mul"``  negatives to 0, the rest multiplied by gamma (IV-B); = "normalization"  yes         yes       no
-``"norm-cut"``  negatives and the smallest positives to 0 until the rest sum <= 1       yes         <= 1      no
-``"norm-sub"``  negatives to 0, the same delta added to the rest (IV-B); = "projection" yes         yes       no
-``"power"``     the posterior mean under a fitted power law and Gaussian noise (IV-C)  yes         no        no
-``"power-ns"``  Power, then Norm-Sub (IV-C)                                            yes         yes       no
-==============  =====================================================================  ==========  ========  ========
+==============  =======================================================================  ========  =========  ========
+``post``        what it does (paper section IV)                                          non-neg.  sums to 1  unbiased
+==============  =======================================================================  ========  =========  ========
+``"base"``      nothing (None is the same)                                               no        no         yes
+``"base-pos"``  negative estimates to 0 (IV-A)                                           yes       no         no
+``"post-pos"``  negative query answers to 0 (IV-A); on single values = base-pos          yes       no         no
+``"base-cut"``  estimates below the significance threshold T to 0 (IV-A)                 yes       no         no
+``"norm"``      the same delta added to every estimate (IV-B)                            no        yes        yes
+``"norm-mul"``  negatives to 0, the rest multiplied by gamma (IV-B); = "normalization"   yes       yes        no
+``"norm-cut"``  negatives and the smallest positives to 0 until the rest sum <= 1        yes       <= 1       no
+``"norm-sub"``  negatives to 0, the same delta added to the rest (IV-B); = "projection"  yes       yes        no
+``"power"``     the posterior mean, fitted power-law prior, Gaussian noise (IV-C)        yes       no         no
+``"power-ns"``  Power, then Norm-Sub (IV-C)                                              yes       yes        no
+==============  =======================================================================  ========  =========  ========
 
 ``"projection"`` and ``"normalization"`` (privest's names before these, INV-P and INV-N of the free-will paper,
 section 5.1) stay accepted: they are Norm-Sub (the Euclidean projection onto the simplex, ``project_simplex``) and
