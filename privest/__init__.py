@@ -20,8 +20,11 @@ likelihood, unbiased estimators), ``rappor`` (basic one-time RAPPOR reports), ``
 ``estimators`` (INV, IBU, GIBU over any mix of matrices and protocols, the k-RR MLE, RAP and likely subsets),
 ``metrics`` (EMD), ``counts`` (the count-data paper's mechanisms and LPs), ``shokri`` (Shokri et al.'s optimal
 mechanism), ``lp`` (linear programs on HiGHS, loaded with the first LP), ``groups`` (the reports of one mechanism as
-GIBU's likelihood takes them) and ``simplex`` (INV-P's projection and INV-N's normalisation). ``mechanisms``,
-``protocols`` and ``estimators`` are packages, one family a module, that re-export everything: import from the package.
+GIBU's likelihood takes them), ``simplex`` (INV-P's projection and INV-N's normalisation), ``consistency`` (the
+NDSS 2020 consistency post-processings: Base-Pos, Base-Cut, Norm, Norm-Mul, Norm-Cut, Norm-Sub, Power, PowerNS, the
+``post=`` choices of every unbiased estimator), ``intervals`` (confidence intervals: ``Interval``) and ``auditing``
+(``audit``: an empirical lower bound on the eps a client gives, from its reports). ``mechanisms``, ``protocols`` and
+``estimators`` are packages, one family a module, that re-export everything: import from the package.
 
 Three lookups by name, one per family: ``by_name`` here is the matrix mechanisms' (``privest.mechanisms.by_name``,
 also ``mechanism_by_name``), kept under that name for compatibility; ``protocol_by_name`` is
@@ -31,22 +34,25 @@ also ``mechanism_by_name``), kept under that name for compatibility; ``protocol_
 The house (STYLE.md): imports point down in one order, each module importing only modules before it, and
 ``tests/test_layout.py`` walks them:
 
-    _checks -> metrics -> alphabets -> simplex -> rappor -> groups -> lp -> shokri -> mechanisms -> sampling
-    -> protocols -> estimators -> counts -> privest
+    _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
+    -> mechanisms -> sampling -> protocols -> estimators -> counts -> auditing -> privest
 
 (inside the packages: mechanisms linear, planar, properties -> lookup; protocols xxh32 -> base -> response, unary,
 subsets, hashing -> factories; estimators _iteration -> iterative -> inversion -> mixtures, closed_form, rappor,
-likely). Validators live in ``privest._checks``; privest never imports the study code (``privest_studies``), the
-workflow or the scripts.
+likely, bootstrap). Validators live in ``privest._checks``; privest never imports the study code
+(``privest_studies``), the workflow or the scripts.
 """
 
 __version__ = "0.1.0"  # the one place of the version: pyproject.toml reads it (tool.setuptools.dynamic)
 
 from privest import (
     alphabets,
+    auditing,
+    consistency,
     counts,
     estimators,
     groups,
+    intervals,
     lp,
     mechanisms,
     metrics,
@@ -57,19 +63,24 @@ from privest import (
     simplex,
 )
 from privest.alphabets import Alphabet, Grid, linear_distances
+from privest.auditing import AuditResult, audit
+from privest.consistency import base_cut, base_pos, norm, norm_cut, norm_mul, norm_sub, post_pos, power, power_ns
 from privest.counts import by_name as count_mechanism_by_name
 from privest.estimators import (
     Group,
     IbuResult,
     SetGroup,
+    bootstrap,
     combine_results,
     gibu,
     ibu,
     ibu_m,
     ibu_runs,
     inv,
+    inv_interval,
     inv_m,
     inv_runs,
+    inv_variance,
     krr_mle,
     matrix_group,
     normalise,
@@ -78,6 +89,7 @@ from privest.estimators import (
     rap_grouped,
     rappor_group,
 )
+from privest.intervals import Interval
 from privest.mechanisms import (
     average,
     by_name,
@@ -100,17 +112,25 @@ from privest.sampling import population, rng_for, sample, sample_counts, split_u
 
 __all__ = [
     "Alphabet",
+    "AuditResult",
     "Grid",
     "Group",
     "IbuResult",
+    "Interval",
     "RapporReports",
     "SetGroup",
     "__version__",
     "alphabets",
+    "audit",
+    "auditing",
     "average",
+    "base_cut",
+    "base_pos",
+    "bootstrap",
     "by_name",
     "check_row_stochastic",
     "combine_results",
+    "consistency",
     "count_mechanism_by_name",
     "counts",
     "emd",
@@ -123,9 +143,12 @@ __all__ = [
     "ibu",
     "ibu_m",
     "ibu_runs",
+    "intervals",
     "inv",
+    "inv_interval",
     "inv_m",
     "inv_runs",
+    "inv_variance",
     "is_geo_indistinguishable",
     "is_ldp",
     "krr",
@@ -138,10 +161,17 @@ __all__ = [
     "mechanism_by_name",
     "mechanisms",
     "metrics",
+    "norm",
+    "norm_cut",
+    "norm_mul",
+    "norm_sub",
     "normalise",
     "planar_geometric",
     "planar_laplace",
     "population",
+    "post_pos",
+    "power",
+    "power_ns",
     "project_simplex",
     "protocol_by_name",
     "protocols",

@@ -3,11 +3,11 @@
 Imports point down, in this order (each module imports only modules to its left; ``privest._kernel``, the compiled
 IBU loop, sits below everything):
 
-    _checks -> metrics -> alphabets -> simplex -> rappor -> groups -> lp -> shokri
+    _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> base -> response, unary, subsets, hashing -> factories)
-    -> estimators (_iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely) -> counts
-    -> privest (the top-level re-exports)
+    -> estimators (_iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely, bootstrap) -> counts
+    -> auditing -> privest (the top-level re-exports)
 
 The study layer (``privest_studies``) keeps an order of its own, lowest first (``STUDY_ORDER``):
 
@@ -17,7 +17,8 @@ The study layer (``privest_studies``) keeps an order of its own, lowest first (`
     -> experiment (mechanisms -> families -> spec -> reports -> estimates -> scores) -> cost    the one chain
     -> ibu_theory -> reproduction (records -> placeholders -> printed -> checks -> judging) -> report -> rendering
                                                                            the papers' theory, checks and report
-    -> constrained_counts, ibu_consistency, free_will, standard_protocols, own_study          the studies
+    -> constrained_counts, ibu_consistency, free_will, standard_protocols, estimator_comparison, own_study
+                                                                           the studies
 
 Between layers: the library (``privest``) never imports the study code (``privest_studies``), the workflow
 (``snakemake``) or ``scripts``; the study code never imports ``scripts`` or ``snakemake`` (a script reads
@@ -45,6 +46,8 @@ ORDER = (
     "privest.metrics",
     "privest.alphabets",
     "privest.simplex",
+    "privest.consistency",
+    "privest.intervals",
     "privest.rappor",
     "privest.groups",
     "privest.lp",
@@ -70,8 +73,10 @@ ORDER = (
     "privest.estimators.closed_form",
     "privest.estimators.rappor",
     "privest.estimators.likely",
+    "privest.estimators.bootstrap",
     "privest.estimators",
     "privest.counts",
+    "privest.auditing",
     "privest",
 )
 """Every module of privest, lowest first: a module imports only modules before it."""
@@ -118,6 +123,7 @@ STUDY_ORDER = (
     "privest_studies.ibu_consistency",
     "privest_studies.free_will",
     "privest_studies.standard_protocols",
+    "privest_studies.estimator_comparison",
     "privest_studies.own_study",
 )
 """Every module of privest_studies, lowest first: a module imports only modules before it."""

@@ -389,6 +389,15 @@ CASES: list[Case] = [
          {"matrices": Arg("matrices"), "delta": DELTA, "max_iter": MAX_ITER}),
     Case(("estimators.inv",), privest.inv, lambda: dict(A=_krr3(), q=C3, post=None),
          {"A": Arg("stochastic"), "q": Arg("weights", ("length",)), "post": POST}),
+    Case(("estimators.bootstrap",), privest.bootstrap,
+         lambda: dict(groups=[(_krr3(), C3)], rng=np.random.default_rng(0), replicates=10, level=0.9),
+         {"groups": Arg("groups"), "rng": RNG, "replicates": Arg("int", minimum=10), "level": Arg("alpha")}),
+    Case(("estimators.inv_variance",), privest.inv_variance, lambda: dict(A=_krr3(), q=C3),
+         {"A": Arg("stochastic"), "q": Arg("weights", ("length",))}),
+    Case(("estimators.inv_interval",), privest.inv_interval, lambda: dict(A=_krr3(), q=C3, level=0.95),
+         {"A": Arg("stochastic"), "q": Arg("weights", ("length",)), "level": Arg("alpha")}),
+    Case(("estimators.IbuResult.interval",), lambda level: privest.ibu(_krr3(), C3).interval(level),
+         lambda: dict(level=0.95), {"level": Arg("alpha")}),
     Case(("estimators.inv_m",), privest.inv_m,
          lambda: dict(mechanisms=[_krr3(), privest.geometric(3, 1.0)], counts=[C3, C3[::-1]], post=None),
          {"mechanisms": Arg("matrices"), "counts": Arg("objects", ("member_nan", "member_length", "wrong_count")),
@@ -520,7 +529,7 @@ CASES: list[Case] = [
 # --- the protocols' methods, on every protocol ------------------------------------------------------------------------
 
 PROTOCOL_METHODS = ("sample", "likelihood", "group", "estimate", "variance", "support", "membership", "log_scale",
-                    "distinct", "count", "to_arrays", "from_arrays")
+                    "distinct", "count", "to_arrays", "from_arrays", "estimate_variance", "interval")
 
 
 def _protocol(name: str) -> protocols.Protocol:

@@ -114,6 +114,10 @@ def tiny_config(mirror: Path, **changes) -> dict:
     # The standard-protocols study: every protocol at two eps (14 groups), a Zipf over 64 values, few users.
     config["standard_protocols"].update(eps=[1.0, 4.0], zipf={"k": 64, "exponent": 1.1})
     config["scales"]["quick"]["standard_protocols"] = {"n": [200, 2000], "runs": SP_RUNS}
+    # The estimator-comparison study: every protocol at one eps, a Zipf over 64 values, few users, one run.
+    # The tiny mirror's Adult rows share one education: the categorical column is sex.
+    config["estimator_comparison"].update(eps=[2.0], zipf={"k": 64, "exponent": 1.1}, categorical={"column": "sex"})
+    config["scales"]["quick"]["estimator_comparison"] = {"n": 2000, "runs": 1}
     return deep_update(config, changes)
 
 
@@ -176,15 +180,16 @@ def test_dry_run_of_the_whole_dag(scale, tmp_path):
                  "counts_fig_synthetic",
                  "fw_alphabet", "fw_shokri",
                  "fw_tables", "fw_mechanism_tables", "fw_figures", "fw_propositions", "fw_noninformative",
-                 "sp_zipf", "sp_summary", "sp_figures", "reproduction"):
+                 "sp_zipf", "sp_summary", "sp_figures", "ec_data", "ec_estimate", "ec_summary", "ec_figures",
+                 "reproduction"):
         assert f"rule {rule}:" in result.stdout
 
 
 def test_every_study_is_a_target_and_a_nested_config_override_of_a_number_is_accepted(tmp_path):
     (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
     targets = snakemake("--list-target-rules", "--directory", str(tmp_path), cwd=tmp_path).stdout.split()
-    assert {"all", "ibu_consistency", "ibu_theory", "constrained_counts", "free_will", "standard_protocols"} <= set(
-        targets)
+    assert {"all", "ibu_consistency", "ibu_theory", "constrained_counts", "free_will", "standard_protocols",
+            "estimator_comparison"} <= set(targets)
     result = snakemake("--dry-run", "--directory", str(tmp_path), "ibu_consistency", "--config",
                        'ibu_consistency={"ibu": {"max_iter": 5000}}', cwd=tmp_path)
     assert "rule ibu_boxplot:" in result.stdout and "rule fw_tables:" not in result.stdout
@@ -415,7 +420,25 @@ def test_standard_protocols_builds_a_figure_per_dataset_the_summary_and_its_repo
     beyond = items[items["study"] == "standard_protocols"]
     assert len(beyond) == 3 and set(beyond["status"]) == {"built, nothing to check"}
     summary_text = (tiny_run / "results" / "reproduction_summary.txt").read_text()
-    assert f"{len(items) - 3} paper items" in summary_text and "And 3 items beyond the papers" in summary_text
+    assert f"{len(items) - 7} paper items" in summary_text and "And 7 items beyond the papers" in summary_text
+
+
+# The estimator-comparison study (workflow/rules/estimator_comparison.smk) in the tiny run.
+
+
+def test_estimator_comparison_builds_a_figure_per_dataset_the_summary_and_its_report_entries(tiny_run):
+    results = tiny_run / "results" / "estimator_comparison"
+    for name in ("ages", "zipf", "adult"):
+        for ext in ("pdf", "png"):
+            assert (results / "figures" / f"{name}.{ext}").stat().st_size > 1000, name
+    scores = pd.read_csv(results / "tables" / "scores.csv")
+    assert set(scores["dataset"]) == {"ages", "zipf", "adult"} and scores["distance"].notna().all()
+    assert set(scores.loc[scores["dataset"] == "adult", "protocol"]) == {"grr", "sue", "oue", "blh", "olh", "ss", "hr"}
+    summary = pd.read_csv(results / "tables" / "summary.csv")
+    assert (summary.groupby(["dataset", "protocol", "eps"])["rank"].min() == 1).all()
+    items = pd.read_csv(tiny_run / "results" / "reproduction.csv", keep_default_na=False)
+    beyond = items[items["study"] == "estimator_comparison"]
+    assert len(beyond) == 4 and set(beyond["status"]) == {"built, nothing to check"}
 
 
 def test_reproduction_lists_every_paper_item_and_every_figure_built(tiny_run):

@@ -10,11 +10,12 @@ One module per estimator family, re-exported here (import from ``privest.estimat
 ================  ===================================================================================================
 ``iterative``     IBU, GIBU (Algorithm 1), SQUAREM, the batches over runs, the normalised log-likelihood
 ``_iteration``    the iteration engine behind them (plain loop, block loop, compiled loop, SQUAREM, batch); private
-``inversion``     INV (eq. 7), one LU factorisation for all runs
+``inversion``     INV (eq. 7), one LU factorisation for all runs; its variance and normal intervals
 ``mixtures``      [INV]_M and [IBU]_M on the average mechanism, [e]_R
 ``closed_form``   the k-RR MLE in closed form
 ``rappor``        RAP and [RAP]_M (eqs. 13-14)
 ``likely``        likely subsets (IBU paper section 8)
+``bootstrap``     the parametric bootstrap of IBU/GIBU: percentile intervals, on the boundary too
 ================  ===================================================================================================
 
 The groups (``Group``, ``SetGroup``, ``matrix_group``, ``rappor_group``) live in ``privest.groups`` and the simplex
@@ -24,8 +25,9 @@ functions they hold (``iterative``, not ``ibu``) so that ``privest.estimators.ib
 """
 
 from privest.estimators._iteration import COMPILED_KERNEL, IbuResult
+from privest.estimators.bootstrap import bootstrap
 from privest.estimators.closed_form import krr_mle
-from privest.estimators.inversion import CONDITION_LIMIT, inv, inv_runs
+from privest.estimators.inversion import CONDITION_LIMIT, inv, inv_interval, inv_runs, inv_variance
 from privest.estimators.iterative import (
     Accelerate,
     gibu,
@@ -51,6 +53,7 @@ __all__ = [
     "IbuResult",
     "Post",
     "SetGroup",
+    "bootstrap",
     "combine_results",
     "gibu",
     "gibu_matrix_runs",
@@ -58,8 +61,10 @@ __all__ = [
     "ibu_m",
     "ibu_runs",
     "inv",
+    "inv_interval",
     "inv_m",
     "inv_runs",
+    "inv_variance",
     "krr_mle",
     "likely_subset_krr",
     "likely_subset_linear",

@@ -6,7 +6,7 @@ and ``COMPILED_KERNEL`` are re-exported there and by ``privest.estimators``.
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from privest._checks import (
     check_weights,
 )
 from privest.groups import Group, SetGroup
+from privest.intervals import Interval, fisher_interval
 
 try:  # IBU's update loop compiled (privest/_kernel.c), built with the package where a C compiler is found
     from privest import _kernel
@@ -52,6 +53,17 @@ class _Sets:
     def log_likelihood(self, d: np.ndarray) -> float:
         return float(self.w @ np.log(d))
 
+    def information(self, theta: np.ndarray) -> np.ndarray:
+        """The observed Fisher information per user of the sets' log-likelihood at theta, (k, k): report i's
+        likelihood is proportional to g_i . theta with g_i = low_i 1 + gap_i m_i (m_i its membership row), so the
+        information is sum_i w_i g_i g_i^T / d_i^2."""
+        r = self.w / self.forward(theta) ** 2
+        a = self.MT @ (r * self.low * self.gap)
+        weighted = self.M.multiply((r * self.gap**2)[:, None]).tocsr()
+        cross = self.MT @ weighted
+        cross = cross.toarray() if hasattr(cross, "toarray") else np.asarray(cross)
+        return float(r @ self.low**2) + a[:, None] + a[None, :] + cross
+
 
 @dataclass(frozen=True)
 class _Likelihood:
@@ -63,6 +75,7 @@ class _Likelihood:
     w: np.ndarray
     offset: float
     sets: _Sets | None
+    n: float = 1.0
 
     @classmethod
     def of(cls, groups: Sequence[Group | SetGroup]) -> "_Likelihood":
@@ -75,7 +88,7 @@ class _Likelihood:
         G = np.concatenate([g.G for g in matrices], axis=1) if matrices else np.zeros((k, 0))
         w = np.concatenate([g.counts for g in matrices]) / n if matrices else np.zeros(0)
         offset = float(sum(g.counts @ g.log_scale for g in groups) / n)
-        return cls(G, w, offset, _Sets(sets, n) if sets else None)
+        return cls(G, w, offset, _Sets(sets, n) if sets else None, float(n))
 
     @property
     def k(self) -> int:
@@ -90,6 +103,13 @@ class _Likelihood:
         """One GIBU update (free-will Algorithm 1, line 5)."""
         update = self.G @ (self.w / (theta @ self.G))
         return theta * (update + self.sets.backward(self.sets.forward(theta)) if self.sets else update)
+
+    def information(self, theta: np.ndarray) -> np.ndarray:
+        """The observed Fisher information of all n users at theta, (k, k): n sum_z w_z G_z G_z^T / (theta G_z)^2
+        for the matrix columns, plus the sets' (``_Sets.information``)."""
+        scaled = self.G * (np.sqrt(self.w) / (theta @ self.G))
+        information = scaled @ scaled.T
+        return self.n * (information + self.sets.information(theta) if self.sets else information)
 
 
 @dataclass(frozen=True)
@@ -107,12 +127,36 @@ class IbuResult:
         The normalised log-likelihood L(theta) of free-will Algorithm 1 at the estimate.
     capped : bool
         True if ``max_iter`` stopped the iteration before the change of L fell below ``delta``.
+    likelihood : optional
+        The likelihood the estimate maximises (set by ``ibu``, ``gibu``, ``squarem`` and the batches), for
+        ``interval``; None in a result built otherwise.
     """
 
     theta: np.ndarray
     iterations: int
     log_likelihood: float
     capped: bool
+    likelihood: "_Likelihood | None" = field(default=None, repr=False, compare=False)
+
+    def interval(self, level: float = 0.95) -> Interval:
+        """Wald intervals for theta from the observed Fisher information of the likelihood at the estimate,
+        restricted to the simplex (``privest.intervals.fisher_interval``). Valid where the MLE is interior (every
+        entry positive and its interval clear of 0); near the boundary use ``privest.bootstrap``.
+
+        Parameters
+        ----------
+        level : float
+            The confidence level, in (0, 1).
+
+        Returns
+        -------
+        Interval
+            The estimate and each secret's interval (method "fisher").
+        """
+        if self.likelihood is None:
+            raise ValueError("this result holds no likelihood (it was not built by ibu, gibu, squarem or a batch): "
+                             "run privest.ibu or privest.gibu for an interval")
+        return fisher_interval(self.theta, self.likelihood.information(self.theta), level)
 
 
 # The block kernel of ``_iterate``: used while G has at most _BLOCK_WORK entries (beyond, a product costs far more than

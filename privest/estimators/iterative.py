@@ -4,6 +4,7 @@ SQUAREM acceleration and batches over runs. The iteration itself is in ``privest
 """
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal
 
 import numpy as np
@@ -87,7 +88,7 @@ def squarem(groups: Sequence[GroupLike], delta: float | None = 1e-10, max_iter: 
     tol = None if tol is None else check_positive(tol, "tol")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     likelihood = _Likelihood.of([_as_group(item) for item in groups])
-    return _squarem(likelihood, _start(likelihood.k, theta0), delta, max_iter, tol)
+    return replace(_squarem(likelihood, _start(likelihood.k, theta0), delta, max_iter, tol), likelihood=likelihood)
 
 
 def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_000,
@@ -118,7 +119,8 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
     Returns
     -------
     IbuResult
-        theta (k,), the iterations used, the final log-likelihood and whether the cap stopped it.
+        theta (k,), the iterations used, the final log-likelihood and whether the cap stopped it; its ``interval``
+        gives Wald intervals from the observed Fisher information.
 
     Raises
     ------
@@ -145,8 +147,8 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
     likelihood = _Likelihood.of([_as_group(item) for item in groups])
     theta = _start(likelihood.k, theta0)
     if accelerate == "squarem":
-        return _squarem(likelihood, theta, delta, max_iter)
-    return _iterate(likelihood, theta, delta, max_iter)
+        return replace(_squarem(likelihood, theta, delta, max_iter), likelihood=likelihood)
+    return replace(_iterate(likelihood, theta, delta, max_iter), likelihood=likelihood)
 
 
 def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000,
@@ -221,7 +223,12 @@ def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: 
         matrix_group(A, run)  # validates every run's counts
     delta, max_iter = check_stopping(delta, max_iter)
     seen = counts.max(axis=0) > 0
-    return _iterate_batch(A[:, seen], counts[:, seen] / counts.sum(axis=1, keepdims=True), delta, max_iter)
+    n = counts.sum(axis=1, keepdims=True)
+    G, W = A[:, seen], counts[:, seen] / n
+    results = _iterate_batch(G, W, delta, max_iter)
+    # every run's likelihood shares G (a column a run did not report weighs 0 in it): no copy per run
+    return [replace(result, likelihood=_Likelihood(G, w, 0.0, None, float(users)))
+            for result, w, users in zip(results, W, n[:, 0], strict=True)]
 
 
 def gibu_matrix_runs(matrices: Sequence[np.ndarray], counts: np.ndarray, delta: float = 1e-10,

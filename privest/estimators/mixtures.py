@@ -13,10 +13,10 @@ from privest._checks import (
     check_sequence,
     check_weights,
 )
+from privest.consistency import AnyPost
 from privest.estimators.inversion import inv
 from privest.estimators.iterative import IbuResult, ibu
 from privest.mechanisms import average
-from privest.simplex import Post
 
 __all__ = [
     "combine_results",
@@ -38,7 +38,7 @@ def _pooled(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray]) -> t
     return average(mechanisms, n), np.sum(counts, axis=0)
 
 
-def inv_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], post: Post = None) -> np.ndarray:
+def inv_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], post: AnyPost = None) -> np.ndarray:
     """[INV]_M (free-will eq. 7): INV on the average mechanism and the pooled reports.
 
     Parameters
@@ -47,8 +47,8 @@ def inv_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], post: 
         The mechanisms used, all with the same observables Z = X.
     counts : sequence of array_like, each of shape (k,)
         The report counts of each mechanism's users; their sums n^A weigh the average mechanism A[n].
-    post : {None, "projection", "normalization"}
-        The post-processing, as in ``inv``.
+    post : str or None
+        The post-processing, as in ``inv`` (every method of ``privest.consistency``).
 
     Returns
     -------

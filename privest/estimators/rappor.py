@@ -13,20 +13,25 @@ from privest._checks import (
     check_instance,
     check_sequence,
 )
+from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
 from privest.rappor import RapporReports, flip_probability
-from privest.simplex import POSTS, Post, post_process
 
 __all__ = [
     "rap",
     "rap_grouped",
 ]
 
-def _rap(bit_sums: np.ndarray, n: float, flip: float, post: Post) -> np.ndarray:
-    """Eq. (14) written with f = 1/(1 + e^{eps[n]/2}) of eq. (13): theta = (s[n] - f) / (1 - 2 f)."""
-    return post_process((bit_sums / n - flip) / (1 - 2 * flip), post)
+def _rap(bit_sums: np.ndarray, n: float, flip: float, post: AnyPost, flip_variance: float) -> np.ndarray:
+    """Eq. (14) written with f = 1/(1 + e^{eps[n]/2}) of eq. (13): theta = (s[n] - f) / (1 - 2 f). flip_variance is
+    sum over users of f_i (1 - f_i): the variance of a bit sum of a value no user holds, whence Var* of Base-Cut,
+    Power and PowerNS (NDSS 2020, section IV)."""
+    raw = (bit_sums / n - flip) / (1 - 2 * flip)
+    if post not in NEEDS_VARIANCE:
+        return apply(raw, post)
+    return apply(raw, post, variance=flip_variance / (n * (1 - 2 * flip)) ** 2, n=round(n))
 
 
-def rap(bits: np.ndarray, eps: float | np.ndarray, post: Post = None) -> np.ndarray:
+def rap(bits: np.ndarray, eps: float | np.ndarray, post: AnyPost = None) -> np.ndarray:
     """[RAP]_M (free-will eqs. 13-14) from a (users x k) bit matrix, eps one value or one per user.
 
     With one eps this is RAPPOR's own estimator RAP. eps[n] is defined by eq. 13 (the flip probabilities averaged
@@ -38,8 +43,8 @@ def rap(bits: np.ndarray, eps: float | np.ndarray, post: Post = None) -> np.ndar
         One RAPPOR report (eq. 12) per user.
     eps : float or array_like of shape (n,)
         The users' privacy levels.
-    post : {None, "projection", "normalization"}
-        The post-processing, as in ``inv``.
+    post : str or None
+        The post-processing, as in ``inv`` (every method of ``privest.consistency``).
 
     Returns
     -------
@@ -59,18 +64,18 @@ def rap(bits: np.ndarray, eps: float | np.ndarray, post: Post = None) -> np.ndar
     if np.ndim(flip) and np.shape(flip) != (bits.shape[0],):
         raise ValueError(f"eps must be one value or one per user ({bits.shape[0]},), got shape {np.shape(flip)}")
     flip = np.broadcast_to(flip, (bits.shape[0],))
-    return _rap(bits.sum(axis=0, dtype=np.int64), bits.shape[0], float(flip.mean()), post)
+    return _rap(bits.sum(axis=0, dtype=np.int64), bits.shape[0], float(flip.mean()), post, float(flip @ (1 - flip)))
 
 
-def rap_grouped(reports: Sequence[RapporReports], post: Post = None) -> np.ndarray:
+def rap_grouped(reports: Sequence[RapporReports], post: AnyPost = None) -> np.ndarray:
     """[RAP]_M (free-will eqs. 13-14) from grouped reports, through the sufficient statistics (bit sums, n^A).
 
     Parameters
     ----------
     reports : sequence of RapporReports
         The grouped reports of each RAPPOR mechanism, all on the same k secrets.
-    post : {None, "projection", "normalization"}
-        The post-processing, as in ``inv``.
+    post : str or None
+        The post-processing, as in ``inv`` (every method of ``privest.consistency``).
 
     Returns
     -------
@@ -89,5 +94,6 @@ def rap_grouped(reports: Sequence[RapporReports], post: Post = None) -> np.ndarr
     if len({r.k for r in reports}) != 1:
         raise ValueError("reports must be a non-empty list of RAPPOR groups on one alphabet")
     n = np.array([r.n for r in reports], dtype=np.float64)
-    flip = float(n @ np.array([flip_probability(r.eps) for r in reports]) / n.sum())
-    return _rap(np.sum([r.bit_sums() for r in reports], axis=0), n.sum(), flip, post)
+    flips = np.array([flip_probability(r.eps) for r in reports])
+    return _rap(np.sum([r.bit_sums() for r in reports], axis=0), n.sum(), float(n @ flips / n.sum()), post,
+                float(n @ (flips * (1 - flips))))

@@ -19,9 +19,10 @@ from privest._checks import (
     check_mapping,
     check_text,
 )
+from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
 from privest.groups import SetGroup
+from privest.intervals import Interval, normal_interval
 from privest.rappor import distinct_rows
-from privest.simplex import POSTS, Post, post_process
 
 __all__ = [
     "EPS_MAX",
@@ -202,16 +203,19 @@ class Protocol:
             support += counts[start:start + rows].astype(np.float64) @ member
         return np.rint(support).astype(np.int64)
 
-    def estimate(self, reports: Any, post: Post = None) -> np.ndarray:
+    def estimate(self, reports: Any, post: AnyPost = None) -> np.ndarray:
         """The unbiased frequency estimate of Wang et al. (2017, eq. 1): (C(v)/n - q*) / (p* - q*), post-processed.
 
         Parameters
         ----------
         reports
             The reports of this protocol's users.
-        post : {None, "projection", "normalization"}
-            None for the raw estimate (it may be negative; its sum is 1 only in expectation), "projection" for
-            INV-P, "normalization" for INV-N (as ``privest.inv``).
+        post : str or None
+            None for the raw estimate (it may be negative; its sum is 1 only in expectation), or one of the
+            consistency post-processings of ``privest.consistency`` (NDSS 2020, section IV): "base-pos", "post-pos",
+            "base-cut", "norm", "norm-mul", "norm-cut", "norm-sub", "power", "power-ns"; "projection" (INV-P) is
+            "norm-sub" and "normalization" (INV-N) "norm-mul", as in ``privest.inv``. Base-Cut, Power and PowerNS
+            use Var* = q*(1 - q*) / (n (p* - q*)^2), the variance of the estimate of a value no user holds.
 
         Returns
         -------
@@ -222,7 +226,46 @@ class Protocol:
         n = self.count(reports)
         if n == 0:
             raise ValueError(f"{self.name}: reports must not be empty")
-        return post_process((self.support(reports) / n - self.q_star) / self._gap, post)
+        raw = (self.support(reports) / n - self.q_star) / self._gap
+        variance = self.q_star * (1 - self.q_star) / (n * self._gap**2) if post in NEEDS_VARIANCE else None
+        return apply(raw, post, variance=variance, n=n)
+
+    def estimate_variance(self, reports: Any) -> np.ndarray:
+        """The variance of the raw estimate, estimated from the reports: for users whose secrets are drawn i.i.d. from
+        theta, each report's set holds v with probability q_v = q* + theta_v (p* - q*), so
+
+            Var[theta-hat_v] = q_v (1 - q_v) / (n (p* - q*)^2),
+
+        estimated with q_v = C(v)/n. (Wang et al.'s eq. 2, ``variance``, is for fixed secrets; it is smaller by
+        theta_v (1 - theta_v) / n, the variance of the users' own empirical distribution.)
+
+        Returns
+        -------
+        numpy.ndarray, shape (k,)
+        """
+        n = self.count(reports)
+        if n == 0:
+            raise ValueError(f"{self.name}: reports must not be empty")
+        q = self.support(reports) / n
+        return q * (1 - q) / (n * self._gap**2)
+
+    def interval(self, reports: Any, level: float = 0.95) -> Interval:
+        """Normal-approximation confidence intervals for theta from the raw estimate and ``estimate_variance``:
+        theta-hat_v +- z sqrt(Var), clipped to [0, 1] (``privest.intervals.normal_interval``).
+
+        Parameters
+        ----------
+        reports
+            The reports of this protocol's users.
+        level : float
+            The confidence level, in (0, 1).
+
+        Returns
+        -------
+        Interval
+            The raw estimate and each value's interval.
+        """
+        return normal_interval(self.estimate(reports), self.estimate_variance(reports), level)
 
     def variance(self, theta: np.ndarray, n: int) -> np.ndarray:
         """The variance of the raw unbiased estimate (Wang et al. 2017, eq. 2), for n users with distribution theta:

@@ -7,6 +7,7 @@ import os
 import privest_studies.configuration
 import privest_studies.constrained_counts
 import privest_studies.cost
+import privest_studies.estimator_comparison
 import privest_studies.experiment
 import privest_studies.fetch
 import privest_studies.free_will
@@ -27,7 +28,12 @@ with privest_studies.configuration.one_line_errors(HELD_LOG):
         "free_will": privest_studies.free_will,
         "standard_protocols": privest_studies.standard_protocols,
     }
-    for _module in [*STUDY_MODULES.values(), privest_studies.constrained_counts, privest_studies.own_study]:
+    for _module in [
+        *STUDY_MODULES.values(),
+        privest_studies.constrained_counts,
+        privest_studies.own_study,
+        privest_studies.estimator_comparison,
+    ]:
         _module.check(config)
     EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
     EXPERIMENTS |= privest_studies.own_study.experiments(config)
@@ -110,5 +116,6 @@ def study_targets() -> list[str]:
         rules.constrained_counts,
         rules.free_will,
         rules.standard_protocols,
+        rules.estimator_comparison,
     ]
     return [str(path) for study in studies for path in study.input]

@@ -1,0 +1,221 @@
+"""An empirical privacy audit of a client: a lower bound on the eps it gives, from its sampled reports only
+(the distinguishing test of LDP-Auditor: Arcolezi and Gambs, "Revealing the True Cost of Locally Differentially
+Private Protocols: An Auditing Perspective", PETS 2024).
+
+The client is run ``trials`` times on each of two chosen inputs x1 and x2; an event E of the report is counted
+under each. If the client is eps-LDP, P(E | x1) <= e^eps P(E | x2) for every event, so with the Clopper-Pearson
+lower bound of P(E | x1) and upper bound of P(E | x2), each one-sided at (1 - confidence) / 2,
+
+    eps_lower = log( CP_lower(P(E | x1)) / CP_upper(P(E | x2)) )
+
+is below the client's true eps with probability at least ``confidence``. A bound above the claimed eps is evidence,
+at that confidence, that the client does not give what it claims (a wrong flip probability, a leaking encoding).
+
+The test design is the auditor's and uses the claimed mechanism only to choose (x1, x2, E); the bound uses the
+reports alone:
+
+- a matrix mechanism A: among the pairs (x1, x2) that attain A's LDP level in some column, and for each the
+  Neyman-Pearson events (the columns of largest A[x1, z] / A[x2, z], more of them while that raises the bound
+  expected at this many trials), the design with the largest expected bound;
+- a protocol of ``privest.protocols``: x1 = 0, x2 = k - 1 (LDP-Auditor's pair) and the event "x1 is in the report's
+  set and x2 is not" (``Protocol.membership``), whose likelihood ratio is high/low = e^eps for every protocol here
+  (GRR: the report is x1; SUE, OUE: bit x1 set and bit x2 clear; BLH, OLH: x1 hashes to the report and x2 does not;
+  SS: the subset holds x1 and not x2; HR: x1's Hadamard entry is +1 and x2's is -1). This is tighter than
+  LDP-Auditor's attacks for the unary encodings (a uniform guess among the set bits), which reach e^eps only in
+  the limit.
+
+``client`` replaces the sampler, to audit an implementation against the mechanism it claims to be.
+"""
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from privest._checks import (
+    check_between,
+    check_int,
+    check_non_negative,
+    check_rng,
+    check_row_stochastic,
+)
+from privest.protocols import Protocol
+from privest.sampling import sample
+
+__all__ = [
+    "AuditResult",
+    "audit",
+]
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The outcome of ``audit``.
+
+    Attributes
+    ----------
+    bound : float
+        The lower bound on the client's eps (0 when the test shows nothing): below its true eps with probability at
+        least ``confidence``.
+    claimed_eps : float
+        The eps the client claims.
+    confidence : float
+        The confidence of the bound.
+    trials : int
+        Reports drawn for each of the two inputs.
+    inputs : tuple of int
+        The two inputs (x1, x2).
+    hits : tuple of int
+        How many of the trials' reports fell in the event, under x1 and under x2.
+    event : str
+        The event, in words.
+    """
+
+    bound: float
+    claimed_eps: float
+    confidence: float
+    trials: int
+    inputs: tuple[int, int]
+    hits: tuple[int, int]
+    event: str
+
+    @property
+    def exceeds(self) -> bool:
+        """Whether the bound is above the claimed eps: the client gives less privacy than it claims (at the
+        confidence)."""
+        return self.bound > self.claimed_eps
+
+
+def _clopper_pearson(hits: int, trials: int, tail: float) -> tuple[float, float]:
+    """The one-sided Clopper-Pearson bounds (lower, upper) of a binomial proportion, each at error ``tail``."""
+    from scipy.special import betaincinv  # here: scipy.special loads with the first audit, not with privest
+
+    lower = 0.0 if hits == 0 else float(betaincinv(hits, trials - hits + 1, tail))
+    upper = 1.0 if hits == trials else float(betaincinv(hits + 1, trials - hits, 1 - tail))
+    return lower, upper
+
+
+def _expected_bound(p1: np.ndarray, p2: np.ndarray, trials: int, z: float) -> np.ndarray:
+    """The bound a design with event probabilities p1, p2 gives at this many trials, by the normal approximation."""
+    p1, p2 = np.clip(p1, 0.0, 1.0), np.clip(p2, 0.0, 1.0)  # cumulative sums may pass 1 by a rounding
+    low = p1 - z * np.sqrt(p1 * (1 - p1) / trials)
+    high = p2 + z * np.sqrt(p2 * (1 - p2) / trials) + 3.0 / trials
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(low > 0, np.log(np.maximum(low, 1e-300) / high), -np.inf)
+
+
+def _np_event(A: np.ndarray, x1: int, x2: int, trials: int, z: float) -> tuple[float, np.ndarray]:
+    """The Neyman-Pearson event for (x1, x2) of the best expected bound: the columns of largest A[x1, z] / A[x2, z],
+    as many as maximise it; with that expected bound."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(A[x2] > 0, A[x1] / A[x2], np.where(A[x1] > 0, np.inf, 0.0))
+    order = np.argsort(-ratio, kind="stable")
+    expected = _expected_bound(np.cumsum(A[x1, order]), np.cumsum(A[x2, order]), trials, z)
+    j = int(np.argmax(expected))
+    event = np.zeros(A.shape[1], dtype=bool)
+    event[order[:j + 1]] = True
+    return float(expected[j]), event
+
+
+def _matrix_design(A: np.ndarray, trials: int, z: float) -> tuple[int, int, np.ndarray]:
+    """(x1, x2, event mask over the columns) of the best expected bound among the pairs that attain A's LDP level in
+    some column (module docstring)."""
+    pairs = sorted({(int(hi), int(lo)) for hi, lo in zip(A.argmax(axis=0), A.argmin(axis=0), strict=True) if hi != lo})
+    if not pairs:
+        return 0, A.shape[0] - 1, np.ones(A.shape[1], dtype=bool)  # every row the same: nothing to distinguish
+    designs = [(*_np_event(A, x1, x2, trials, z), x1, x2) for x1, x2 in pairs]
+    _, event, x1, x2 = max(designs, key=lambda design: design[0])
+    return x1, x2, event
+
+
+def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_000, confidence: float = 0.99,
+          inputs: tuple[int, int] | None = None,
+          event: np.ndarray | Callable[[Any], np.ndarray] | None = None,
+          client: Callable[[np.ndarray, np.random.Generator], Any] | None = None) -> AuditResult:
+    """A lower bound on the eps a client gives, from its reports alone (module docstring).
+
+    Parameters
+    ----------
+    subject : array_like of shape (k, m), or Protocol
+        A matrix mechanism (rows secrets, columns reports) or a protocol of ``privest.protocols``.
+    eps : float
+        The eps the client claims.
+    rng : numpy.random.Generator
+        The source of the trials' draws.
+    trials : int
+        Reports drawn for each of the two inputs (at least 100).
+    confidence : float
+        The confidence of the bound, in (0, 1).
+    inputs : (int, int), optional
+        The two inputs (default: as the module docstring says).
+    event : optional
+        For a matrix, a bool mask over its columns; for a protocol, a function reports -> bool array (default: as the
+        module docstring says).
+    client : callable (secrets, rng) -> reports, optional
+        The sampler audited (default: ``privest.sample`` on the matrix, ``subject.sample`` for a protocol); its reports
+        must be of the subject's kind (column indices, or the protocol's reports).
+
+    Returns
+    -------
+    AuditResult
+        The bound, the claimed eps, the confidence and the counts behind them.
+
+    Examples
+    --------
+    >>> import privest
+    >>> result = privest.audit(privest.protocols.grr(4, 1.0), 1.0, privest.rng_for(2026, "audit doctest"))
+    >>> 0.8 < result.bound <= 1.0, result.exceeds
+    (True, False)
+    """
+    eps = check_non_negative(eps, "eps")
+    rng = check_rng(rng)
+    trials = check_int(trials, "trials", minimum=100)
+    confidence = check_between(confidence, "confidence", 1e-12, 1 - 1e-12, "(a confidence level)")
+    tail = (1 - confidence) / 2
+    if isinstance(subject, Protocol):
+        x1, x2 = (0, subject.k - 1) if inputs is None else _pair(inputs, subject.k)
+        if event is None:
+            def event(reports: Any) -> np.ndarray:
+                member = subject.membership(reports)
+                return member[:, x1] & ~member[:, x2]
+            description = f"x1 = {x1} in the report's set, x2 = {x2} not"
+        else:
+            description = "the caller's event"
+        draw = subject.sample if client is None else client
+        counted = event
+    else:
+        A = check_row_stochastic(subject, "subject", atol=1e-9)
+        if inputs is None and event is None:
+            x1, x2, mask = _matrix_design(A, trials, NormalDist().inv_cdf(1 - tail))
+        else:
+            x1, x2 = (0, A.shape[0] - 1) if inputs is None else _pair(inputs, A.shape[0])
+            mask = _np_event(A, x1, x2, trials, NormalDist().inv_cdf(1 - tail))[1] if event is None else \
+                np.asarray(event, dtype=bool)
+            if mask.shape != (A.shape[1],):
+                raise ValueError(f"event must be a bool mask of shape ({A.shape[1]},), got {mask.shape}")
+        description = f"the report is one of the columns {np.flatnonzero(mask).tolist()[:8]}" + (
+            " ..." if mask.sum() > 8 else "")
+
+        def draw(secrets: np.ndarray, generator: np.random.Generator) -> np.ndarray:
+            return sample(A, secrets, generator) if client is None else client(secrets, generator)
+
+        def counted(reports: np.ndarray) -> np.ndarray:
+            return mask[np.asarray(reports, dtype=np.int64)]
+    hits = tuple(int(np.count_nonzero(counted(draw(np.full(trials, x), rng)))) for x in (x1, x2))
+    p1_low, _ = _clopper_pearson(hits[0], trials, tail)
+    _, p2_high = _clopper_pearson(hits[1], trials, tail)
+    bound = max(0.0, math.log(p1_low / p2_high)) if p1_low > 0 else 0.0
+    return AuditResult(bound, eps, float(confidence), trials, (x1, x2), (hits[0], hits[1]), description)
+
+
+def _pair(inputs: Any, k: int) -> tuple[int, int]:
+    """inputs as two different secrets in 0..k-1."""
+    if not isinstance(inputs, tuple | list) or len(inputs) != 2:
+        raise TypeError(f"inputs must be a pair of secrets (x1, x2), got {inputs!r}")
+    x1, x2 = (check_int(x, "inputs", minimum=0, maximum=k - 1) for x in inputs)
+    if x1 == x2:
+        raise ValueError(f"inputs must be two different secrets, got ({x1}, {x2})")
+    return x1, x2

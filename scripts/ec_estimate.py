@@ -1,0 +1,14 @@
+"""Rule ec_estimate: every estimator on every (protocol, eps, run) of one dataset of the estimator-comparison study,
+scored against theta: the dataset's tidy table of scores."""
+
+from privest_studies import estimator_comparison, files, jobs
+
+
+def main() -> None:
+    theta = files.load_npz(snakemake.input.data)["theta"]
+    ordinal = files.load_json(snakemake.input.alphabet)["kind"] != "categorical"
+    rows = estimator_comparison.run_dataset(snakemake.wildcards.dataset, theta, ordinal, snakemake.params.config)
+    files.save_rows(rows, estimator_comparison.COLUMNS, snakemake.output[0])
+
+
+jobs.run_or_exit(main, snakemake.log)
