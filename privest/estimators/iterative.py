@@ -13,6 +13,7 @@ from privest._checks import (
     check_choice,
     check_distribution,
     check_int,
+    check_mechanism_columns,
     check_positive,
     check_row_stochastic,
     check_sequence,
@@ -22,6 +23,7 @@ from privest._checks import (
 from privest.estimators._iteration import (
     COMPILED_KERNEL,
     IbuResult,
+    _columns,
     _iterate,
     _iterate_batch,
     _Likelihood,
@@ -185,9 +187,10 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
     >>> result.theta.shape, bool(abs(result.theta.sum() - 1) < 1e-12), result.capped
     ((5,), True, False)
     """
-    A = check_row_stochastic(A, "A", atol=1e-9)
+    A, column_max = check_mechanism_columns(A, "A", atol=1e-9)
     q = check_weights(q, A.shape[1], "q")
-    return gibu([_reported_columns(A, q)], delta=delta, max_iter=max_iter, theta0=theta0, accelerate=accelerate)
+    return gibu([_reported_columns(A, q, column_max)], delta=delta, max_iter=max_iter, theta0=theta0,
+                accelerate=accelerate)
 
 
 def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000) -> list[IbuResult]:
@@ -221,7 +224,8 @@ def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: 
         matrix_group(A, run)  # validates every run's counts
     delta, max_iter = check_stopping(delta, max_iter)
     seen = counts.max(axis=0) > 0
-    return _iterate_batch(A[:, seen], counts[:, seen] / counts.sum(axis=1, keepdims=True), delta, max_iter)
+    W = _columns(counts, seen) / counts.sum(axis=1, keepdims=True)
+    return _iterate_batch(_columns(np.ascontiguousarray(A), seen), W, delta, max_iter)
 
 
 def gibu_matrix_runs(matrices: Sequence[np.ndarray], counts: np.ndarray, delta: float = 1e-10,
