@@ -132,6 +132,25 @@ def test_gibu_over_a_mix_of_protocols_and_a_matrix_is_the_per_user_em_update():
     assert result.log_likelihood == pytest.approx(np.log(likelihoods @ result.theta).mean(), abs=1e-10)
 
 
+def test_gibu_on_small_set_groups_as_matrices_equals_the_sparse_iteration(monkeypatch):
+    # a set-valued group with a small dense matrix iterates as a matrix group (the compiled loop where built): the same
+    # likelihood, so the same estimate as the sparse products to rounding, and the same L
+    from privest.estimators import _iteration
+
+    k = 16
+    rng = privest.rng_for(2026, "test_protocols dense sets")
+    theta = rng.dirichlet(np.ones(k))
+    pairs = [(m, m.sample(rng.choice(k, 2000, p=theta), rng)) for m in (protocols.grr(k, 1.0), protocols.ss(k, 2.0))]
+    likelihood = _iteration._Likelihood.of([m.group(r) for m, r in pairs], dense_sets=True)
+    assert likelihood.sets is None and likelihood.G.shape[0] == k  # both groups became matrix columns
+    dense = privest.gibu(pairs, delta=1e-12)
+    monkeypatch.setattr(_iteration, "_DENSE_SETS", 0)
+    sparse = privest.gibu(pairs, delta=1e-12)
+    assert abs(dense.iterations - sparse.iterations) <= 1
+    np.testing.assert_allclose(dense.theta, sparse.theta, atol=1e-9)
+    assert dense.log_likelihood == pytest.approx(sparse.log_likelihood, abs=1e-12)
+
+
 def test_squarem_reaches_the_same_estimate_in_fewer_updates():
     k = 30
     rng = privest.rng_for(2026, "test_protocols squarem")

@@ -54,6 +54,21 @@ class _Sets:
         return float(self.w @ np.log(d))
 
 
+# A set-valued group whose dense k x (distinct reports) matrix has at most this many entries iterates as a matrix
+# group (``_dense``): at k = 16, GRR's 16 distinct reports in the compiled loop instead of two sparse products and
+# about ten numpy calls an iteration (benchmarks/bench_peers.py).
+_DENSE_SETS = 1 << 14
+
+
+def _dense(group: SetGroup) -> Group:
+    """A set-valued group as a matrix group: column i holds high for the members of S_i and low elsewhere, with the
+    report's log scale; the same likelihood (SetGroup's P(report_i | x)), so the same GIBU update."""
+    m = group.counts.size
+    G = np.full((group.k, m), group.low)
+    G[group.indices, np.repeat(np.arange(m), np.diff(group.indptr))] = group.high
+    return Group._of_checked(G, group.counts, group.log_scale)
+
+
 @dataclass(frozen=True)
 class _Likelihood:
     """The normalised log-likelihood of GIBU's groups (free-will Algorithm 1) and its EM map: the matrix groups'
@@ -66,11 +81,16 @@ class _Likelihood:
     sets: _Sets | None
 
     @classmethod
-    def of(cls, groups: Sequence[Group | SetGroup]) -> "_Likelihood":
+    def of(cls, groups: Sequence[Group | SetGroup], dense_sets: bool = False) -> "_Likelihood":
         k = groups[0].k if isinstance(groups[0], SetGroup) else groups[0].G.shape[0]
         if any((g.k if isinstance(g, SetGroup) else g.G.shape[0]) != k for g in groups):
             raise ValueError(f"groups must all have k = {k} rows (secrets)")
         n = sum(g.n for g in groups)
+        # with dense_sets (the plain iteration), a set-valued group with a small dense matrix (few distinct reports:
+        # GRR, SS, ... at small k) joins the matrix groups, whose iteration is the compiled loop's
+        if dense_sets:
+            groups = [_dense(g) if isinstance(g, SetGroup) and g.k * g.counts.size <= _DENSE_SETS else g
+                      for g in groups]
         matrices = [g for g in groups if isinstance(g, Group)]
         sets = [g for g in groups if isinstance(g, SetGroup)]
         if len(matrices) == 1:  # one group: its columns as they are, no copy

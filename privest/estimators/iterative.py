@@ -144,7 +144,7 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
     check_sequence(groups, "groups", minimum=1)
     delta, max_iter = check_stopping(delta, max_iter)
     check_choice(accelerate, "accelerate", (None, "squarem"))
-    likelihood = _Likelihood.of([_as_group(item) for item in groups])
+    likelihood = _Likelihood.of([_as_group(item) for item in groups], dense_sets=accelerate is None)
     theta = _start(likelihood.k, theta0)
     if accelerate == "squarem":
         return _squarem(likelihood, theta, delta, max_iter)
