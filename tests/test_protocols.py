@@ -82,6 +82,29 @@ def test_sampler_frequencies_match_the_likelihood(name):
         assert stats.chisquare(observed[expected > 0], expected[expected > 0]).pvalue > 1e-4
 
 
+@pytest.mark.parametrize("sampler", ["floyd", "keys"])
+def test_ss_samplers_frequencies_match_the_likelihood_with_several_values_a_subset(sampler, monkeypatch):
+    """SS at k = 8, eps = 0.3 (omega = 3, 56 subsets), by Floyd's algorithm and by the k uniform keys: 3 * 10^5
+    reports of secret 3 and 10^5 of secret 0, a chi-square test of the subset histogram against the likelihood."""
+    from privest.protocols import subsets
+
+    if sampler == "keys":
+        monkeypatch.setattr(subsets, "_floyd_omega", lambda k: 0)
+    m = protocols.ss(8, 0.3)
+    assert m.omega == 3
+    reports, _ = every_report(m)
+    codes = reports.astype(np.int64) @ (1 << np.arange(8))
+    order = np.argsort(codes)
+    L = m.likelihood(reports)
+    rng = privest.rng_for(2026, "test_protocols ss samplers", sampler)
+    for secret, n in ((3, 300_000), (0, 100_000)):
+        sampled = m.sample(np.full(n, secret), rng).astype(np.int64) @ (1 << np.arange(8))
+        position = np.searchsorted(codes[order], sampled)
+        assert np.array_equal(codes[order][position], sampled)  # every report holds omega values
+        observed = np.bincount(order[position], minlength=len(codes))
+        assert stats.chisquare(observed, n * L[:, secret]).pvalue > 1e-4
+
+
 @pytest.mark.parametrize("name", ["grr", "sue", "oue", "blh", "olh", "ss", "hr"])
 def test_unbiased_estimator_mean_and_variance_match_wang_et_al(name):
     """600 runs of 3000 users with fixed secrets: the mean estimate is theta and the per-value variance is Wang et
