@@ -67,6 +67,24 @@ static void rows_update_portable(const double *restrict G, const double *restric
     add_rows_portable(G, theta_new, m_new, x0, rows, m);
 }
 
+/* The dot product of one row with ratio in the other fixed order (``strided``, for large G, where privest 0.1 ran
+   numpy's products and there are no earlier bits to keep): 16 partial sums, s[j] over z = j mod 16 in order, for the
+   first m - m % 16 terms; then t[l] = (s[l] + s[4 + l]) + (s[8 + l] + s[12 + l]), (t[0] + t[1]) + (t[2] + t[3]);
+   then the last m % 16 terms in order. Independent partial sums: no chain of dependent additions a row long. */
+static double strided_dot_portable(const double *restrict row, const double *restrict ratio, Py_ssize_t m) {
+    double s[16] = {0.0};
+    const Py_ssize_t m16 = m - m % 16;
+    for (Py_ssize_t z = 0; z < m16; z += 16)
+        for (int j = 0; j < 16; j++) s[j] += row[z + j] * ratio[z + j];
+    double t[4];
+    for (int l = 0; l < 4; l++) t[l] = (s[l] + s[4 + l]) + (s[8 + l] + s[12 + l]);
+    double total = (t[0] + t[1]) + (t[2] + t[3]);
+    for (Py_ssize_t z = m16; z < m; z++) total += row[z] * ratio[z];
+    return total;
+}
+
+static double (*strided_dot)(const double *restrict, const double *restrict, Py_ssize_t) = strided_dot_portable;
+
 static void (*rows_update)(const double *restrict, const double *restrict, const double *restrict, double *restrict,
                            double *restrict, Py_ssize_t, Py_ssize_t, Py_ssize_t) = rows_update_portable;
 static void (*add_rows)(const double *restrict, const double *restrict, double *restrict, Py_ssize_t, Py_ssize_t,
@@ -76,21 +94,20 @@ static void (*add_rows)(const double *restrict, const double *restrict, double *
 #include <immintrin.h>
 #define HAVE_AVX_PATH 1
 
-/* The same sums with AVX. The dot products: four rows in the four lanes of a vector, four such vectors (16 rows)
-   side by side; a 4 x 4 tile of G is loaded and transposed in registers, so that each lane still adds its row's
-   terms in the order z = 0, 1, ...; the last m % 4 terms one lane at a time. Then the block's rows are added to
+/* The same sums with AVX. The dot products: four rows in the four lanes of a vector (rows 0, 1, 2, 3 of the lanes
+   from halves of rows 0 and 2, 1 and 3, then one unpack), two such vectors (8 rows) side by side, so that each lane
+   still adds its row's terms in the order z = 0, 1, ...; the last m % 4 terms one lane at a time. Then the block's rows are added to
    m_new 32 outputs at a time (held in registers while the rows go by, in order), then 4, then one. The same
    products and sums in the same order as the portable path: the same bits. */
+#define HALVES(r0, r2, z) _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd((r0) + (z))), _mm_loadu_pd((r2) + (z)), 1)
 #define TRANSPOSED_STEP(acc, r0, r1, r2, r3, z)                                                                  \
     do {                                                                                                         \
-        const __m256d v0 = _mm256_loadu_pd((r0) + (z)), v1 = _mm256_loadu_pd((r1) + (z)),                       \
-                      v2 = _mm256_loadu_pd((r2) + (z)), v3 = _mm256_loadu_pd((r3) + (z));                        \
-        const __m256d t0 = _mm256_unpacklo_pd(v0, v1), t1 = _mm256_unpackhi_pd(v0, v1);                         \
-        const __m256d t2 = _mm256_unpacklo_pd(v2, v3), t3 = _mm256_unpackhi_pd(v2, v3);                         \
-        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_permute2f128_pd(t0, t2, 0x20), f0));                      \
-        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_permute2f128_pd(t1, t3, 0x20), f1));                      \
-        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_permute2f128_pd(t0, t2, 0x31), f2));                      \
-        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_permute2f128_pd(t1, t3, 0x31), f3));                      \
+        const __m256d h0 = HALVES(r0, r2, z), h1 = HALVES(r1, r3, z);                                            \
+        const __m256d h2 = HALVES(r0, r2, (z) + 2), h3 = HALVES(r1, r3, (z) + 2);                                \
+        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_unpacklo_pd(h0, h1), f0));                                 \
+        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_unpackhi_pd(h0, h1), f1));                                 \
+        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_unpacklo_pd(h2, h3), f2));                                 \
+        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_unpackhi_pd(h2, h3), f3));                                 \
     } while (0)
 
 __attribute__((target("avx"))) static void finish_rows_avx(__m256d acc, const double *restrict G,
@@ -152,6 +169,23 @@ __attribute__((target("avx"))) static void add_rows_avx(const double *restrict G
     }
 }
 
+__attribute__((target("avx"))) static double strided_dot_avx(const double *restrict row, const double *restrict ratio,
+                                                              Py_ssize_t m) {
+    __m256d v0 = _mm256_setzero_pd(), v1 = v0, v2 = v0, v3 = v0;
+    const Py_ssize_t m16 = m - m % 16;
+    for (Py_ssize_t z = 0; z < m16; z += 16) {
+        v0 = _mm256_add_pd(v0, _mm256_mul_pd(_mm256_loadu_pd(row + z), _mm256_loadu_pd(ratio + z)));
+        v1 = _mm256_add_pd(v1, _mm256_mul_pd(_mm256_loadu_pd(row + z + 4), _mm256_loadu_pd(ratio + z + 4)));
+        v2 = _mm256_add_pd(v2, _mm256_mul_pd(_mm256_loadu_pd(row + z + 8), _mm256_loadu_pd(ratio + z + 8)));
+        v3 = _mm256_add_pd(v3, _mm256_mul_pd(_mm256_loadu_pd(row + z + 12), _mm256_loadu_pd(ratio + z + 12)));
+    }
+    double t[4];
+    _mm256_storeu_pd(t, _mm256_add_pd(_mm256_add_pd(v0, v1), _mm256_add_pd(v2, v3)));
+    double total = (t[0] + t[1]) + (t[2] + t[3]);
+    for (Py_ssize_t z = m16; z < m; z++) total += row[z] * ratio[z];
+    return total;
+}
+
 __attribute__((target("avx"))) static void rows_update_avx(const double *restrict G, const double *restrict ratio,
                                                               const double *restrict theta_old,
                                                               double *restrict theta_new, double *restrict m_new,
@@ -191,14 +225,21 @@ __attribute__((target("avx"))) static void rows_update_avx(const double *restric
 #endif
 
 static void updates(const double *G, const double *w, double *T, double *M, double *ratio, Py_ssize_t k,
-                    Py_ssize_t m, Py_ssize_t b) {
+                    Py_ssize_t m, Py_ssize_t b, int strided) {
     for (Py_ssize_t j = 0; j < b; j++) {
         const double *m_old = M + j * m, *theta_old = T + j * k;
         double *theta_new = T + (j + 1) * k, *m_new = M + (j + 1) * m;
         for (Py_ssize_t z = 0; z < m; z++) ratio[z] = w[z] / m_old[z];
         for (Py_ssize_t z = 0; z < m; z++) m_new[z] = 0.0;
-        for (Py_ssize_t x = 0; x < k; x += BLOCK_ROWS)
-            rows_update(G, ratio, theta_old, theta_new, m_new, x, k - x < BLOCK_ROWS ? k - x : BLOCK_ROWS, m);
+        for (Py_ssize_t x = 0; x < k; x += BLOCK_ROWS) {
+            const Py_ssize_t rows = k - x < BLOCK_ROWS ? k - x : BLOCK_ROWS;
+            if (strided) { /* each row's dot product on its own (one stream), then the block's rows into m_new */
+                for (Py_ssize_t i = x; i < x + rows; i++) theta_new[i] = strided_dot(G + i * m, ratio, m) * theta_old[i];
+                add_rows(G, theta_new, m_new, x, rows, m);
+            } else {
+                rows_update(G, ratio, theta_old, theta_new, m_new, x, rows, m);
+            }
+        }
     }
 }
 
@@ -303,8 +344,9 @@ static const char *const UPDATE_NAMES[5] = {"G", "w", "T", "M", "ratio"};
 static PyObject *ibu_updates(PyObject *self, PyObject *args) {
     PyObject *objects[5];
     Py_ssize_t k, m, b;
-    if (!PyArg_ParseTuple(args, "OOOOOnnn:ibu_updates", &objects[0], &objects[1], &objects[2], &objects[3],
-                          &objects[4], &k, &m, &b))
+    int strided = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOnnn|p:ibu_updates", &objects[0], &objects[1], &objects[2], &objects[3],
+                          &objects[4], &k, &m, &b, &strided))
         return NULL;
     if (k < 1 || m < 1 || b < 0) {
         PyErr_Format(PyExc_ValueError, "ibu_updates: k and m must be >= 1 and b >= 0, got %zd, %zd, %zd", k, m, b);
@@ -318,7 +360,7 @@ static PyObject *ibu_updates(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    updates(views[0].buf, views[1].buf, views[2].buf, views[3].buf, views[4].buf, k, m, b);
+    updates(views[0].buf, views[1].buf, views[2].buf, views[3].buf, views[4].buf, k, m, b, strided);
     Py_END_ALLOW_THREADS
     release_buffers(views, held);
     Py_RETURN_NONE;
@@ -386,16 +428,17 @@ static PyObject *use_vectors(PyObject *self, PyObject *arg) {
     if (wanted < 0) return NULL;
     rows_update = rows_update_portable, add_rows = add_rows_portable;
 #ifdef HAVE_AVX_PATH
-    summarise = summarise_portable;
+    summarise = summarise_portable, strided_dot = strided_dot_portable;
     if (wanted && __builtin_cpu_supports("avx"))
-        rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx;
+        rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
 #endif
     return vector_width(self, NULL);
 }
 
 static PyMethodDef methods[] = {
     {"ibu_updates", ibu_updates, METH_VARARGS,
-     "ibu_updates(G, w, T, M, ratio, k, m, b): b IBU updates from T[0] and M[0] into rows 1..b of T and M.\n\n"
+     "ibu_updates(G, w, T, M, ratio, k, m, b, strided=False): b IBU updates from T[0] and M[0] into rows 1..b of T\n"
+     "and M; strided: G ratio's dot products as 16 partial sums (the order for large G) rather than in order.\n\n"
      "G (k, m) the mechanism's columns (read once an update for both products), w (m,) the report weights, T (b + 1, k),\n"
      "M (b + 1, m) and ratio (m,) writable: every array C-contiguous float64."},
     {"combine_rows", combine_rows, METH_VARARGS,
@@ -416,7 +459,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", "IBU's upd
 PyMODINIT_FUNC PyInit__kernel(void) {
 #ifdef HAVE_AVX_PATH
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx")) rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx;
+    if (__builtin_cpu_supports("avx"))
+        rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
 #endif
     return PyModule_Create(&module);
 }

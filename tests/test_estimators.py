@@ -148,7 +148,7 @@ def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k, kernel, monke
 
 
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
-@pytest.mark.parametrize("k", [3, 37, 100])
+@pytest.mark.parametrize("k", [3, 37, 100, 300])  # 300: a G of over 2^16 entries, the strided dot products
 def test_the_compiled_loops_vector_and_portable_paths_give_the_same_bits(k):
     rng = rng_for(13, "kernel-paths", k)
     A = random_mechanism(rng, k, k + 5)

@@ -54,10 +54,10 @@ class _Sets:
         return float(self.w @ np.log(d))
 
 
-# A set-valued group whose dense k x (distinct reports) matrix has at most this many entries iterates as a matrix
-# group (``_dense``): at k = 16, GRR's 16 distinct reports in the compiled loop instead of two sparse products and
-# about ten numpy calls an iteration (benchmarks/bench_peers.py).
-_DENSE_SETS = 1 << 14
+# A set-valued group whose dense k x (distinct reports) matrix has at most this many entries (GRR up to k = 256)
+# iterates as a matrix group (``_dense``): in the compiled loop instead of two sparse products and about ten numpy
+# calls an iteration (benchmarks/bench_peers.py).
+_DENSE_SETS = 1 << 16
 
 
 def _dense(group: SetGroup) -> Group:
@@ -256,7 +256,8 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
         G, w = np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
         if G.size > _LEGACY_START:  # G^T theta summed as the compiled updates sum it, with no copy of G
             _kernel.combine_rows(G, T[0], M[0], k, columns)
-        smallest = 32
+        # beyond 0.1's compiled loop, G ratio's dot products as 16 partial sums a row (no bits of 0.1's to keep there)
+        smallest, strided = 32, G.size > _LEGACY_START
     else:
         M[0] = theta @ G  # as _iterate starts
         T_rows, M_rows, smallest = list(T), list(M), 16  # row views, made once
@@ -271,7 +272,7 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
         while True:
             b = min(rows, max_iter - t, max(smallest, t // 8))
             if compiled:
-                _kernel.ibu_updates(G, w, T, M, ratio, k, columns, b)
+                _kernel.ibu_updates(G, w, T, M, ratio, k, columns, b, strided)
             else:
                 steps = zip(M_rows[:b], T_rows[:b], T_rows[1 : b + 1], M_rows[1 : b + 1], strict=True)
                 for m_old, theta_old, theta_new, m_new in steps:
