@@ -107,7 +107,7 @@ class Table:
                           None if pure is None else unit(pure), ratio(pure, pure_n), note))
 
     def markdown(self) -> str:
-        lines = [f"### {self.title}", "", self.what, "",
+        lines = [f"## {self.title}", "", self.what, "",
                  "| case | privest | multi-freq-ldpy | privest / mfl | pure-LDP | privest / pure | note |",
                  "|---|---:|---:|---:|---:|---:|---|"]
         for case, ours, mfl, r_mfl, pure, r_pure, note in self.rows:

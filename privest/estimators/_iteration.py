@@ -82,6 +82,10 @@ class _Likelihood:
 
     @classmethod
     def of(cls, groups: Sequence[Group | SetGroup], dense_sets: bool = False) -> "_Likelihood":
+        if len(groups) == 1 and isinstance(groups[0], Group):  # IBU: the same values as below, fewer calls
+            group = groups[0]
+            n = group.n
+            return cls(group.G, group.counts / n, float((group.counts @ group.log_scale) / n), None)
         k = groups[0].k if isinstance(groups[0], SetGroup) else groups[0].G.shape[0]
         if any((g.k if isinstance(g, SetGroup) else g.G.shape[0]) != k for g in groups):
             raise ValueError(f"groups must all have k = {k} rows (secrets)")
@@ -173,8 +177,8 @@ _BATCH_KERNEL_WORK = 1 << 16
 COMPILED_KERNEL = _kernel is not None
 """Whether privest's compiled IBU update loop (``privest._kernel``) is installed. It runs single-problem IBU and
 GIBU on matrix mechanisms (up to 2^26 entries), and ``ibu_runs`` run by run: the same stopping rule, with the two
-products and the log-likelihood summed in a fixed order (the same bits on every CPU and BLAS), which differ from
-numpy's BLAS products in the last bits. Without a C compiler at install, numpy runs them."""
+products summed in a fixed order (the same bits on every CPU and BLAS), which differ from numpy's BLAS products in
+the last bits. Without a C compiler at install, numpy runs them."""
 
 
 # Up to this many entries (where privest 0.1 ran its compiled loop) the compiled iteration starts from theta @ G on
@@ -189,7 +193,8 @@ def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter:
     the cost at k = 100). Stops at the first t with ``|L(theta^t) - L(theta^{t-1})| < delta``.
 
     Matrix groups go to ``_iterate_blocks``: with the compiled loop where it is built, else (up to _BLOCK_WORK
-    entries) with numpy's products, which gives this loop's result bit for bit."""
+    entries) with numpy's products on G as it is (no copy); here the products are numpy's on G in F order
+    (``_Likelihood.g_fortran``), those of privest 0.1."""
     G, w, offset, sets = likelihood.G, likelihood.w, likelihood.offset, likelihood.sets
     if sets is None and 0 < G.size <= _KERNEL_WORK and _kernel is not None:
         return _iterate_blocks(G, w, offset, theta, delta, max_iter, compiled=True)
@@ -233,13 +238,13 @@ _vecdot = getattr(np, "vecdot", None)
 
 def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarray, delta: float,
                     max_iter: int, compiled: bool = False) -> IbuResult:
-    """``_iterate`` on matrix groups alone, with its stopping rule tested once per block of iterations: the same
-    theta, iterations and L, bit for bit (with numpy's products; with the compiled loop, ``compiled``, those of its
-    fixed summation order).
+    """``_iterate`` on matrix groups alone, with its stopping rule tested once per block of iterations, exactly as if
+    it were tested every iteration: numpy's products ``G ratio`` and ``theta @ G`` on G as it is, or, with
+    ``compiled``, the compiled loop's in its fixed summation order.
 
-    A block runs b updates, keeping each theta^t and m^t = G^T theta^t in rows of two buffers: with numpy, the same
-    operations as ``_iterate`` (bound methods and positional outputs: numpy's call overhead is most of an iteration's
-    cost at k = 100); with the compiled loop (``privest._kernel``), one call that reads G once an update for both
+    A block runs b updates, keeping each theta^t and m^t = G^T theta^t in rows of two buffers: with numpy, four calls
+    an update (bound methods and positional outputs: numpy's call overhead is most of an iteration's cost at
+    k = 100); with the compiled loop (``privest._kernel``), one call that reads G once an update for both
     products. Then one log and one row-wise dot product give every L(theta^t) of the block as ``_iterate`` computes it
     (``_log_likelihoods``), and the first iteration of the block where ``|L^t - L^(t-1)| < delta`` is the result; the
     updates run past it are discarded. Blocks grow with t: at most max(16, t / 8) iterations run past the stop
