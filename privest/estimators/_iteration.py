@@ -159,6 +159,11 @@ _BLOCK_WORK = 1 << 18
 _BLOCK_ROWS = 64
 
 
+# With the compiled loop, blocks of up to _COMPILED_BLOCK_ROWS iterations (its updates cost less than a block's test
+# at small k: about ten numpy calls), still within _BLOCK_BYTES of buffers and at most max(64, t / 8) past the stop.
+_COMPILED_BLOCK_ROWS = 512
+
+
 _BLOCK_BYTES = 1 << 21
 
 
@@ -248,10 +253,11 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
     products. Then one log and one row-wise dot product give every L(theta^t) of the block as ``_iterate`` computes it
     (``_log_likelihoods``), and the first iteration of the block where ``|L^t - L^(t-1)| < delta`` is the result; the
     updates run past it are discarded. Blocks grow with t: at most max(16, t / 8) iterations run past the stop
-    (max(32, t / 8) with the compiled loop, whose updates are cheaper).
+    (max(64, t / 8) with the compiled loop, whose updates are cheaper).
     """
     k, columns = G.shape
-    rows = min(_BLOCK_ROWS, max(16, _BLOCK_BYTES // (8 * (k + 2 * columns))), max_iter)
+    most = _COMPILED_BLOCK_ROWS if compiled else _BLOCK_ROWS
+    rows = min(most, max(16, _BLOCK_BYTES // (8 * (k + 2 * columns))), max_iter)
     T, M = np.empty((rows + 1, k)), np.empty((rows + 1, columns))
     logs, L, ratio = np.empty((rows + 1, columns)), np.empty(rows + 1), np.empty(columns)
     T[0] = theta
@@ -262,7 +268,7 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
         if G.size > _LEGACY_START:  # G^T theta summed as the compiled updates sum it, with no copy of G
             _kernel.combine_rows(G, T[0], M[0], k, columns)
         # beyond 0.1's compiled loop, G ratio's dot products as 16 partial sums a row (no bits of 0.1's to keep there)
-        smallest, strided = 32, G.size > _LEGACY_START
+        smallest, strided = 64, G.size > _LEGACY_START
     else:
         M[0] = theta @ G  # as _iterate starts
         T_rows, M_rows, smallest = list(T), list(M), 16  # row views, made once
