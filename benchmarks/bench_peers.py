@@ -279,6 +279,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ks", type=int, nargs="*", default=list(KS))
     parser.add_argument("--sections", nargs="*", default=["ibu", "gibu", "client", "memory"],
                         help="ibu, gibu, client (clients and unbiased estimates), memory")
+    parser.add_argument("--protocols", nargs="*", default=list(NAMES), help="the clients' and estimates' protocols")
     parser.add_argument("--output", help="also write the record (markdown) to this file")
     parser.add_argument("--memory-child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -314,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             if "gibu" in args.sections:
                 bench_gibu(tables, k, eps, args.users, args.rounds)
             if "client" in args.sections:
-                for name in NAMES:
+                for name in args.protocols:
                     bench_protocol(tables, name, k, eps, args.users, args)
     if "memory" in args.sections:
         bench_memory(tables, args.users)
