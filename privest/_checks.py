@@ -17,6 +17,8 @@ try:  # privest's compiled kernel (privest/_kernel.c): one pass over a mechanism
     from privest import _kernel
 except ImportError:  # then numpy's passes
     _kernel = None
+if _kernel is not None and not hasattr(_kernel, "mechanism_summary"):  # a build of an older _kernel.c
+    _kernel = None
 
 
 def describe(value: Any) -> str:

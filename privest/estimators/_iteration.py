@@ -20,6 +20,8 @@ try:  # IBU's update loop compiled (privest/_kernel.c), built with the package w
     from privest import _kernel
 except ImportError:  # then numpy runs the same iteration
     _kernel = None
+if _kernel is not None and not hasattr(_kernel, "combine_rows"):  # a build of an older _kernel.c: numpy, until rebuilt
+    _kernel = None
 
 class _Sets:
     """The set-valued groups of one GIBU call as one sparse membership matrix M (rows: the distinct reports of every
