@@ -105,16 +105,16 @@ def seed_peers() -> None:
 # --- the peers, in their own report formats --------------------------------------------------------------------------
 
 
-def mfl_client(name: str) -> Callable[[int], Any] | None:
+def mfl_client(name: str, k: int = K, eps: float = EPS) -> Callable[[int], Any] | None:
     """multi-freq-ldpy's client of privest's protocol ``name``, one secret in, one report out."""
     from multi_freq_ldpy.pure_frequency_oracles import GRR, LH, SS, UE
 
-    return {"grr": lambda x: GRR.GRR_Client(x, K, EPS), "sue": lambda x: UE.UE_Client(x, K, EPS, False),
-            "oue": lambda x: UE.UE_Client(x, K, EPS, True), "blh": lambda x: LH.LH_Client(x, K, EPS, False),
-            "olh": lambda x: LH.LH_Client(x, K, EPS, True), "ss": lambda x: SS.SS_Client(x, K, EPS)}.get(name)
+    return {"grr": lambda x: GRR.GRR_Client(x, k, eps), "sue": lambda x: UE.UE_Client(x, k, eps, False),
+            "oue": lambda x: UE.UE_Client(x, k, eps, True), "blh": lambda x: LH.LH_Client(x, k, eps, False),
+            "olh": lambda x: LH.LH_Client(x, k, eps, True), "ss": lambda x: SS.SS_Client(x, k, eps)}.get(name)
 
 
-def pure_client_and_server(name: str, hashes: int | None) -> tuple[Any, Any] | None:
+def pure_client_and_server(name: str, hashes: int | None, k: int = K, eps: float = EPS) -> tuple[Any, Any] | None:
     """pure-LDP's client and a fresh server of privest's protocol ``name`` (its items are 1..k)."""
     from pure_ldp.frequency_oracles.direct_encoding import DEClient, DEServer
     from pure_ldp.frequency_oracles.hadamard_response import HadamardResponseClient, HadamardResponseServer
@@ -123,16 +123,16 @@ def pure_client_and_server(name: str, hashes: int | None) -> tuple[Any, Any] | N
 
     olh = name == "olh"
     if name == "grr":
-        return DEClient(EPS, K), DEServer(EPS, K)
+        return DEClient(eps, k), DEServer(eps, k)
     if name in ("sue", "oue"):
-        return UEClient(EPS, K, use_oue=name == "oue"), UEServer(EPS, K, use_oue=name == "oue")
+        return UEClient(eps, k, use_oue=name == "oue"), UEServer(eps, k, use_oue=name == "oue")
     if name in ("blh", "olh") and hashes:
-        return FastLHClient(EPS, K, hashes, use_olh=olh), FastLHServer(EPS, K, hashes, use_olh=olh)
+        return FastLHClient(eps, k, hashes, use_olh=olh), FastLHServer(eps, k, hashes, use_olh=olh)
     if name in ("blh", "olh"):
-        return LHClient(EPS, K, use_olh=olh), LHServer(EPS, K, use_olh=olh)
+        return LHClient(eps, k, use_olh=olh), LHServer(eps, k, use_olh=olh)
     if name == "hr":
-        server = HadamardResponseServer(EPS, K)
-        return HadamardResponseClient(EPS, K, server.get_hash_funcs()), server
+        server = HadamardResponseServer(eps, k)
+        return HadamardResponseClient(eps, k, server.get_hash_funcs()), server
     return None
 
 
@@ -145,28 +145,28 @@ def peer_format(name: str, reports: Any) -> Any:
     return reports
 
 
-def mfl_aggregate(name: str, reports: Any, estimator: str, **options: Any) -> np.ndarray:
+def mfl_aggregate(name: str, reports: Any, estimator: str, k: int = K, eps: float = EPS, **options: Any) -> np.ndarray:
     """multi-freq-ldpy's MI or IBU aggregator of ``name`` on reports in its format."""
     from multi_freq_ldpy.pure_frequency_oracles import GRR, LH, SS, UE
 
     optimal = name in ("oue", "olh")
     if name == "grr":
-        return getattr(GRR, f"GRR_Aggregator_{estimator}")(reports, K, EPS, **options)
+        return getattr(GRR, f"GRR_Aggregator_{estimator}")(reports, k, eps, **options)
     if name in ("sue", "oue"):
         if estimator == "MI":
-            return UE.UE_Aggregator_MI(reports, EPS, optimal)
-        return UE.UE_Aggregator_IBU(reports, K, EPS, optimal, **options)
+            return UE.UE_Aggregator_MI(reports, eps, optimal)
+        return UE.UE_Aggregator_IBU(reports, k, eps, optimal, **options)
     if name in ("blh", "olh"):
-        return getattr(LH, f"LH_Aggregator_{estimator}")(reports, K, EPS, optimal, **options)
-    return getattr(SS, f"SS_Aggregator_{estimator}")(reports, K, EPS, **options)
+        return getattr(LH, f"LH_Aggregator_{estimator}")(reports, k, eps, optimal, **options)
+    return getattr(SS, f"SS_Aggregator_{estimator}")(reports, k, eps, **options)
 
 
-def pure_estimate(name: str, hashes: int | None, reports: Any) -> np.ndarray:
+def pure_estimate(name: str, hashes: int | None, reports: Any, k: int = K, eps: float = EPS) -> np.ndarray:
     """pure-LDP's server (built here: FastLH's hash matrix is part of its cost) on reports in its format, as
     frequencies."""
-    _, server = pure_client_and_server(name, hashes)
+    _, server = pure_client_and_server(name, hashes, k, eps)
     server.aggregate_all(reports)
-    return np.asarray(server.estimate_all(range(1, K + 1), suppress_warnings=True)) / len(reports)
+    return np.asarray(server.estimate_all(range(1, k + 1), suppress_warnings=True)) / len(reports)
 
 
 # --- one protocol --------------------------------------------------------------------------------------------------

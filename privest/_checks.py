@@ -13,6 +13,13 @@ from typing import Any
 
 import numpy as np
 
+try:  # privest's compiled kernel (privest/_kernel.c): one pass over a mechanism where it is built
+    from privest import _kernel
+except ImportError:  # then numpy's passes
+    _kernel = None
+if _kernel is not None and not hasattr(_kernel, "mechanism_summary"):  # a build of an older _kernel.c
+    _kernel = None
+
 
 def describe(value: Any) -> str:
     """A value as a message shows it: its repr, cut to 60 characters, and its type."""
@@ -152,7 +159,15 @@ def check_finite(value: Any, name: str, ndim: int | None = None,
 def check_non_negative_array(value: Any, name: str, ndim: int | None = None,
                              shape: tuple[int | None, ...] | None = None, positive_sum: bool = False) -> np.ndarray:
     """value as a float64 array of finite non-negative numbers (counts, weights), with a positive sum if asked."""
-    array = check_finite(value, name, ndim, shape)
+    array = as_array(value, name)
+    _check_shape(array, name, ndim, shape)
+    if array.size:  # one pass for the sum, one for the smallest entry: NaN fails both tests, an infinity the first
+        total = array.sum()
+        if total < np.inf and array.min() >= 0:
+            if positive_sum and not total > 0:
+                raise ValueError(f"{name} must have a positive sum, got {total!r}")
+            return array
+    check_finite(array, name)  # else the entry that fails, named
     if np.any(array < 0):
         raise ValueError(f"{name} must be non-negative, found {array.min()!r}")
     if positive_sum and not array.sum() > 0:
@@ -265,13 +280,28 @@ def check_row_stochastic(A: np.ndarray, name: str = "A", atol: float = 1e-12) ->
         If A is not a non-empty 2-D matrix of finite non-negative entries, or a row sum differs from 1 by more than
         ``atol``; the message names ``name`` and the worst row.
     """
-    A = check_matrix(A, name)
+    return check_mechanism_columns(A, name, atol)[0]
+
+
+def check_mechanism_columns(A: np.ndarray, name: str = "A", atol: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
+    """``check_row_stochastic``, and each column's largest entry (m,), from one pass over A where privest's compiled
+    kernel is built and A is C-contiguous (else numpy's: the smallest entry, the row sums, the column maxima)."""
+    A = as_array(A, name)
     atol = check_non_negative(atol, "atol")
-    error = np.abs(A.sum(axis=1) - 1.0)
-    worst = int(np.argmax(error))
-    if error[worst] > atol:
-        raise ValueError(f"{name} must be row-stochastic: row {worst} sums to {A[worst].sum()!r} (tolerance {atol})")
-    return A
+    if A.ndim != 2 or A.size == 0:
+        check_matrix(A, name)  # raises, naming the shape
+    if _kernel is not None and A.flags.c_contiguous:
+        column_max = np.empty(A.shape[1])
+        entries_ok, error, worst = _kernel.mechanism_summary(A, column_max, *A.shape)
+        if entries_ok and error <= atol:
+            return A, column_max
+    else:  # the smallest entry (NaN if any is) and the row sums (not finite if an entry is infinite)
+        errors = np.abs(A.sum(axis=1) - 1.0)
+        if A.min() >= 0 and errors.max() <= atol:
+            return A, A.max(axis=0)
+        worst = int(np.argmax(errors))
+    check_matrix(A, name)  # raises for a non-finite or negative entry, naming it
+    raise ValueError(f"{name} must be row-stochastic: row {worst} sums to {A[worst].sum()!r} (tolerance {atol})")
 
 
 def check_secrets(secrets: np.ndarray, k: int) -> np.ndarray:

@@ -1,160 +1,453 @@
-/* privest._kernel: the update loop of IBU on a matrix, compiled (privest/estimators.py, _iterate_blocks).
+/* privest._kernel: the update loop of IBU on a matrix, compiled (privest/estimators/_iteration.py, _iterate_blocks).
 
    One call runs b IBU updates (free-will eq. 10) from row 0 of two buffers, T (theta^t) and M (m^t = G^T theta^t):
        ratio = w / M[j];  T[j+1] = T[j] * (G ratio);  M[j+1] = G^T T[j+1]        j = 0 .. b-1
    numpy needs four calls an iteration for this, and their overhead is most of an iteration's cost at k = 100.
 
-   Both products are sums of scaled rows, out[i] = sum_r s[r] A[r, i], summed for each i alone in the order r = 0, 1,
-   ... with a multiply then an add (no fused multiply-add, no reassociation). So the result is the same bits whatever
+   Both products come from G alone (no transposed copy), a block of 16 rows at a time: the block's dot products with
+   ratio give its entries of T[j+1], then its rows, scaled by them, are added to M[j+1] while the block is still in the
+   cache. So G is read from memory once an update, where numpy's two matrix-vector products (and numba's) read it
+   twice. Each output is a sum in a fixed order: (G ratio)_x over z = 0, 1, ... and (G^T theta)_z over x = 0, 1, ...,
+   each term a multiply then an add (no fused multiply-add, no reassociation). So the result is the same bits whatever
    the path (AVX where the CPU has it, portable C otherwise), the CPU or the BLAS library, and numpy can check it
    (tests/test_estimators.py); it differs from numpy's own products (BLAS sums in another order) in the last bits.
-   The loop is bound by reading the matrices from the cache, not by its arithmetic: fused multiply-adds were no
-   faster.
 
    No numpy headers: the arrays come through the buffer protocol. Built by setup.py as an optional extension; without
    a C compiler privest runs the same iteration through numpy. Compiled with -ffp-contract=off (and the pragma below
    for clang), so that the compiler fuses no multiply and add. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <string.h>
 
 #pragma STDC FP_CONTRACT OFF /* clang; GCC takes -ffp-contract=off */
 
-/* out[i] = sum_r s[r] * A[r, i] for i < n, A (rows, n) row-major, for each i in the order r = 0, 1, ...: acc = acc +
-   s[r] * A[r, i], the product rounded, then the sum (no fused multiply-add). Portable C: the rows one after another. */
-static void combine_rows_portable(const double *restrict A, const double *restrict s, double *restrict out,
-                                  Py_ssize_t rows, Py_ssize_t n) {
-    for (Py_ssize_t i = 0; i < n; i++) out[i] = 0.0;
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        const double f = s[r], *restrict row = A + r * n;
-        for (Py_ssize_t i = 0; i < n; i++) out[i] += f * row[i];
+/* One IBU update, reading G (k, m) row-major once: for each row x,
+       theta_new[x] = (sum_z G[x, z] ratio[z]) * theta_old[x]      the sum over z = 0, 1, ... in order
+       m_new[z] += theta_new[x] G[x, z]                            for every z, the rows x = 0, 1, ... in order
+   each sum starting from 0.0, a multiply then an add (no fused multiply-add, no reassociation). A block of rows is
+   read from memory once and used for both products while it is in the cache. Portable C: four rows side by side
+   (four independent sums), then the block's rows added to m_new one after another. */
+#define BLOCK_ROWS 8
+
+/* m_new[z] += s[x] G[x, z] for the rows x0 <= x < x0 + rows, one row after another. */
+static void add_rows_portable(const double *restrict G, const double *restrict s, double *restrict m_new,
+                              Py_ssize_t x0, Py_ssize_t rows, Py_ssize_t m) {
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        const double f = s[x0 + i], *row = G + (x0 + i) * m;
+        for (Py_ssize_t z = 0; z < m; z++) m_new[z] += f * row[z];
     }
 }
 
-static void (*combine_rows)(const double *restrict, const double *restrict, double *restrict, Py_ssize_t,
-                            Py_ssize_t) = combine_rows_portable;
+static void rows_update_portable(const double *restrict G, const double *restrict ratio,
+                                 const double *restrict theta_old, double *restrict theta_new,
+                                 double *restrict m_new, Py_ssize_t x0, Py_ssize_t rows, Py_ssize_t m) {
+    Py_ssize_t i = 0;
+    for (; i + 4 <= rows; i += 4) {
+        const double *r0 = G + (x0 + i) * m, *r1 = r0 + m, *r2 = r1 + m, *r3 = r2 + m;
+        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+        for (Py_ssize_t z = 0; z < m; z++) {
+            const double f = ratio[z];
+            a0 += r0[z] * f;
+            a1 += r1[z] * f;
+            a2 += r2[z] * f;
+            a3 += r3[z] * f;
+        }
+        theta_new[x0 + i] = a0 * theta_old[x0 + i];
+        theta_new[x0 + i + 1] = a1 * theta_old[x0 + i + 1];
+        theta_new[x0 + i + 2] = a2 * theta_old[x0 + i + 2];
+        theta_new[x0 + i + 3] = a3 * theta_old[x0 + i + 3];
+    }
+    for (; i < rows; i++) {
+        const double *row = G + (x0 + i) * m;
+        double a = 0.0;
+        for (Py_ssize_t z = 0; z < m; z++) a += row[z] * ratio[z];
+        theta_new[x0 + i] = a * theta_old[x0 + i];
+    }
+    add_rows_portable(G, theta_new, m_new, x0, rows, m);
+}
+
+/* The dot product of one row with ratio in the other fixed order (``strided``, for large G, where privest 0.1 ran
+   numpy's products and there are no earlier bits to keep): 16 partial sums, s[j] over z = j mod 16 in order, for the
+   first m - m % 16 terms; then t[l] = (s[l] + s[4 + l]) + (s[8 + l] + s[12 + l]), (t[0] + t[1]) + (t[2] + t[3]);
+   then the last m % 16 terms in order. Independent partial sums: no chain of dependent additions a row long. */
+static double strided_dot_portable(const double *restrict row, const double *restrict ratio, Py_ssize_t m) {
+    double s[16] = {0.0};
+    const Py_ssize_t m16 = m - m % 16;
+    for (Py_ssize_t z = 0; z < m16; z += 16)
+        for (int j = 0; j < 16; j++) s[j] += row[z + j] * ratio[z + j];
+    double t[4];
+    for (int l = 0; l < 4; l++) t[l] = (s[l] + s[4 + l]) + (s[8 + l] + s[12 + l]);
+    double total = (t[0] + t[1]) + (t[2] + t[3]);
+    for (Py_ssize_t z = m16; z < m; z++) total += row[z] * ratio[z];
+    return total;
+}
+
+static double (*strided_dot)(const double *restrict, const double *restrict, Py_ssize_t) = strided_dot_portable;
+
+static void (*rows_update)(const double *restrict, const double *restrict, const double *restrict, double *restrict,
+                           double *restrict, Py_ssize_t, Py_ssize_t, Py_ssize_t) = rows_update_portable;
+static void (*add_rows)(const double *restrict, const double *restrict, double *restrict, Py_ssize_t, Py_ssize_t,
+                        Py_ssize_t) = add_rows_portable;
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define HAVE_AVX_PATH 1
 
-/* The same sums with AVX: 8 vectors of 4 outputs held in registers while the rows go by, then one vector at a time,
-   then the last few outputs side by side. The same products and sums in the same order: the same bits. */
-__attribute__((target("avx"))) static void combine_rows_avx(const double *restrict A,
-                                                                    const double *restrict s, double *restrict out,
-                                                                    Py_ssize_t rows, Py_ssize_t n) {
-    Py_ssize_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-        const double *restrict column = A + i;
-        for (Py_ssize_t r = 0; r < rows; r++, column += n) {
-            const __m256d f = _mm256_broadcast_sd(s + r);
-            a0 = _mm256_add_pd(a0, _mm256_mul_pd(f, _mm256_loadu_pd(column)));
-            a1 = _mm256_add_pd(a1, _mm256_mul_pd(f, _mm256_loadu_pd(column + 4)));
-            a2 = _mm256_add_pd(a2, _mm256_mul_pd(f, _mm256_loadu_pd(column + 8)));
-            a3 = _mm256_add_pd(a3, _mm256_mul_pd(f, _mm256_loadu_pd(column + 12)));
-            a4 = _mm256_add_pd(a4, _mm256_mul_pd(f, _mm256_loadu_pd(column + 16)));
-            a5 = _mm256_add_pd(a5, _mm256_mul_pd(f, _mm256_loadu_pd(column + 20)));
-            a6 = _mm256_add_pd(a6, _mm256_mul_pd(f, _mm256_loadu_pd(column + 24)));
-            a7 = _mm256_add_pd(a7, _mm256_mul_pd(f, _mm256_loadu_pd(column + 28)));
+/* The same sums with AVX. The dot products: four rows in the four lanes of a vector (rows 0, 1, 2, 3 of the lanes
+   from halves of rows 0 and 2, 1 and 3, then one unpack), two such vectors (8 rows) side by side, so that each lane
+   still adds its row's terms in the order z = 0, 1, ...; the last m % 4 terms one lane at a time. Then the block's rows are added to
+   m_new 32 outputs at a time (held in registers while the rows go by, in order), then 4, then one. The same
+   products and sums in the same order as the portable path: the same bits. */
+#define HALVES(r0, r2, z) _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd((r0) + (z))), _mm_loadu_pd((r2) + (z)), 1)
+#define TRANSPOSED_STEP(acc, r0, r1, r2, r3, z)                                                                  \
+    do {                                                                                                         \
+        const __m256d h0 = HALVES(r0, r2, z), h1 = HALVES(r1, r3, z);                                            \
+        const __m256d h2 = HALVES(r0, r2, (z) + 2), h3 = HALVES(r1, r3, (z) + 2);                                \
+        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_unpacklo_pd(h0, h1), f0));                                 \
+        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_unpackhi_pd(h0, h1), f1));                                 \
+        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_unpacklo_pd(h2, h3), f2));                                 \
+        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_unpackhi_pd(h2, h3), f3));                                 \
+    } while (0)
+
+__attribute__((target("avx"))) static void finish_rows_avx(__m256d acc, const double *restrict G,
+                                                              const double *restrict ratio, Py_ssize_t x,
+                                                              Py_ssize_t z, Py_ssize_t m,
+                                                              const double *restrict theta_old,
+                                                              double *restrict theta_new) {
+    double lanes[4];
+    _mm256_storeu_pd(lanes, acc);
+    for (int c = 0; c < 4; c++) {
+        const double *row = G + (x + c) * m;
+        double a = lanes[c];
+        for (Py_ssize_t j = z; j < m; j++) a += row[j] * ratio[j];
+        theta_new[x + c] = a * theta_old[x + c];
+    }
+}
+
+__attribute__((target("avx"))) static void add_rows_avx(const double *restrict G, const double *restrict theta_new,
+                                                           double *restrict m_new, Py_ssize_t x0, Py_ssize_t rows,
+                                                           Py_ssize_t m) {
+    Py_ssize_t z = 0;
+    for (; z + 32 <= m; z += 32) {
+        double *out = m_new + z;
+        __m256d s0 = _mm256_loadu_pd(out), s1 = _mm256_loadu_pd(out + 4), s2 = _mm256_loadu_pd(out + 8),
+                s3 = _mm256_loadu_pd(out + 12), s4 = _mm256_loadu_pd(out + 16), s5 = _mm256_loadu_pd(out + 20),
+                s6 = _mm256_loadu_pd(out + 24), s7 = _mm256_loadu_pd(out + 28);
+        for (Py_ssize_t j = 0; j < rows; j++) {
+            const __m256d f = _mm256_broadcast_sd(theta_new + x0 + j);
+            const double *column = G + (x0 + j) * m + z;
+            s0 = _mm256_add_pd(s0, _mm256_mul_pd(f, _mm256_loadu_pd(column)));
+            s1 = _mm256_add_pd(s1, _mm256_mul_pd(f, _mm256_loadu_pd(column + 4)));
+            s2 = _mm256_add_pd(s2, _mm256_mul_pd(f, _mm256_loadu_pd(column + 8)));
+            s3 = _mm256_add_pd(s3, _mm256_mul_pd(f, _mm256_loadu_pd(column + 12)));
+            s4 = _mm256_add_pd(s4, _mm256_mul_pd(f, _mm256_loadu_pd(column + 16)));
+            s5 = _mm256_add_pd(s5, _mm256_mul_pd(f, _mm256_loadu_pd(column + 20)));
+            s6 = _mm256_add_pd(s6, _mm256_mul_pd(f, _mm256_loadu_pd(column + 24)));
+            s7 = _mm256_add_pd(s7, _mm256_mul_pd(f, _mm256_loadu_pd(column + 28)));
         }
-        _mm256_storeu_pd(out + i, a0);
-        _mm256_storeu_pd(out + i + 4, a1);
-        _mm256_storeu_pd(out + i + 8, a2);
-        _mm256_storeu_pd(out + i + 12, a3);
-        _mm256_storeu_pd(out + i + 16, a4);
-        _mm256_storeu_pd(out + i + 20, a5);
-        _mm256_storeu_pd(out + i + 24, a6);
-        _mm256_storeu_pd(out + i + 28, a7);
+        _mm256_storeu_pd(out, s0);
+        _mm256_storeu_pd(out + 4, s1);
+        _mm256_storeu_pd(out + 8, s2);
+        _mm256_storeu_pd(out + 12, s3);
+        _mm256_storeu_pd(out + 16, s4);
+        _mm256_storeu_pd(out + 20, s5);
+        _mm256_storeu_pd(out + 24, s6);
+        _mm256_storeu_pd(out + 28, s7);
     }
-    for (; i + 4 <= n; i += 4) {
+    for (; z + 4 <= m; z += 4) {
+        __m256d s0 = _mm256_loadu_pd(m_new + z);
+        for (Py_ssize_t j = 0; j < rows; j++)
+            s0 = _mm256_add_pd(s0, _mm256_mul_pd(_mm256_broadcast_sd(theta_new + x0 + j),
+                                                 _mm256_loadu_pd(G + (x0 + j) * m + z)));
+        _mm256_storeu_pd(m_new + z, s0);
+    }
+    for (; z < m; z++) {
+        double s = m_new[z];
+        for (Py_ssize_t j = 0; j < rows; j++) s += theta_new[x0 + j] * G[(x0 + j) * m + z];
+        m_new[z] = s;
+    }
+}
+
+__attribute__((target("avx"))) static double strided_dot_avx(const double *restrict row, const double *restrict ratio,
+                                                              Py_ssize_t m) {
+    __m256d v0 = _mm256_setzero_pd(), v1 = v0, v2 = v0, v3 = v0;
+    const Py_ssize_t m16 = m - m % 16;
+    for (Py_ssize_t z = 0; z < m16; z += 16) {
+        v0 = _mm256_add_pd(v0, _mm256_mul_pd(_mm256_loadu_pd(row + z), _mm256_loadu_pd(ratio + z)));
+        v1 = _mm256_add_pd(v1, _mm256_mul_pd(_mm256_loadu_pd(row + z + 4), _mm256_loadu_pd(ratio + z + 4)));
+        v2 = _mm256_add_pd(v2, _mm256_mul_pd(_mm256_loadu_pd(row + z + 8), _mm256_loadu_pd(ratio + z + 8)));
+        v3 = _mm256_add_pd(v3, _mm256_mul_pd(_mm256_loadu_pd(row + z + 12), _mm256_loadu_pd(ratio + z + 12)));
+    }
+    double t[4];
+    _mm256_storeu_pd(t, _mm256_add_pd(_mm256_add_pd(v0, v1), _mm256_add_pd(v2, v3)));
+    double total = (t[0] + t[1]) + (t[2] + t[3]);
+    for (Py_ssize_t z = m16; z < m; z++) total += row[z] * ratio[z];
+    return total;
+}
+
+__attribute__((target("avx"))) static void rows_update_avx(const double *restrict G, const double *restrict ratio,
+                                                              const double *restrict theta_old,
+                                                              double *restrict theta_new, double *restrict m_new,
+                                                              Py_ssize_t x0, Py_ssize_t rows, Py_ssize_t m) {
+    const Py_ssize_t m4 = m - m % 4;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= rows; i += 8) {
+        const double *r = G + (x0 + i) * m;
+        __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+        for (Py_ssize_t z = 0; z < m4; z += 4) {
+            const __m256d f0 = _mm256_broadcast_sd(ratio + z), f1 = _mm256_broadcast_sd(ratio + z + 1),
+                          f2 = _mm256_broadcast_sd(ratio + z + 2), f3 = _mm256_broadcast_sd(ratio + z + 3);
+            TRANSPOSED_STEP(a0, r, r + m, r + 2 * m, r + 3 * m, z);
+            TRANSPOSED_STEP(a1, r + 4 * m, r + 5 * m, r + 6 * m, r + 7 * m, z);
+        }
+        finish_rows_avx(a0, G, ratio, x0 + i, m4, m, theta_old, theta_new);
+        finish_rows_avx(a1, G, ratio, x0 + i + 4, m4, m, theta_old, theta_new);
+    }
+    for (; i + 4 <= rows; i += 4) {
+        const double *r = G + (x0 + i) * m;
         __m256d a0 = _mm256_setzero_pd();
-        const double *restrict column = A + i;
-        for (Py_ssize_t r = 0; r < rows; r++, column += n)
-            a0 = _mm256_add_pd(a0, _mm256_mul_pd(_mm256_broadcast_sd(s + r), _mm256_loadu_pd(column)));
-        _mm256_storeu_pd(out + i, a0);
+        for (Py_ssize_t z = 0; z < m4; z += 4) {
+            const __m256d f0 = _mm256_broadcast_sd(ratio + z), f1 = _mm256_broadcast_sd(ratio + z + 1),
+                          f2 = _mm256_broadcast_sd(ratio + z + 2), f3 = _mm256_broadcast_sd(ratio + z + 3);
+            TRANSPOSED_STEP(a0, r, r + m, r + 2 * m, r + 3 * m, z);
+        }
+        finish_rows_avx(a0, G, ratio, x0 + i, m4, m, theta_old, theta_new);
     }
-    if (i < n) { /* the last n - i < 4 outputs, side by side */
-        double a[4] = {0.0, 0.0, 0.0, 0.0};
-        const Py_ssize_t left = n - i;
-        for (Py_ssize_t r = 0; r < rows; r++)
-            for (Py_ssize_t c = 0; c < left; c++) a[c] += s[r] * A[r * n + i + c];
-        memcpy(out + i, a, left * sizeof(double));
+    for (; i < rows; i++) {
+        const double *row = G + (x0 + i) * m;
+        double a = 0.0;
+        for (Py_ssize_t z = 0; z < m; z++) a += row[z] * ratio[z];
+        theta_new[x0 + i] = a * theta_old[x0 + i];
     }
+    add_rows_avx(G, theta_new, m_new, x0, rows, m);
 }
 #endif
 
-static void updates(const double *G, const double *GT, const double *w, double *T, double *M, double *ratio,
-                    Py_ssize_t k, Py_ssize_t m, Py_ssize_t b) {
+static void updates(const double *G, const double *w, double *T, double *M, double *ratio, Py_ssize_t k,
+                    Py_ssize_t m, Py_ssize_t b, int strided) {
     for (Py_ssize_t j = 0; j < b; j++) {
         const double *m_old = M + j * m, *theta_old = T + j * k;
         double *theta_new = T + (j + 1) * k, *m_new = M + (j + 1) * m;
         for (Py_ssize_t z = 0; z < m; z++) ratio[z] = w[z] / m_old[z];
-        combine_rows(GT, ratio, theta_new, m, k); /* G ratio: the rows of G^T scaled by ratio */
-        for (Py_ssize_t x = 0; x < k; x++) theta_new[x] *= theta_old[x];
-        combine_rows(G, theta_new, m_new, k, m); /* G^T theta: the rows of G scaled by theta */
+        for (Py_ssize_t z = 0; z < m; z++) m_new[z] = 0.0;
+        for (Py_ssize_t x = 0; x < k; x += BLOCK_ROWS) {
+            const Py_ssize_t rows = k - x < BLOCK_ROWS ? k - x : BLOCK_ROWS;
+            if (strided) { /* each row's dot product on its own (one stream), then the block's rows into m_new */
+                for (Py_ssize_t i = x; i < x + rows; i++) theta_new[i] = strided_dot(G + i * m, ratio, m) * theta_old[i];
+                add_rows(G, theta_new, m_new, x, rows, m);
+            } else {
+                rows_update(G, ratio, theta_old, theta_new, m_new, x, rows, m);
+            }
+        }
     }
 }
 
-static const char *const NAMES[6] = {"G", "GT", "w", "T", "M", "ratio"};
+/* One pass over a candidate mechanism A (k, m) row-major: whether every entry is >= 0 (no NaN, no negative entry),
+   the row whose sum is farthest from 1 and that distance (infinite or NaN if an entry is), and each column's largest
+   entry into column_max. The row sums are eight partial sums each (a tolerance test: their order does not matter). */
+static int summarise_portable(const double *restrict A, double *restrict column_max, Py_ssize_t k, Py_ssize_t m,
+                     double *worst_error, Py_ssize_t *worst_row) {
+    int entries_ok = 1;
+    *worst_error = 0.0, *worst_row = 0;
+    for (Py_ssize_t z = 0; z < m; z++) column_max[z] = A[z];
+    for (Py_ssize_t x = 0; x < k; x++) {
+        const double *restrict row = A + x * m;
+        double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        int bad = 0;
+        Py_ssize_t z = 0;
+        for (; z + 8 <= m; z += 8)
+            for (int c = 0; c < 8; c++) {
+                const double v = row[z + c];
+                s[c] += v;
+                bad |= !(v >= 0.0);
+                column_max[z + c] = v > column_max[z + c] ? v : column_max[z + c];
+            }
+        for (; z < m; z++) {
+            const double v = row[z];
+            s[0] += v;
+            bad |= !(v >= 0.0);
+            column_max[z] = v > column_max[z] ? v : column_max[z];
+        }
+        entries_ok &= !bad;
+        const double error = fabs((((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) - 1.0);
+        if (!(error <= *worst_error) && *worst_error == *worst_error) /* a NaN error is the worst */
+            *worst_error = error, *worst_row = x;
+    }
+    return entries_ok;
+}
+
+static int (*summarise)(const double *restrict, double *restrict, Py_ssize_t, Py_ssize_t, double *,
+                        Py_ssize_t *) = summarise_portable;
+
+#ifdef HAVE_AVX_PATH
+/* The same pass with AVX: two vectors of partial row sums, the sign test and the column maxima four at a time. */
+__attribute__((target("avx"))) static int summarise_avx(const double *restrict A, double *restrict column_max,
+                                                         Py_ssize_t k, Py_ssize_t m, double *worst_error,
+                                                         Py_ssize_t *worst_row) {
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d bad = zero;
+    int entries_ok = 1;
+    *worst_error = 0.0, *worst_row = 0;
+    for (Py_ssize_t z = 0; z < m; z++) column_max[z] = A[z];
+    for (Py_ssize_t x = 0; x < k; x++) {
+        const double *restrict row = A + x * m;
+        __m256d s0 = zero, s1 = zero;
+        Py_ssize_t z = 0;
+        for (; z + 8 <= m; z += 8) {
+            const __m256d v0 = _mm256_loadu_pd(row + z), v1 = _mm256_loadu_pd(row + z + 4);
+            s0 = _mm256_add_pd(s0, v0), s1 = _mm256_add_pd(s1, v1);
+            bad = _mm256_or_pd(bad, _mm256_or_pd(_mm256_cmp_pd(v0, zero, _CMP_NGE_UQ), _mm256_cmp_pd(v1, zero, _CMP_NGE_UQ)));
+            _mm256_storeu_pd(column_max + z, _mm256_max_pd(v0, _mm256_loadu_pd(column_max + z)));
+            _mm256_storeu_pd(column_max + z + 4, _mm256_max_pd(v1, _mm256_loadu_pd(column_max + z + 4)));
+        }
+        double lanes[4], total = 0.0;
+        _mm256_storeu_pd(lanes, _mm256_add_pd(s0, s1));
+        total = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+        for (; z < m; z++) {
+            const double v = row[z];
+            total += v;
+            entries_ok &= v >= 0.0;
+            column_max[z] = v > column_max[z] ? v : column_max[z];
+        }
+        const double error = fabs(total - 1.0);
+        if (!(error <= *worst_error) && *worst_error == *worst_error) *worst_error = error, *worst_row = x;
+    }
+    return entries_ok && _mm256_movemask_pd(bad) == 0;
+}
+#endif
+
+/* The buffers of a call: C-contiguous float64 arrays of at least needed[i] values, writable from index `writable`
+   on. Returns how many are held (all of them on success); on failure the Python error is set and the count is
+   negated minus one, so that the caller releases the ones held. */
+static int hold_buffers(const char *function, PyObject **objects, const char *const *names, const Py_ssize_t *needed,
+                        int count, int writable, Py_buffer *views) {
+    for (int held = 0; held < count; held++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (held >= writable ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objects[held], &views[held], flags) < 0) return -held - 1;
+        if (views[held].itemsize != 8 || views[held].format == NULL || strcmp(views[held].format, "d") != 0 ||
+            views[held].len < needed[held] * 8) {
+            PyErr_Format(PyExc_ValueError, "%s: %s must be a C-contiguous float64 array of at least %zd values",
+                         function, names[held], needed[held]);
+            return -(held + 1) - 1;
+        }
+    }
+    return count;
+}
+
+static void release_buffers(Py_buffer *views, int held) {
+    for (int i = 0; i < held; i++) PyBuffer_Release(&views[i]);
+}
+
+static const char *const UPDATE_NAMES[5] = {"G", "w", "T", "M", "ratio"};
 
 static PyObject *ibu_updates(PyObject *self, PyObject *args) {
-    PyObject *objects[6];
+    PyObject *objects[5];
     Py_ssize_t k, m, b;
-    if (!PyArg_ParseTuple(args, "OOOOOOnnn:ibu_updates", &objects[0], &objects[1], &objects[2], &objects[3],
-                          &objects[4], &objects[5], &k, &m, &b))
+    int strided = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOnnn|p:ibu_updates", &objects[0], &objects[1], &objects[2], &objects[3],
+                          &objects[4], &k, &m, &b, &strided))
         return NULL;
     if (k < 1 || m < 1 || b < 0) {
         PyErr_Format(PyExc_ValueError, "ibu_updates: k and m must be >= 1 and b >= 0, got %zd, %zd, %zd", k, m, b);
         return NULL;
     }
-    const Py_ssize_t needed[6] = {k * m, m * k, m, (b + 1) * k, (b + 1) * m, m};
-    Py_buffer views[6];
-    int held = 0, ok = 1;
-    for (; held < 6; held++) {
-        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (held >= 3 ? PyBUF_WRITABLE : 0);
-        if (PyObject_GetBuffer(objects[held], &views[held], flags) < 0) {
-            ok = 0;
-            break;
-        }
-        if (views[held].itemsize != 8 || views[held].format == NULL || strcmp(views[held].format, "d") != 0 ||
-            views[held].len < needed[held] * 8) {
-            PyErr_Format(PyExc_ValueError, "ibu_updates: %s must be a C-contiguous float64 array of at least %zd values",
-                         NAMES[held], needed[held]);
-            held++;
-            ok = 0;
-            break;
-        }
+    const Py_ssize_t needed[5] = {k * m, m, (b + 1) * k, (b + 1) * m, m};
+    Py_buffer views[5];
+    int held = hold_buffers("ibu_updates", objects, UPDATE_NAMES, needed, 5, 2, views);
+    if (held < 0) {
+        release_buffers(views, -held - 1);
+        return NULL;
     }
-    if (ok) {
-        Py_BEGIN_ALLOW_THREADS
-        updates(views[0].buf, views[1].buf, views[2].buf, views[3].buf, views[4].buf, views[5].buf, k, m, b);
-        Py_END_ALLOW_THREADS
-    }
-    for (int i = 0; i < held; i++) PyBuffer_Release(&views[i]);
-    if (!ok) return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    updates(views[0].buf, views[1].buf, views[2].buf, views[3].buf, views[4].buf, k, m, b, strided);
+    Py_END_ALLOW_THREADS
+    release_buffers(views, held);
     Py_RETURN_NONE;
 }
 
+static const char *const COMBINE_NAMES[3] = {"G", "s", "out"};
+
+static PyObject *combine_rows(PyObject *self, PyObject *args) {
+    PyObject *objects[3];
+    Py_ssize_t k, m;
+    if (!PyArg_ParseTuple(args, "OOOnn:combine_rows", &objects[0], &objects[1], &objects[2], &k, &m)) return NULL;
+    if (k < 1 || m < 1) {
+        PyErr_Format(PyExc_ValueError, "combine_rows: k and m must be >= 1, got %zd, %zd", k, m);
+        return NULL;
+    }
+    const Py_ssize_t needed[3] = {k * m, k, m};
+    Py_buffer views[3];
+    int held = hold_buffers("combine_rows", objects, COMBINE_NAMES, needed, 3, 2, views);
+    if (held < 0) {
+        release_buffers(views, -held - 1);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    double *out = views[2].buf;
+    for (Py_ssize_t z = 0; z < m; z++) out[z] = 0.0;
+    for (Py_ssize_t x = 0; x < k; x += BLOCK_ROWS)
+        add_rows(views[0].buf, views[1].buf, out, x, k - x < BLOCK_ROWS ? k - x : BLOCK_ROWS, m);
+    Py_END_ALLOW_THREADS
+    release_buffers(views, held);
+    Py_RETURN_NONE;
+}
+
+static const char *const SUMMARY_NAMES[2] = {"A", "column_max"};
+
+static PyObject *mechanism_summary(PyObject *self, PyObject *args) {
+    PyObject *objects[2];
+    Py_ssize_t k, m, worst_row;
+    double worst_error;
+    if (!PyArg_ParseTuple(args, "OOnn:mechanism_summary", &objects[0], &objects[1], &k, &m)) return NULL;
+    if (k < 1 || m < 1) {
+        PyErr_Format(PyExc_ValueError, "mechanism_summary: k and m must be >= 1, got %zd, %zd", k, m);
+        return NULL;
+    }
+    const Py_ssize_t needed[2] = {k * m, m};
+    Py_buffer views[2];
+    int held = hold_buffers("mechanism_summary", objects, SUMMARY_NAMES, needed, 2, 1, views);
+    if (held < 0) {
+        release_buffers(views, -held - 1);
+        return NULL;
+    }
+    int entries_ok;
+    Py_BEGIN_ALLOW_THREADS
+    entries_ok = summarise(views[0].buf, views[1].buf, k, m, &worst_error, &worst_row);
+    Py_END_ALLOW_THREADS
+    release_buffers(views, held);
+    return Py_BuildValue("(Ndn)", PyBool_FromLong(entries_ok), worst_error, worst_row);
+}
+
 static PyObject *vector_width(PyObject *self, PyObject *unused) {
-    return PyLong_FromLong(combine_rows == combine_rows_portable ? 64 : 256);
+    return PyLong_FromLong(rows_update == rows_update_portable ? 64 : 256);
 }
 
 static PyObject *use_vectors(PyObject *self, PyObject *arg) {
     int wanted = PyObject_IsTrue(arg);
     if (wanted < 0) return NULL;
-    combine_rows = combine_rows_portable;
+    rows_update = rows_update_portable, add_rows = add_rows_portable;
 #ifdef HAVE_AVX_PATH
-    if (wanted && __builtin_cpu_supports("avx")) combine_rows = combine_rows_avx;
+    summarise = summarise_portable, strided_dot = strided_dot_portable;
+    if (wanted && __builtin_cpu_supports("avx"))
+        rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
 #endif
     return vector_width(self, NULL);
 }
 
 static PyMethodDef methods[] = {
     {"ibu_updates", ibu_updates, METH_VARARGS,
-     "ibu_updates(G, GT, w, T, M, ratio, k, m, b): b IBU updates from T[0] and M[0] into rows 1..b of T and M.\n\n"
-     "G (k, m) and GT (m, k) the mechanism's columns and their transpose, w (m,) the report weights, T (b + 1, k),\n"
+     "ibu_updates(G, w, T, M, ratio, k, m, b, strided=False): b IBU updates from T[0] and M[0] into rows 1..b of T\n"
+     "and M; strided: G ratio's dot products as 16 partial sums (the order for large G) rather than in order.\n\n"
+     "G (k, m) the mechanism's columns (read once an update for both products), w (m,) the report weights, T (b + 1, k),\n"
      "M (b + 1, m) and ratio (m,) writable: every array C-contiguous float64."},
+    {"combine_rows", combine_rows, METH_VARARGS,
+     "combine_rows(G, s, out, k, m): out[z] = sum_x s[x] G[x, z], each sum in the order x = 0, 1, ... (G^T s, as\n"
+     "ibu_updates sums it).\n\nG (k, m) and s (k,) read, out (m,) written: every array C-contiguous float64."},
+    {"mechanism_summary", mechanism_summary, METH_VARARGS,
+     "mechanism_summary(A, column_max, k, m) -> (entries_ok, worst_error, worst_row): one pass over A (k, m): whether\n"
+     "every entry is >= 0 (none NaN), the largest |row sum - 1| (inf or NaN if an entry is) and its row; each column's\n"
+     "largest entry written to column_max (m,). A read, column_max written: C-contiguous float64."},
     {"vector_width", vector_width, METH_NOARGS, "The bits of the vectors the products run on: 256 (AVX) or 64 (portable C, one double at a time)."},
     {"use_vectors", use_vectors, METH_O,
      "use_vectors(flag): the AVX path where the CPU has it (True, the default) or portable C (False), for tests;\n"
@@ -166,7 +459,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", "IBU's upd
 PyMODINIT_FUNC PyInit__kernel(void) {
 #ifdef HAVE_AVX_PATH
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx")) combine_rows = combine_rows_avx;
+    if (__builtin_cpu_supports("avx"))
+        rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
 #endif
     return PyModule_Create(&module);
 }

@@ -19,9 +19,9 @@ from privest._checks import (
     check_int,
     check_integers,
     check_matrix,
+    check_mechanism_columns,
     check_non_negative_array,
     check_positive,
-    check_row_stochastic,
     check_weights,
 )
 from privest.rappor import RapporReports, log_probability
@@ -156,15 +156,19 @@ def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
         If A is not row-stochastic, counts has the wrong shape, a negative or non-finite entry or a zero sum, or an
         observable was reported that no secret can produce under A.
     """
-    A = check_row_stochastic(A, "A", atol=1e-9)
-    return _reported_columns(A, check_weights(counts, A.shape[1], "counts"))
+    A, column_max = check_mechanism_columns(A, "A", atol=1e-9)
+    return _reported_columns(A, check_weights(counts, A.shape[1], "counts"), column_max)
 
 
-def _reported_columns(A: np.ndarray, counts: np.ndarray) -> Group:
-    """``matrix_group`` on a checked A and counts."""
+def _reported_columns(A: np.ndarray, counts: np.ndarray, column_max: np.ndarray | None = None) -> Group:
+    """``matrix_group`` on a checked A and counts (and A's column maxima, if the check gave them)."""
     seen = counts > 0
-    G = A[:, seen]  # a copy, always: its layout fixes the bits of the first product (theta @ G)
-    if np.any(G.max(axis=0) <= 0):
+    if seen.all():  # A as it is, no copy (C-contiguous: numpy's products, and so their bits, depend on the layout)
+        G = np.ascontiguousarray(A)
+    else:  # the reported columns, C-contiguous (a boolean mask would gather them column by column, in F order)
+        G = np.compress(seen, A, axis=1)
+        column_max = None if column_max is None else column_max[seen]
+    if (G.max(axis=0) if column_max is None else column_max).min() <= 0:
         raise ValueError("counts: an observable was reported that no secret can produce under A")
     return Group._of_checked(G, counts[seen], np.zeros(G.shape[1]))
 

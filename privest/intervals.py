@@ -103,11 +103,11 @@ def simplex_covariance(information: np.ndarray) -> np.ndarray:
 
         C = J^-1 - J^-1 1 1^T J^-1 / (1^T J^-1 1)
 
-    when J is positive definite (one Cholesky factorisation), else U (U^T J U)^+ U^T with U an orthonormal basis of
-    the vectors summing to 0 (from a QR factorisation) and ^+ the inverse on the directions that carry information;
-    the two agree where both apply. A direction that carries none (two secrets no report tells apart, e.g. two values
-    nobody reported through GRR) has infinite variance: the secrets it moves get inf on the diagonal. Valid where the
-    MLE is interior to the simplex (every entry positive).
+    when J is positive definite (one Cholesky factorisation, no pivot negligible), else U (U^T J U)^+ U^T with U an
+    orthonormal basis of the vectors summing to 0 (QR of the e_i - e_k) and ^+ the inverse on the directions that
+    carry information; the two agree where both apply. A direction that carries none (two secrets no report tells
+    apart, e.g. two values nobody reported through GRR) has infinite variance: the secrets it moves get inf on the
+    diagonal. Valid where the MLE is interior to the simplex (every entry positive).
 
     Raises
     ------
@@ -122,12 +122,18 @@ def simplex_covariance(information: np.ndarray) -> np.ndarray:
     from scipy.linalg import LinAlgError, cho_factor, cho_solve  # here: scipy.linalg loads with the first interval
 
     try:
-        inverse = cho_solve(cho_factor(symmetric, check_finite=False), np.eye(k), check_finite=False)
-        ones = inverse.sum(axis=1)
-        return inverse - np.outer(ones, ones) / ones.sum()
+        factor = cho_factor(symmetric, check_finite=False)
+        pivots = np.abs(np.diag(factor[0]))
+        # a pivot this small is a singular J that rounding let through (the same relative floor as below)
+        if pivots.min() ** 2 > 1e-10 * pivots.max() ** 2:
+            inverse = cho_solve(factor, np.eye(k), check_finite=False)
+            ones = inverse.sum(axis=1)
+            return inverse - np.outer(ones, ones) / ones.sum()
     except LinAlgError:
         pass
-    basis = np.linalg.qr(np.eye(k, k - 1) - np.eye(k, k - 1, -(k - 1)))[0]  # columns e_i - e_k, orthonormalised
+    differences = np.eye(k, k - 1)
+    differences[-1] = -1.0  # columns e_i - e_k, i < k: they span the vectors summing to 0
+    basis = np.linalg.qr(differences)[0]
     values, vectors = np.linalg.eigh(basis.T @ symmetric @ basis)
     informative = values > 1e-10 * max(values.max(initial=0.0), 1e-300)
     directions = basis @ vectors[:, informative]

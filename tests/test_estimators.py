@@ -93,19 +93,19 @@ def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int, pro
     """IBU as documented, written out one step at a time: from uniform, theta <- theta * G (w / m) with m = G^T theta,
     G the reported columns and w their frequencies; L = w . log m; stop at the first t with |L^t - L^(t-1)| < delta,
     else after max_iter. The products are taken in the order of one of privest's kernels, so that the result can be
-    compared bit for bit: "numpy" (m = theta @ G to start, then numpy products with G and with its contiguous
-    transpose) or "rows" (m = theta @ G to start, then sums of scaled rows, as the compiled loop adds them)."""
+    compared bit for bit: "numpy" (numpy's products G ratio and theta @ G) or "rows" (theta @ G on G in F order to
+    start, as privest 0.1 did, then sums of scaled rows, as the compiled loop adds them)."""
     seen = q > 0
-    G, w = A[:, seen], q[seen] / q[seen].sum()
+    G, w = np.compress(seen, A, axis=1), q[seen] / q[seen].sum()  # C-contiguous, as A: the layout fixes numpy's bits
     GT = np.ascontiguousarray(G.T)
     theta = np.full(A.shape[0], 1.0 / A.shape[0])
     theta = theta / theta.sum()
-    m = theta @ G
+    m = theta @ G if products == "numpy" else theta @ np.asfortranarray(G)
     previous = float(w @ np.log(m))
     for t in range(1, max_iter + 1):
         if products == "numpy":
             theta = theta * np.dot(G, w / m)
-            m = np.dot(GT, theta)
+            m = theta @ G
         else:
             theta = theta * sum_of_rows(GT, w / m)
             m = sum_of_rows(G, theta)
@@ -128,6 +128,7 @@ def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k, kernel, monke
     # products' order of the kernel that runs (numpy's, or the compiled loop's sums of rows).
     if kernel == "numpy":
         monkeypatch.setattr(est._iteration, "_KERNEL_WORK", 0)
+        monkeypatch.setattr(est._iteration, "_BATCH_KERNEL_WORK", 0)
     rng = rng_for(11, "ibu-kernel", k)
     stops = {True: 0, False: 0}
     for trial in range(12):
@@ -147,7 +148,7 @@ def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k, kernel, monke
 
 
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
-@pytest.mark.parametrize("k", [3, 37, 100])
+@pytest.mark.parametrize("k", [3, 37, 100, 300])  # 300: a G of over 2^16 entries, the strided dot products
 def test_the_compiled_loops_vector_and_portable_paths_give_the_same_bits(k):
     rng = rng_for(13, "kernel-paths", k)
     A = random_mechanism(rng, k, k + 5)
@@ -181,14 +182,19 @@ def test_the_compiled_loop_is_built_where_a_c_compiler_is_and_rejects_bad_buffer
     G = np.full((k, k), 1 / k)
     T, M, ratio = np.empty((2, k)), np.empty((2, k)), np.empty(k)
     T[0], M[0] = 1 / k, 1 / k
-    kernel.ibu_updates(G, G.T.copy(), np.full(k, 1 / k), T, M, ratio, k, k, 1)
+    kernel.ibu_updates(G, np.full(k, 1 / k), T, M, ratio, k, k, 1)
     np.testing.assert_allclose(T[1], 1 / k)  # uniform reports through a uniform mechanism: a fixed point
-    with pytest.raises(ValueError, match="GT must be a C-contiguous float64 array"):
-        kernel.ibu_updates(G, G.astype(np.float32), np.full(k, 1 / k), T, M, ratio, k, k, 1)
+    with pytest.raises(ValueError, match="G must be a C-contiguous float64 array"):
+        kernel.ibu_updates(G.astype(np.float32), np.full(k, 1 / k), T, M, ratio, k, k, 1)
     with pytest.raises(ValueError, match="T must be a C-contiguous float64 array of at least 9"):
-        kernel.ibu_updates(G, G, np.full(k, 1 / k), T, M, ratio, k, k, 2)
+        kernel.ibu_updates(G, np.full(k, 1 / k), T, M, ratio, k, k, 2)
     with pytest.raises(ValueError, match="not C-contiguous"):
-        kernel.ibu_updates(G, np.eye(k * 2)[::2, ::2], np.full(k, 1 / k), T, M, ratio, k, k, 1)
+        kernel.ibu_updates(np.eye(k * 2)[::2, ::2], np.full(k, 1 / k), T, M, ratio, k, k, 1)
+    combined = np.empty(3)
+    kernel.combine_rows(np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0]), combined, 2, 3)
+    assert combined.tolist() == [6.0, 9.0, 12.0]
+    with pytest.raises(ValueError, match="out must be a C-contiguous float64 array of at least 3"):
+        kernel.combine_rows(np.arange(6.0).reshape(2, 3), np.ones(2), np.empty(2), 2, 3)
 
 
 def per_user_update(theta: np.ndarray, G: np.ndarray) -> np.ndarray:

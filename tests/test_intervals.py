@@ -128,5 +128,10 @@ def test_the_simplex_covariance_is_the_basis_form_and_a_blind_direction_gets_0_t
     assert (interval.lower == 0).all() and (interval.upper == 1).all()
     grr = protocols.grr(6, 1.0)  # two secrets nobody reported: GRR's reports cannot tell them apart
     reports = np.repeat(np.arange(4), 50)
-    result = privest.gibu([(grr, reports)]).interval()
+    fitted = privest.gibu([(grr, reports)])
+    result = fitted.interval()
     assert (result.upper[4:] == 1).all() and (result.upper[:4] < 1).all()
+    # the singular information takes the basis form: its informative part lies in the vectors summing to 0
+    covariance = privest.intervals.simplex_covariance(fitted.likelihood.information(fitted.theta))
+    assert np.isinf(np.diag(covariance)[4:]).all() and np.isfinite(covariance[:4, :4]).all()
+    np.testing.assert_allclose(privest.intervals.simplex_covariance(B @ B.T).sum(axis=1), 0, atol=1e-9)

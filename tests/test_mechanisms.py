@@ -354,6 +354,28 @@ def test_invalid_arguments_raise_value_errors_naming_them(call, name):
         call()
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_one_pass_mechanism_check_finds_every_bad_entry_and_row(compiled, monkeypatch):
+    # the compiled pass (privest._kernel.mechanism_summary, where built) and numpy's give the same verdicts, messages
+    # and column maxima, at a width with a vector part and a tail (k = 3, m = 11)
+    from privest import _checks
+
+    if not compiled:
+        monkeypatch.setattr(_checks, "_kernel", None)
+    elif _checks._kernel is None:
+        pytest.skip("privest._kernel is not built")
+    rng = np.random.default_rng(5)
+    A = rng.dirichlet(np.ones(11), size=3)
+    checked, column_max = _checks.check_mechanism_columns(A, "Q", atol=1e-9)
+    assert checked is A and np.array_equal(column_max, A.max(axis=0))
+    for row, column, value, message in [(1, 9, np.nan, "finite"), (2, 3, np.inf, "finite"), (0, 10, -np.inf, "finite"),
+                                        (2, 10, -1e-300, "non-negative"), (1, 2, A[1, 2] + 1e-6, "row 1 sums")]:
+        bad = A.copy()
+        bad[row, column] = value
+        with pytest.raises(ValueError, match=f"Q must .*{message}"):
+            _checks.check_mechanism_columns(bad, "Q", atol=1e-9)
+
+
 @pytest.mark.parametrize("call, name", [
     (lambda: mech.krr(3.0, 1.0), "k"),
     (lambda: mech.laplace(True, 1.0), "k"),

@@ -82,6 +82,29 @@ def test_sampler_frequencies_match_the_likelihood(name):
         assert stats.chisquare(observed[expected > 0], expected[expected > 0]).pvalue > 1e-4
 
 
+@pytest.mark.parametrize("sampler", ["floyd", "keys"])
+def test_ss_samplers_frequencies_match_the_likelihood_with_several_values_a_subset(sampler, monkeypatch):
+    """SS at k = 8, eps = 0.3 (omega = 3, 56 subsets), by Floyd's algorithm and by the k uniform keys: 3 * 10^5
+    reports of secret 3 and 10^5 of secret 0, a chi-square test of the subset histogram against the likelihood."""
+    from privest.protocols import subsets
+
+    if sampler == "keys":
+        monkeypatch.setattr(subsets, "_floyd_omega", lambda k: 0)
+    m = protocols.ss(8, 0.3)
+    assert m.omega == 3
+    reports, _ = every_report(m)
+    codes = reports.astype(np.int64) @ (1 << np.arange(8))
+    order = np.argsort(codes)
+    L = m.likelihood(reports)
+    rng = privest.rng_for(2026, "test_protocols ss samplers", sampler)
+    for secret, n in ((3, 300_000), (0, 100_000)):
+        sampled = m.sample(np.full(n, secret), rng).astype(np.int64) @ (1 << np.arange(8))
+        position = np.searchsorted(codes[order], sampled)
+        assert np.array_equal(codes[order][position], sampled)  # every report holds omega values
+        observed = np.bincount(order[position], minlength=len(codes))
+        assert stats.chisquare(observed, n * L[:, secret]).pvalue > 1e-4
+
+
 @pytest.mark.parametrize("name", ["grr", "sue", "oue", "blh", "olh", "ss", "hr"])
 def test_unbiased_estimator_mean_and_variance_match_wang_et_al(name):
     """600 runs of 3000 users with fixed secrets: the mean estimate is theta and the per-value variance is Wang et
@@ -130,6 +153,25 @@ def test_gibu_over_a_mix_of_protocols_and_a_matrix_is_the_per_user_em_update():
         np.testing.assert_allclose(result.theta, per_user_em(likelihoods, np.full(k, 1 / k), steps), rtol=1e-10)
     result = privest.gibu(pairs, delta=1e-300, max_iter=3)
     assert result.log_likelihood == pytest.approx(np.log(likelihoods @ result.theta).mean(), abs=1e-10)
+
+
+def test_gibu_on_small_set_groups_as_matrices_equals_the_sparse_iteration(monkeypatch):
+    # a set-valued group with a small dense matrix iterates as a matrix group (the compiled loop where built): the same
+    # likelihood, so the same estimate as the sparse products to rounding, and the same L
+    from privest.estimators import _iteration
+
+    k = 16
+    rng = privest.rng_for(2026, "test_protocols dense sets")
+    theta = rng.dirichlet(np.ones(k))
+    pairs = [(m, m.sample(rng.choice(k, 2000, p=theta), rng)) for m in (protocols.grr(k, 1.0), protocols.ss(k, 2.0))]
+    likelihood = _iteration._Likelihood.of([m.group(r) for m, r in pairs], dense_sets=True)
+    assert likelihood.sets is None and likelihood.G.shape[0] == k  # both groups became matrix columns
+    dense = privest.gibu(pairs, delta=1e-12)
+    monkeypatch.setattr(_iteration, "_DENSE_SETS", 0)
+    sparse = privest.gibu(pairs, delta=1e-12)
+    assert abs(dense.iterations - sparse.iterations) <= 1
+    np.testing.assert_allclose(dense.theta, sparse.theta, atol=1e-9)
+    assert dense.log_likelihood == pytest.approx(sparse.log_likelihood, abs=1e-12)
 
 
 def test_squarem_reaches_the_same_estimate_in_fewer_updates():

@@ -7,6 +7,7 @@ and ``COMPILED_KERNEL`` are re-exported there and by ``privest.estimators``.
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -19,6 +20,8 @@ from privest.intervals import Interval, fisher_interval
 try:  # IBU's update loop compiled (privest/_kernel.c), built with the package where a C compiler is found
     from privest import _kernel
 except ImportError:  # then numpy runs the same iteration
+    _kernel = None
+if _kernel is not None and not hasattr(_kernel, "combine_rows"):  # a build of an older _kernel.c: numpy, until rebuilt
     _kernel = None
 
 class _Sets:
@@ -65,6 +68,21 @@ class _Sets:
         return float(r @ self.low**2) + a[:, None] + a[None, :] + cross
 
 
+# A set-valued group whose dense k x (distinct reports) matrix has at most this many entries (GRR up to k = 256)
+# iterates as a matrix group (``_dense``): in the compiled loop instead of two sparse products and about ten numpy
+# calls an iteration (benchmarks/bench_peers.py).
+_DENSE_SETS = 1 << 16
+
+
+def _dense(group: SetGroup) -> Group:
+    """A set-valued group as a matrix group: column i holds high for the members of S_i and low elsewhere, with the
+    report's log scale; the same likelihood (SetGroup's P(report_i | x)), so the same GIBU update."""
+    m = group.counts.size
+    G = np.full((group.k, m), group.low)
+    G[group.indices, np.repeat(np.arange(m), np.diff(group.indptr))] = group.high
+    return Group._of_checked(G, group.counts, group.log_scale)
+
+
 @dataclass(frozen=True)
 class _Likelihood:
     """The normalised log-likelihood of GIBU's groups (free-will Algorithm 1) and its EM map: the matrix groups'
@@ -78,15 +96,27 @@ class _Likelihood:
     n: float = 1.0
 
     @classmethod
-    def of(cls, groups: Sequence[Group | SetGroup]) -> "_Likelihood":
+    def of(cls, groups: Sequence[Group | SetGroup], dense_sets: bool = False) -> "_Likelihood":
+        if len(groups) == 1 and isinstance(groups[0], Group):  # IBU: the same values as below, fewer calls
+            group = groups[0]
+            n = group.n
+            return cls(group.G, group.counts / n, float((group.counts @ group.log_scale) / n), None, float(n))
         k = groups[0].k if isinstance(groups[0], SetGroup) else groups[0].G.shape[0]
         if any((g.k if isinstance(g, SetGroup) else g.G.shape[0]) != k for g in groups):
             raise ValueError(f"groups must all have k = {k} rows (secrets)")
         n = sum(g.n for g in groups)
+        # with dense_sets (the plain iteration), a set-valued group with a small dense matrix (few distinct reports:
+        # GRR, SS, ... at small k) joins the matrix groups, whose iteration is the compiled loop's
+        if dense_sets:
+            groups = [_dense(g) if isinstance(g, SetGroup) and g.k * g.counts.size <= _DENSE_SETS else g
+                      for g in groups]
         matrices = [g for g in groups if isinstance(g, Group)]
         sets = [g for g in groups if isinstance(g, SetGroup)]
-        G = np.concatenate([g.G for g in matrices], axis=1) if matrices else np.zeros((k, 0))
-        w = np.concatenate([g.counts for g in matrices]) / n if matrices else np.zeros(0)
+        if len(matrices) == 1:  # one group: its columns as they are, no copy
+            G, w = matrices[0].G, matrices[0].counts / n
+        else:
+            G = np.concatenate([g.G for g in matrices], axis=1) if matrices else np.zeros((k, 0))
+            w = np.concatenate([g.counts for g in matrices]) / n if matrices else np.zeros(0)
         offset = float(sum(g.counts @ g.log_scale for g in groups) / n)
         return cls(G, w, offset, _Sets(sets, n) if sets else None, float(n))
 
@@ -94,14 +124,21 @@ class _Likelihood:
     def k(self) -> int:
         return self.G.shape[0]
 
+    @cached_property
+    def g_fortran(self) -> np.ndarray:
+        """G in F order, for numpy's products outside the compiled loop (SQUAREM, set-valued groups): the layout in
+        which privest 0.1 always held G (a gathered copy), so these products keep its bits. A copy where G is in C
+        order (a matrix as given), made once, on first use."""
+        return np.asfortranarray(self.G)
+
     def value(self, theta: np.ndarray) -> float:
         """L(theta)."""
-        value = float(self.w @ np.log(theta @ self.G)) + self.offset
+        value = float(self.w @ np.log(theta @ self.g_fortran)) + self.offset
         return value + self.sets.log_likelihood(self.sets.forward(theta)) if self.sets else value
 
     def em(self, theta: np.ndarray) -> np.ndarray:
         """One GIBU update (free-will Algorithm 1, line 5)."""
-        update = self.G @ (self.w / (theta @ self.G))
+        update = self.g_fortran @ (self.w / (theta @ self.g_fortran))
         return theta * (update + self.sets.backward(self.sets.forward(theta)) if self.sets else update)
 
     def information(self, theta: np.ndarray) -> np.ndarray:
@@ -159,31 +196,46 @@ class IbuResult:
         return fisher_interval(self.theta, self.likelihood.information(self.theta), level)
 
 
-# The block kernel of ``_iterate``: used while G has at most _BLOCK_WORK entries (beyond, a product costs far more than
-# numpy's call overhead and the plain loop is as fast), with at most _BLOCK_ROWS iterations a block and buffers of at
-# most about _BLOCK_BYTES.
+# The block kernel of ``_iterate`` without the compiled loop: used while G has at most _BLOCK_WORK entries (beyond, a
+# product costs far more than numpy's call overhead and the plain loop is as fast), with at most _BLOCK_ROWS
+# iterations a block and buffers of at most about _BLOCK_BYTES.
 _BLOCK_WORK = 1 << 18
 
 
 _BLOCK_ROWS = 64
 
 
+# With the compiled loop, blocks of up to _COMPILED_BLOCK_ROWS iterations (its updates cost less than a block's test
+# at small k: about ten numpy calls), still within _BLOCK_BYTES of buffers and at most max(64, t / 8) past the stop.
+_COMPILED_BLOCK_ROWS = 512
+
+
 _BLOCK_BYTES = 1 << 21
 
 
-# The compiled update loop (privest._kernel) runs the blocks' updates while G has at most _KERNEL_WORK entries: k = 100,
-# 1.6-1.7 us an iteration against numpy's 3.5 us (benchmarks/bench_ibu.py); at k = 1000 numpy's BLAS is faster.
-_KERNEL_WORK = 1 << 16
+# The compiled update loop (privest._kernel) runs matrix groups of up to _KERNEL_WORK entries: it reads G once an
+# iteration for both products where numpy (and numba) read it twice, so it is the faster at every k measured
+# (benchmarks/bench_ibu.py, benchmarks/bench_peers.py: k = 16 to 1024); the bound only keeps a huge G, whose sums
+# would round differently from numpy's, on numpy's products.
+_KERNEL_WORK = 1 << 26
+
+
+# ``ibu_runs`` runs its runs one at a time through the compiled loop while G has at most _BATCH_KERNEL_WORK entries
+# (k = 256 square); beyond, the batch's matrix-matrix products cost less per run.
+_BATCH_KERNEL_WORK = 1 << 16
 
 
 COMPILED_KERNEL = _kernel is not None
 """Whether privest's compiled IBU update loop (``privest._kernel``) is installed. It runs single-problem IBU and
-GIBU on matrix mechanisms of up to 65,536 entries (k = 256 square), and ``ibu_runs`` run by run there: the same
-stopping rule and iterations, with the two products summed in a fixed order (the same bits on every CPU and BLAS),
-which differ from numpy's BLAS products in the last bits. Without a C compiler at install, numpy runs them."""
+GIBU on matrix mechanisms (up to 2^26 entries), and ``ibu_runs`` run by run: the same stopping rule, with the two
+products summed in a fixed order (the same bits on every CPU and BLAS), which differ from numpy's BLAS products in
+the last bits. Without a C compiler at install, numpy runs them."""
 
 
-_EPS = float(np.finfo(np.float64).eps) / 2  # the unit roundoff u
+# Up to this many entries (where privest 0.1 ran its compiled loop) the compiled iteration starts from theta @ G on
+# G in F order, as 0.1 did (its G was always a gathered copy in F order), so its results keep their bits; beyond,
+# from G^T theta summed by the compiled loop (a copy in F order would cost more than the iterations there).
+_LEGACY_START = 1 << 16
 
 
 def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter: int) -> IbuResult:
@@ -191,11 +243,16 @@ def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter:
     for set-valued groups), a log and a dot product, into reused buffers (numpy's call overhead, not arithmetic, is
     the cost at k = 100). Stops at the first t with ``|L(theta^t) - L(theta^{t-1})| < delta``.
 
-    Matrix groups of up to _BLOCK_WORK entries go to ``_iterate_blocks``, which gives the same result bit for bit."""
+    Matrix groups go to ``_iterate_blocks``: with the compiled loop where it is built, else (up to _BLOCK_WORK
+    entries) with numpy's products on G as it is (no copy); here the products are numpy's on G in F order
+    (``_Likelihood.g_fortran``), those of privest 0.1."""
     G, w, offset, sets = likelihood.G, likelihood.w, likelihood.offset, likelihood.sets
+    if sets is None and 0 < G.size <= _KERNEL_WORK and _kernel is not None:
+        return _iterate_blocks(G, w, offset, theta, delta, max_iter, compiled=True)
     if sets is None and 0 < G.size <= _BLOCK_WORK:
         return _iterate_blocks(G, w, offset, theta, delta, max_iter)
-    GT = np.ascontiguousarray(G.T)
+    G = likelihood.g_fortran
+    GT = G.T  # C order: a view
     theta = theta.copy()
     m = theta @ G
     d = sets.forward(theta) if sets else None
@@ -219,83 +276,76 @@ def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter:
     return IbuResult(theta / theta.sum(), max_iter, current, True)
 
 
-def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarray, delta: float,
-                    max_iter: int) -> IbuResult:
-    """``_iterate`` on matrix groups alone, bit for bit (same theta, iterations and L), with four numpy calls per
-    iteration instead of eight: the stopping rule is tested once per block of iterations. Where the compiled loop
-    applies (``COMPILED_KERNEL``, G of at most _KERNEL_WORK entries), one call to it runs a block's updates, its
-    products summed row by row in a fixed order; the rest is the same.
+def _log_likelihoods(logs: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``w . logs[j]`` for every row j, each the bits of ``numpy.dot(w, logs[j])`` (``numpy.vecdot`` runs the same dot
+    product loop row by row in one call; numpy before 2.0 has no vecdot, so one dot product a row)."""
+    if _vecdot is not None:
+        return _vecdot(logs, w)
+    return np.array([np.dot(w, row) for row in logs])
 
-    A block runs b updates with the same operations as ``_iterate`` (bound methods and positional outputs: numpy's
-    call overhead is most of an iteration's cost at k = 100), keeping each theta^t and m^t = G^T theta^t in rows of
-    two buffers. Then one log and one matrix-vector product give every L(theta^t) of the block to within the rounding
-    error of an m-term dot product of the logs, which bounds how far ``_iterate``'s own L (a dot product of the same
-    logs) can lie from it. Only where the change is below delta plus twice that bound can the rule hold, and there L
-    is computed as ``_iterate`` computes it; the first iteration of the block where the rule holds is the result, and
-    the iterations run past it are discarded. Blocks grow with t: at most max(16, t / 8) iterations run past the stop
-    (max(32, t / 8) with the compiled loop, whose updates cost less than a block's test).
+
+_vecdot = getattr(np, "vecdot", None)
+
+
+def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarray, delta: float,
+                    max_iter: int, compiled: bool = False) -> IbuResult:
+    """``_iterate`` on matrix groups alone, with its stopping rule tested once per block of iterations, exactly as if
+    it were tested every iteration: numpy's products ``G ratio`` and ``theta @ G`` on G as it is, or, with
+    ``compiled``, the compiled loop's in its fixed summation order.
+
+    A block runs b updates, keeping each theta^t and m^t = G^T theta^t in rows of two buffers: with numpy, four calls
+    an update (bound methods and positional outputs: numpy's call overhead is most of an iteration's cost at
+    k = 100); with the compiled loop (``privest._kernel``), one call that reads G once an update for both
+    products. Then one log and one row-wise dot product give every L(theta^t) of the block as ``_iterate`` computes it
+    (``_log_likelihoods``), and the first iteration of the block where ``|L^t - L^(t-1)| < delta`` is the result; the
+    updates run past it are discarded. Blocks grow with t: at most max(16, t / 8) iterations run past the stop
+    (max(64, t / 8) with the compiled loop, whose updates are cheaper).
     """
     k, columns = G.shape
-    rows = min(_BLOCK_ROWS, max(16, _BLOCK_BYTES // (8 * (k + 2 * columns))))
-    GT = np.ascontiguousarray(G.T)
+    most = _COMPILED_BLOCK_ROWS if compiled else _BLOCK_ROWS
+    rows = min(most, max(16, _BLOCK_BYTES // (8 * (k + 2 * columns))), max_iter)
     T, M = np.empty((rows + 1, k)), np.empty((rows + 1, columns))
-    logs = np.empty_like(M)
-    ratio, update, log_m = np.empty(columns), np.empty(k), np.empty(columns)
+    logs, L, ratio = np.empty((rows + 1, columns)), np.empty(rows + 1), np.empty(columns)
     T[0] = theta
-    m = theta @ G  # as _iterate starts: theta @ G, not GT @ theta (another summation order), on G as given
-    M[0] = m
-    compiled = _kernel is not None and G.size <= _KERNEL_WORK
-    if compiled:  # the compiled loop reads C-contiguous float64 buffers; its blocks start larger (cheap updates)
+    if compiled:  # the compiled loop reads C-contiguous float64 buffers
+        if G.size <= _LEGACY_START:  # the start of privest 0.1's compiled loop (its bits): theta @ G in F order
+            M[0] = theta @ np.asfortranarray(G)
         G, w = np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
-        T_rows, M_rows, smallest = T, M, min(rows, 32)
+        if G.size > _LEGACY_START:  # G^T theta summed as the compiled updates sum it, with no copy of G
+            _kernel.combine_rows(G, T[0], M[0], k, columns)
+        # beyond 0.1's compiled loop, G ratio's dot products as 16 partial sums a row (no bits of 0.1's to keep there)
+        smallest, strided = 64, G.size > _LEGACY_START
     else:
+        M[0] = theta @ G  # as _iterate starts
         T_rows, M_rows, smallest = list(T), list(M), 16  # row views, made once
-        divide, multiply, G_dot, GT_dot = np.divide, np.multiply, G.dot, GT.dot
-    # m^t_z <= max_x G_xz: where G <= 1 (probabilities) every log m is <= 0 and the bound needs no block maximum
-    logs_at_most_zero = float(G.max()) <= 1.0
-    start = float(w @ np.log(m)) + offset
-    # |_iterate's L - (approx + offset)| <= gamma * S for S >= sum_z w_z |log m_z| + |offset| + 1: twice the bound of
-    # an m-term dot product, each log within a few ulps, and the addition of the offset
-    gamma = 4 * (columns + 4) * _EPS
-    total = 1.01 * float(w.sum())
+        divide, multiply, G_dot, update = np.divide, np.multiply, G.dot, np.empty(k)
 
-    def exact(j: int) -> float:
-        """L(theta^(t+j)) computed as ``_iterate`` does."""
-        return float(np.dot(w, np.log(M_rows[j], out=log_m))) + offset
+        def transposed_dot(theta_new: np.ndarray, m_new: np.ndarray) -> None:  # G^T theta as theta @ G: no copy
+            np.dot(theta_new, G, m_new)
 
-    t, known = 0, {0: start}  # known: the exact L of rows of this block, by row
-    while True:
-        b = min(rows, max_iter - t, max(smallest, t // 8))
-        if compiled:
-            _kernel.ibu_updates(G, GT, w, T, M, ratio, k, columns, b)
-        else:
-            steps = zip(M_rows[:b], T_rows[:b], T_rows[1 : b + 1], M_rows[1 : b + 1], strict=True)
-            for m_old, theta_old, theta_new, m_new in steps:
-                divide(w, m_old, ratio)
-                G_dot(ratio, update)
-                multiply(theta_old, update, theta_new)
-                GT_dot(theta_new, m_new)
-        with np.errstate(all="ignore"):
-            block_logs = np.log(M[: b + 1], out=logs[: b + 1])
-            approx = block_logs @ w  # L(theta^(t+j)) - offset, j = 0..b, up to rounding
-            largest_log = 0.0 if logs_at_most_zero else max(float(block_logs.max()), 0.0)
-            size = float(np.abs(approx).max()) + 2 * largest_log * total + abs(offset) + 1.0
-            threshold = (delta + 2 * gamma * size) / (1 - 4 * _EPS)
-            change = np.abs(approx[1:] - approx[:-1])
-        # below the threshold the rule may hold; above it, it cannot (a NaN or infinite L makes every row a candidate)
-        candidates = np.flatnonzero(change < threshold) if math.isfinite(threshold) else range(b)
-        for j in candidates:
-            j = int(j) + 1
-            if j - 1 not in known:
-                known[j - 1] = exact(j - 1)
-            known[j] = current = exact(j)
-            if abs(current - known[j - 1]) < delta:
-                return IbuResult(T_rows[j] / T_rows[j].sum(), t + j, current, False)
-        t += b
-        if t == max_iter:
-            return IbuResult(T_rows[b] / T_rows[b].sum(), max_iter, known[b] if b in known else exact(b), True)
-        T[0], M[0] = T[b], M[b]
-        known = {0: known[b]} if b in known else {}
+    with np.errstate(all="ignore"):  # a zero m gives L = -inf, and -inf - -inf a NaN change: no stop, as _iterate
+        L[0] = float(w @ np.log(M[0])) + offset
+        t = 0
+        while True:
+            b = min(rows, max_iter - t, max(smallest, t // 8))
+            if compiled:
+                _kernel.ibu_updates(G, w, T, M, ratio, k, columns, b, strided)
+            else:
+                steps = zip(M_rows[:b], T_rows[:b], T_rows[1 : b + 1], M_rows[1 : b + 1], strict=True)
+                for m_old, theta_old, theta_new, m_new in steps:
+                    divide(w, m_old, ratio)
+                    G_dot(ratio, update)
+                    multiply(theta_old, update, theta_new)
+                    transposed_dot(theta_new, m_new)
+            np.add(_log_likelihoods(np.log(M[1 : b + 1], out=logs[1 : b + 1]), w), offset, out=L[1 : b + 1])
+            held = np.flatnonzero(np.abs(L[1 : b + 1] - L[:b]) < delta)
+            if held.size:
+                j = int(held[0]) + 1
+                return IbuResult(T[j] / T[j].sum(), t + j, float(L[j]), False)
+            t += b
+            if t == max_iter:
+                return IbuResult(T[b] / T[b].sum(), max_iter, float(L[b]), True)
+            T[0], M[0], L[0] = T[b], M[b], L[b]
 
 
 def _squarem(likelihood: _Likelihood, theta: np.ndarray, delta: float | None, max_iter: int, tol: float | None = None,
@@ -354,10 +404,11 @@ def _iterate_batch(G: np.ndarray, W: np.ndarray, delta: float, max_iter: int) ->
     compiled loop applies, goes to ``_iterate`` one at a time, on its reported columns (matrix-vector products,
     cheaper than the batch's at small k): each result is then ``ibu``'s bit for bit."""
     R, k = W.shape[0], G.shape[0]
-    if R == 1 or (_kernel is not None and 0 < G.size <= _KERNEL_WORK):  # the compiled loop beats the batch there
-        return [_iterate(_Likelihood(G[:, w > 0], w[w > 0], 0.0, None), _start(k, None), delta, max_iter)
+    if R == 1 or (_kernel is not None and 0 < G.size <= _BATCH_KERNEL_WORK):  # the compiled loop beats the batch
+        return [_iterate(_Likelihood(_columns(G, w > 0), w[w > 0], 0.0, None), _start(k, None), delta, max_iter)
                 for w in W]
-    GT = np.ascontiguousarray(G.T)
+    G = np.asfortranarray(G)  # the layout the batch has always multiplied with (so, the same bits); G.T is C-ordered
+    GT = G.T
     index, T = np.arange(R), np.full((R, k), 1.0 / k)
     M = T @ G
     previous = np.einsum("ij,ij->i", W, np.log(M, out=np.zeros_like(M), where=W > 0))
@@ -379,8 +430,17 @@ def _iterate_batch(G: np.ndarray, W: np.ndarray, delta: float, max_iter: int) ->
     return results
 
 
+def _columns(G: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The columns of G where keep is True: G itself when every column is kept (no copy), else a C-contiguous copy
+    of those columns (``numpy.compress``: a boolean mask's gather costs several times more at k = 1024)."""
+    return G if keep.all() else np.compress(keep, G, axis=1)
+
+
 def _start(k: int, theta0: np.ndarray | None) -> np.ndarray:
-    theta = np.full(k, 1.0 / k) if theta0 is None else check_weights(theta0, k, "theta0")
+    if theta0 is None:
+        theta = np.full(k, 1.0 / k)
+        return theta / theta.sum()
+    theta = check_weights(theta0, k, "theta0")
     if np.any(theta <= 0):
         raise ValueError("theta0 must have full support (every entry positive)")
     return theta / theta.sum()

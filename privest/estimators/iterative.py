@@ -14,6 +14,7 @@ from privest._checks import (
     check_choice,
     check_distribution,
     check_int,
+    check_mechanism_columns,
     check_positive,
     check_row_stochastic,
     check_sequence,
@@ -23,6 +24,7 @@ from privest._checks import (
 from privest.estimators._iteration import (
     COMPILED_KERNEL,
     IbuResult,
+    _columns,
     _iterate,
     _iterate_batch,
     _Likelihood,
@@ -144,7 +146,7 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
     check_sequence(groups, "groups", minimum=1)
     delta, max_iter = check_stopping(delta, max_iter)
     check_choice(accelerate, "accelerate", (None, "squarem"))
-    likelihood = _Likelihood.of([_as_group(item) for item in groups])
+    likelihood = _Likelihood.of([_as_group(item) for item in groups], dense_sets=accelerate is None)
     theta = _start(likelihood.k, theta0)
     if accelerate == "squarem":
         return replace(_squarem(likelihood, theta, delta, max_iter), likelihood=likelihood)
@@ -187,9 +189,10 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
     >>> result.theta.shape, bool(abs(result.theta.sum() - 1) < 1e-12), result.capped
     ((5,), True, False)
     """
-    A = check_row_stochastic(A, "A", atol=1e-9)
+    A, column_max = check_mechanism_columns(A, "A", atol=1e-9)
     q = check_weights(q, A.shape[1], "q")
-    return gibu([_reported_columns(A, q)], delta=delta, max_iter=max_iter, theta0=theta0, accelerate=accelerate)
+    return gibu([_reported_columns(A, q, column_max)], delta=delta, max_iter=max_iter, theta0=theta0,
+                accelerate=accelerate)
 
 
 def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000) -> list[IbuResult]:
@@ -224,7 +227,7 @@ def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: 
     delta, max_iter = check_stopping(delta, max_iter)
     seen = counts.max(axis=0) > 0
     n = counts.sum(axis=1, keepdims=True)
-    G, W = A[:, seen], counts[:, seen] / n
+    G, W = _columns(np.ascontiguousarray(A), seen), _columns(counts, seen) / n
     results = _iterate_batch(G, W, delta, max_iter)
     # every run's likelihood shares G (a column a run did not report weighs 0 in it): no copy per run
     return [replace(result, likelihood=_Likelihood(G, w, 0.0, None, float(users)))

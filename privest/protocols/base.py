@@ -311,7 +311,8 @@ class _BitReports(Protocol):
         return distinct_rows(self.membership(reports))
 
     def support(self, reports: np.ndarray) -> np.ndarray:
-        return self.membership(reports).sum(axis=0, dtype=np.int64)
+        # counted on the reports as given (bool or 0/1 integers), without the (n, k) bool copy of ``membership``
+        return np.count_nonzero(self._reports(reports), axis=0).astype(np.int64, copy=False)
 
     def to_arrays(self, reports: np.ndarray, prefix: str) -> dict[str, np.ndarray]:
         check_text(prefix, "prefix")

@@ -1,0 +1,340 @@
+"""The side-by-side record (issue 31): privest against multi-freq-ldpy (numba) and pure-LDP on the same work, as ratios.
+
+Run from the repository root with the lock's ``peers`` set: ``make bench-peers`` (writes
+``docs/performance-peers.md``, which the guide's performance page includes) or
+``.venv/bin/python benchmarks/bench_peers.py [--quick] [--output FILE]``. Every BLAS and numba runs on one thread
+(set below, before numpy loads). Each time is the median of ``--rounds`` rounds in which privest and the peers run in
+turn (interleaved: the machine is shared). A ratio is privest's time over the peer's for the same work (per user
+where the peer ran on fewer users): below 1, privest is faster.
+
+Rows, for k = 16, 256, 1024 and eps = 1, 4 (theta = Binomial(k - 1, 1/2), n = ``--users`` users):
+
+- **IBU per iteration** on GRR's k x k matrix (k-RR) and the report counts of n users: privest's ``ibu`` against
+  multi-freq-ldpy's numba ``IBU`` kernel, the stopping rules off (``(t(1 + N) - t(1)) / N``, N iterations);
+- **IBU one call**: ``privest.ibu(A, counts, max_iter=1)`` (its checks, columns and buffers included) against one
+  call of the numba ``IBU(k, A, frequencies, 1, ...)``;
+- **IBU to each library's own stop**: privest's |ΔL| < 1e-10 against numba's max |Δθ| < 1e-12 (both capped at 10^4
+  iterations): the time, the iterations (numba's found by bisection on nb_iter, at k <= 256) and max |Δθ| between
+  the two answers;
+- **GIBU from GRR reports**: ``privest.gibu([(grr, reports)])`` end to end (the reports grouped, then GIBU) against
+  multi-freq-ldpy's ``GRR_Aggregator_IBU`` (its counting included), for 100 iterations each (the same work) and to
+  each library's own stop;
+- **clients**: privest's vectorised ``sample`` on the n users against each peer's client called once per user on
+  ``--peer-users`` users (the peers have no vectorised client);
+- **unbiased estimates**: privest's ``estimate`` on the n reports against the peers' aggregators on the same reports
+  (on all n where they take O(1) Python steps a report, else on the first ``--peer-aggregate-users``), with the
+  largest difference between the estimates;
+- **memory** of n unary-encoded (SUE, OUE) and SS reports at k = 1024, each library in a fresh process: the growth
+  of the resident set once its client has produced them and holds them.
+"""
+
+import os
+
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")  # before numpy and numba load: single-thread BLAS and numba
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+from bench_library import mfl_iterations  # noqa: E402
+from bench_protocols import (  # noqa: E402
+    mfl_aggregate,
+    mfl_client,
+    peer_format,
+    pure_client_and_server,
+    pure_estimate,
+    seed_peers,
+    version,
+)
+from scipy.stats import binom  # noqa: E402
+from timing import powers, seconds  # noqa: E402
+
+import privest  # noqa: E402
+from privest import protocols, sampling  # noqa: E402
+
+SEED = 1
+KS = (16, 256, 1024)
+EPSES = (1.0, 4.0)
+USERS = 100_000
+PEER_USERS = 10_000
+PEER_AGGREGATE_USERS = 2_000
+NAMES = ("grr", "sue", "oue", "blh", "olh", "ss", "hr")
+SLOW_AGGREGATES = ("blh", "olh", "ss")  # the peers hash or visit every value of every report: O(n k) Python
+ITERATIONS = {16: 2000, 256: 400, 1024: 50}  # N of the per-iteration rows
+CAP, FIXED = 10_000, 100
+NO_STOP = float(np.finfo(np.float64).tiny)  # a tolerance no change undercuts unless it is exactly 0
+
+
+def interleaved(functions: dict[str, Callable[[], Any]], rounds: int, calls: int = 1) -> dict[str, float]:
+    """The median wall time of one call of each function over ``rounds`` rounds, each round running every function
+    ``calls`` times, in turn (several calls a round for the cheap ones: a timer's and a busy machine's noise)."""
+    times: dict[str, list[float]] = {name: [] for name in functions}
+    for _ in range(rounds):
+        for name, fn in functions.items():
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.perf_counter() - start) / calls)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def secrets_for(k: int, n: int) -> np.ndarray:
+    rng = sampling.rng_for(SEED, "bench_peers", "secrets", k, n)
+    return rng.permutation(np.repeat(np.arange(k), rng.multinomial(n, binom.pmf(np.arange(k), k - 1, 0.5))))
+
+
+class Table:
+    """Rows of one section: the case, privest's time, each peer's time and ratio, and a note."""
+
+    def __init__(self, title: str, what: str) -> None:
+        self.title, self.what, self.rows = title, what, []
+
+    def add(self, case: str, ours: float, mfl: float | None = None, pure: float | None = None, note: str = "",
+            ours_n: int = 1, mfl_n: int = 1, pure_n: int = 1, unit: Callable[[float], str] = seconds) -> None:
+        """Times in seconds for ``*_n`` users each (the ratios compare per-user costs)."""
+        def ratio(peer: float | None, peer_n: int) -> float | None:
+            return None if peer is None or peer <= 0 else (ours / ours_n) / (peer / peer_n)
+
+        self.rows.append((case, unit(ours), None if mfl is None else unit(mfl), ratio(mfl, mfl_n),
+                          None if pure is None else unit(pure), ratio(pure, pure_n), note))
+
+    def markdown(self) -> str:
+        lines = [f"## {self.title}", "", self.what, "",
+                 "| case | privest | multi-freq-ldpy | privest / mfl | pure-LDP | privest / pure | note |",
+                 "|---|---:|---:|---:|---:|---:|---|"]
+        for case, ours, mfl, r_mfl, pure, r_pure, note in self.rows:
+            lines.append(f"| {case} | {ours} | {mfl or '—'} | {'' if r_mfl is None else f'{r_mfl:.2f}'} | "
+                         f"{pure or '—'} | {'' if r_pure is None else f'{r_pure:.2f}'} | {note} |")
+        ratios = [r for row in self.rows for r in (row[3], row[5]) if r is not None]
+        if ratios:
+            above = sum(r > 1.0 for r in ratios)
+            lines += ["", f"Largest ratio {max(ratios):.2f}; {above} of {len(ratios)} ratios above 1.00."]
+        return "\n".join(lines)
+
+
+# --- IBU on a matrix ----------------------------------------------------------------------------------------------
+
+
+def bench_ibu(tables: dict[str, Table], k: int, eps: float, n: int, rounds: int) -> None:
+    from multi_freq_ldpy.estimators.Histogram_estimator import IBU
+
+    A = privest.krr(k, eps)
+    rng = sampling.rng_for(SEED, "bench_peers", "ibu", k, eps)
+    counts = np.bincount(privest.sample(A, secrets_for(k, n), rng), minlength=k).astype(np.float64)
+    frequencies = counts / counts.sum()
+    IBU(k, A, frequencies, 1, NO_STOP, "max_abs")  # numba compiles here
+    N = ITERATIONS[k]
+    case = f"k = {k}, eps = {eps:g}"
+    calls = max(1, 2000 // (k * k // 256 + 1))  # calls a round of the one-iteration runs: about 2000 at k = 16
+    one = interleaved({"ours": lambda: privest.ibu(A, counts, max_iter=1, delta=NO_STOP),
+                       "mfl": lambda: IBU(k, A, frequencies, 1, NO_STOP, "max_abs")}, rounds, calls)
+    more = interleaved({"ours": lambda: privest.ibu(A, counts, max_iter=1 + N, delta=NO_STOP),
+                        "mfl": lambda: IBU(k, A, frequencies, 1 + N, NO_STOP, "max_abs")}, rounds)
+    # each stops early only where the change is exactly 0 (privest's L, numba's theta): their iterations run
+    ours_ran = privest.ibu(A, counts, max_iter=1 + N, delta=NO_STOP).iterations
+    theirs_ran = mfl_iterations(IBU, A, frequencies, NO_STOP, 1 + N)
+    tables["iteration"].add(case, (more["ours"] - one["ours"]) / (ours_ran - 1),
+                            (more["mfl"] - one["mfl"]) / (theirs_ran - 1),
+                            note=f"iterations {ours_ran - 1:,} / {theirs_ran - 1:,} after the first")
+    tables["call"].add(case, one["ours"], one["mfl"], note=f"{calls:,} calls a round")
+    stop_rounds = rounds if k < 1024 else 1
+    t = interleaved({"ours": lambda: privest.ibu(A, counts, max_iter=CAP),
+                     "mfl": lambda: IBU(k, A, frequencies, CAP, 1e-12, "max_abs")}, stop_rounds)
+    ours, theirs = privest.ibu(A, counts, max_iter=CAP), IBU(k, A, frequencies, CAP, 1e-12, "max_abs")
+    theirs_iterations = f"{mfl_iterations(IBU, A, frequencies, 1e-12, CAP):,}" if k <= 256 else "not counted"
+    tables["stop"].add(case, t["ours"], t["mfl"],
+                       note=f"iterations {ours.iterations:,}{' (cap)' if ours.capped else ''} / {theirs_iterations}; "
+                            f"max abs diff {np.abs(ours.theta - theirs).max():.1e}")
+
+
+def bench_gibu(tables: dict[str, Table], k: int, eps: float, n: int, rounds: int) -> None:
+    grr = protocols.grr(k, eps)
+    reports = grr.sample(secrets_for(k, n), sampling.rng_for(SEED, "bench_peers", "gibu", k, eps))
+    case = f"k = {k}, eps = {eps:g}"
+    t = interleaved({"ours fixed": lambda: privest.gibu([(grr, reports)], max_iter=FIXED, delta=NO_STOP),
+                     "mfl fixed": lambda: mfl_aggregate("grr", reports, "IBU", k, eps, nb_iter=FIXED, tol=NO_STOP),
+                     "ours": lambda: privest.gibu([(grr, reports)]),
+                     "mfl": lambda: mfl_aggregate("grr", reports, "IBU", k, eps)}, rounds)
+    ours = privest.gibu([(grr, reports)], max_iter=FIXED, delta=NO_STOP).theta
+    theirs = mfl_aggregate("grr", reports, "IBU", k, eps, nb_iter=FIXED, tol=NO_STOP)
+    tables["gibu"].add(f"{case}, {FIXED} iterations", t["ours fixed"], t["mfl fixed"],
+                       note=f"max abs diff {np.abs(ours - theirs).max():.1e}")
+    result = privest.gibu([(grr, reports)])
+    tables["gibu"].add(f"{case}, each to its stop", t["ours"], t["mfl"],
+                       note=f"privest {result.iterations:,} iterations")
+
+
+# --- clients and unbiased estimates --------------------------------------------------------------------------------
+
+
+def per_user(client: Callable[[int], Any], items: list[int]) -> Callable[[], None]:
+    def run() -> None:
+        for x in items:
+            client(x)
+    return run
+
+
+def bench_protocol(tables: dict[str, Table], name: str, k: int, eps: float, n: int, args: argparse.Namespace) -> None:
+    m = protocols.by_name(name, k, eps)
+    secrets = secrets_for(k, n)
+    rng = sampling.rng_for(SEED, "bench_peers", name, k, eps)
+    case = f"{name.upper()}, k = {k}, eps = {eps:g}"
+    peer_secrets = secrets[: args.peer_users]
+    mfl, pure = mfl_client(name, k, eps), pure_client_and_server(name, None, k, eps)
+    seed_peers()
+    functions: dict[str, Callable[[], Any]] = {"ours": lambda: m.sample(secrets, rng)}
+    if mfl:
+        mfl(int(secrets[0]))  # numba compiles multi-freq-ldpy's clients on the first call
+        functions["mfl"] = per_user(mfl, peer_secrets.tolist())
+    if pure:
+        functions["pure"] = per_user(pure[0].privatise, (peer_secrets + 1).tolist())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pure-LDP's HR client passes a float to random.randint (deprecated)
+        t = interleaved(functions, args.rounds)
+    peers_n = peer_secrets.size
+    tables["client"].add(case, t["ours"], t.get("mfl"), t.get("pure"), ours_n=n, mfl_n=peers_n, pure_n=peers_n,
+                         note=f"peers on {powers(peers_n)} users, privest on {powers(n)}")
+
+    reports = m.sample(secrets, rng)
+    peer_n = min(args.peer_aggregate_users, n) if name in SLOW_AGGREGATES else n
+    peer_reports = peer_format(name, reports[:peer_n])
+    functions = {"ours": lambda: m.estimate(reports)}
+    if mfl:
+        functions["mfl"] = lambda: mfl_aggregate(name, peer_reports, "MI", k, eps)
+    if pure:
+        functions["pure"] = lambda: pure_estimate(name, None, peer_reports, k, eps)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = interleaved(functions, args.rounds)
+        differences = []
+        if mfl:  # multi-freq-ldpy's MI normalises: against privest's INV-N
+            mine = m.estimate(reports[:peer_n], post="normalization")
+            differences.append(f"mfl {np.abs(mfl_aggregate(name, peer_reports, 'MI', k, eps) - mine).max():.0e}")
+        if pure:
+            mine = m.estimate(reports[:peer_n])
+            differences.append(f"pure {np.abs(pure_estimate(name, None, peer_reports, k, eps) - mine).max():.0e}")
+    tables["estimate"].add(case, t["ours"], t.get("mfl"), t.get("pure"), ours_n=n, mfl_n=peer_n, pure_n=peer_n,
+                           note=(f"peers on {powers(peer_n)} reports; " if peer_n < n else "")
+                           + "max abs diff " + ", ".join(differences))
+
+
+# --- memory -------------------------------------------------------------------------------------------------------
+
+
+def resident() -> int:
+    """This process's resident set now, in bytes (Linux: /proc/self/statm)."""
+    with open("/proc/self/statm", encoding="ascii") as f:
+        return int(f.read().split()[1]) * resource.getpagesize()
+
+
+def memory_child(library: str, name: str, k: int, eps: float, n: int) -> int:
+    """In a fresh process: the growth in bytes of the resident set once ``library``'s client has produced n reports
+    of ``name`` and holds them (numba's arrays included, which tracemalloc does not see)."""
+    secrets = secrets_for(k, n)
+    if library == "mfl":
+        client = mfl_client(name, k, eps)
+        client(0)  # numba's compile, before the baseline
+    elif library == "pure":
+        client = pure_client_and_server(name, None, k, eps)[0].privatise
+    baseline = resident()
+    if library == "privest":
+        held = protocols.by_name(name, k, eps).sample(secrets, sampling.rng_for(SEED, "bench_peers", "memory"))
+    else:
+        offset = 1 if library == "pure" else 0
+        held = [client(x + offset) for x in secrets.tolist()]
+    grown = resident() - baseline
+    del held
+    return grown
+
+
+def bench_memory(tables: dict[str, Table], n: int) -> None:
+    def child(library: str, name: str) -> float:
+        command = [sys.executable, __file__, "--memory-child", library, name, "1024", "1", str(n)]
+        out = subprocess.run(command, capture_output=True, text=True, check=True, cwd=os.path.dirname(__file__))
+        return float(out.stdout.split()[-1])
+
+    for name in ("sue", "oue", "ss"):
+        ours = child("privest", name)
+        mfl = child("mfl", name)
+        pure = child("pure", name) if name != "ss" else None
+        tables["memory"].add(f"{name.upper()}, k = 1024, eps = 1, n = {powers(n)}", ours, mfl, pure,
+                             unit=lambda b: f"{b / 2**20:,.0f} MiB")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", type=int, default=USERS, help=f"privest's users (default {USERS:,})")
+    parser.add_argument("--peer-users", type=int, default=PEER_USERS, help="users of the peers' per-user clients")
+    parser.add_argument("--peer-aggregate-users", type=int, default=PEER_AGGREGATE_USERS,
+                        help="reports of the peers' O(n k) aggregators (LH, SS)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; each time is their median")
+    parser.add_argument("--ks", type=int, nargs="*", default=list(KS))
+    parser.add_argument("--sections", nargs="*", default=["ibu", "gibu", "client", "memory"],
+                        help="ibu, gibu, client (clients and unbiased estimates), memory")
+    parser.add_argument("--protocols", nargs="*", default=list(NAMES), help="the clients' and estimates' protocols")
+    parser.add_argument("--output", help="also write the record (markdown) to this file")
+    parser.add_argument("--memory-child", nargs=5, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.memory_child:
+        library, name, k, eps, n = args.memory_child
+        print(memory_child(library, name, int(k), float(eps), int(n)))
+        return
+    missing = [p for p in ("multi-freq-ldpy", "pure-ldp", "numba") if version(p) == "not installed"]
+    if missing:
+        parser.error(f"{', '.join(missing)} not installed: make .venv/.installed-peers")
+    tables = {key: Table(title, what) for key, title, what in (
+        ("iteration", "IBU per iteration", "k-RR's k x k matrix, the stopping rules off: privest's `ibu` (compiled "
+                                           "loop) and multi-freq-ldpy's numba `IBU`."),
+        ("call", "IBU, one call of one iteration", "`privest.ibu(A, counts, max_iter=1)` (argument checks, columns, "
+                                                   "buffers) against numba's `IBU(k, A, frequencies, 1, ...)`."),
+        ("stop", "IBU to each library's own stop", "privest |ΔL| < 1e-10, numba max |Δθ| < 1e-12, both capped at "
+                                                  "10^4 iterations; iterations privest / numba."),
+        ("gibu", "GIBU from GRR reports, end to end", "`privest.gibu([(grr, reports)])` against multi-freq-ldpy's "
+                                                      "`GRR_Aggregator_IBU` (its counting included)."),
+        ("client", "Clients (perturbing users)", "per user: privest's vectorised `sample` against the peers' "
+                                                 "clients called once per user."),
+        ("estimate", "Unbiased estimates on the same reports", "per report: privest's `estimate` against "
+                     "multi-freq-ldpy's `*_Aggregator_MI` (vs privest INV-N) and pure-LDP's server (vs the raw "
+                     "estimate)."),
+        ("memory", "Memory of the reports", "growth of the resident set once each client has produced the reports "
+                                            "and holds them (a fresh process each)."))}
+    load = os.getloadavg()
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    for k in args.ks:
+        for eps in EPSES:
+            if "ibu" in args.sections:
+                bench_ibu(tables, k, eps, args.users, args.rounds)
+            if "gibu" in args.sections:
+                bench_gibu(tables, k, eps, args.users, args.rounds)
+            if "client" in args.sections:
+                for name in args.protocols:
+                    bench_protocol(tables, name, k, eps, args.users, args)
+    if "memory" in args.sections:
+        bench_memory(tables, args.users)
+    header = (f"Run {started} (`benchmarks/bench_peers.py`, {args.rounds} interleaved rounds, medians; "
+              f"n = {powers(args.users)}): privest {version('privest')} (compiled loop "
+              f"{'built' if privest.estimators.COMPILED_KERNEL else 'not built'}), numpy {np.__version__}, "
+              f"multi-freq-ldpy {version('multi-freq-ldpy')}, numba {version('numba')}, pure-ldp "
+              f"{version('pure-ldp')}; Python {platform.python_version()} on {platform.machine()}, "
+              f"{os.cpu_count()} CPUs, single-thread BLAS and numba; load average {load[0]:.1f} at the start, "
+              f"{os.getloadavg()[0]:.1f} at the end (a shared machine). A ratio is privest's time over the peer's "
+              "for the same work: below 1.00, privest is faster.")
+    record = "\n\n".join([header] + [t.markdown() for t in tables.values() if t.rows]) + "\n"
+    print(record)
+    if args.output:
+        temporary = f"{args.output}.tmp"
+        with open(temporary, "w", encoding="utf-8") as f:
+            f.write(record)
+        os.replace(temporary, args.output)
+
+
+if __name__ == "__main__":
+    main()
