@@ -24,6 +24,7 @@ from privest_studies.uncertainty import (
     Ratio,
     interval_in_band,
     ratio_interval,
+    rule_text,
     worst,
 )
 
@@ -202,12 +203,6 @@ def tally_text(lines: Sequence[Mapping]) -> str:
     """'14 agree, 2 disagree, 4 undecided (of 20 cells)'."""
     counts = tally(lines)
     return ", ".join(f"{counts[a]} {a}" for a in AGREEMENTS) + f" (of {sum(counts.values())} cells)"
-
-
-def rule_text(rule: Sequence[Mapping]) -> str:
-    """'Excellent <= 1.2 < Good <= 2 < Bad'."""
-    return " < ".join(f"{entry['verdict']} <= {entry['max_ratio']:g}" if "max_ratio" in entry else entry["verdict"]
-                      for entry in rule)
 
 
 def threshold_sensitivity(lines: Sequence[Mapping], rule: Sequence[Mapping], grid: Mapping[str, Sequence[float]]

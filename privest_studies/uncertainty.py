@@ -4,7 +4,7 @@
 Used by every judged ratio of the report: the cells of the free-will Tables 1 and 2 (``free_will_verdicts``) and
 the IBU paper's "not substantially different" checks (``reproduction.checks.similar``)."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,3 +78,10 @@ def interval_in_band(low: float, high: float, band: tuple[float, float]) -> str:
     if high <= lo or low > hi:
         return DISAGREE
     return UNDECIDED
+
+
+def rule_text(rule: Sequence[Mapping]) -> str:
+    """A verdict rule (entries {'verdict', 'max_ratio'}, the last without max_ratio) as one line:
+    'Excellent <= 1.2 < Good <= 2 < Bad'."""
+    return " < ".join(f"{entry['verdict']} <= {entry['max_ratio']:g}" if "max_ratio" in entry else entry["verdict"]
+                      for entry in rule)

@@ -368,8 +368,7 @@ def fw_verdicts(outputs: Outputs, config: Mapping, table: str) -> Outcome:
     interval) against the paper's, agree, disagree or undecided (free_will_verdicts), and how many cells agree for
     the other thresholds of the grid (not judged)."""
     rows = outputs[f"free_will/tables/{table}.csv"]  # one per (row, column, mechanism set): one agreement per cell
-    rule = " < ".join(f"{v['verdict']} <= {v['max_ratio']:g}" if "max_ratio" in v else v["verdict"]
-                      for v in config["free_will"]["verdict"])
+    rule = uncertainty.rule_text(config["free_will"]["verdict"])
     rows = rows.fillna({"paper": "NA", "verdict": "NA"})
     comparisons, tally = [], dict.fromkeys(uncertainty.AGREEMENTS, 0)
     for (row, column), lines in rows.groupby(["row", "column"], sort=False):
