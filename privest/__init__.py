@@ -67,6 +67,7 @@ from privest.auditing import AuditResult, audit
 from privest.consistency import base_cut, base_pos, norm, norm_cut, norm_mul, norm_sub, post_pos, power, power_ns
 from privest.counts import by_name as count_mechanism_by_name
 from privest.estimators import (
+    BitGroup,
     Group,
     IbuResult,
     SetGroup,
@@ -113,6 +114,7 @@ from privest.sampling import population, rng_for, sample, sample_counts, split_u
 __all__ = [
     "Alphabet",
     "AuditResult",
+    "BitGroup",
     "Grid",
     "Group",
     "IbuResult",

@@ -27,6 +27,7 @@ from privest._checks import (
 from privest.rappor import RapporReports, log_probability
 
 __all__ = [
+    "BitGroup",
     "Group",
     "GroupLike",
     "SetGroup",
@@ -131,7 +132,58 @@ class SetGroup:
         return float(self.counts.sum())
 
 
-GroupLike = Group | SetGroup | tuple
+@dataclass(frozen=True)
+class BitGroup:
+    """The reports of one mechanism whose report is a set S of secrets held as k bits, grouped by distinct report and
+    kept bit-packed: unary encodings (SUE, OUE), subset selection (SS) and RAPPOR.
+
+    P(report_i | x) = exp(log_scale[i]) * (high if x in S_i else low), the likelihood of ``SetGroup``; S_i is held as
+    the k bits of row i of ``bits``, packed as ``numpy.packbits(membership, axis=1)`` packs them (numpy's default bit
+    order: secret j is bit 7 - j % 8 of byte j // 8; the padding bits of the last byte are 0). GIBU iterates on it in
+    O(m ceil(k / 8)) byte lookups, never forming the k x m matrix or a list of members.
+
+    Attributes
+    ----------
+    k : int
+        The number of secrets.
+    bits : numpy.ndarray of uint8, shape (m, ceil(k / 8))
+        Each distinct report's set, bit-packed.
+    counts : numpy.ndarray, shape (m,)
+        How many users sent each distinct report.
+    high, low : float
+        The two likelihood values (up to the report's factor), for secrets in and out of the set; both positive.
+    log_scale : numpy.ndarray, shape (m,)
+        The log of each report's factor, so that the log-likelihood is exact.
+    """
+
+    k: int
+    bits: np.ndarray
+    counts: np.ndarray
+    high: float
+    low: float
+    log_scale: np.ndarray
+
+    def __post_init__(self) -> None:
+        check_int(self.k, "k", minimum=1)
+        if not (isinstance(self.bits, np.ndarray) and self.bits.dtype == np.uint8 and self.bits.ndim == 2
+                and self.bits.shape[1] == -(-self.k // 8)):
+            raise ValueError(f"BitGroup: bits must be a uint8 array of shape (m, {-(-self.k // 8)}) (k = {self.k} "
+                             f"bits packed by numpy.packbits), got {getattr(self.bits, 'dtype', type(self.bits))} "
+                             f"{getattr(self.bits, 'shape', '')}")
+        m = self.bits.shape[0]
+        check_non_negative_array(self.counts, "counts", shape=(m,), positive_sum=True)
+        check_finite(self.log_scale, "log_scale", shape=(m,))
+        check_positive(self.high, "high")
+        check_positive(self.low, "low")
+        if self.k % 8 and m and np.any(self.bits[:, -1] & np.uint8((1 << (8 - self.k % 8)) - 1)):
+            raise ValueError(f"BitGroup: the padding bits after secret {self.k - 1} must be 0")
+
+    @property
+    def n(self) -> float:
+        return float(self.counts.sum())
+
+
+GroupLike = Group | SetGroup | BitGroup | tuple
 
 
 def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
@@ -194,9 +246,9 @@ def rappor_group(reports: RapporReports) -> Group:
     return Group(np.exp(log_p - log_scale), reports.counts.astype(np.float64), log_scale)
 
 
-def _as_group(item: GroupLike) -> Group | SetGroup:
+def _as_group(item: GroupLike) -> Group | SetGroup | BitGroup:
     """A GIBU group from what a caller holds: a group, a (protocol, reports) pair or a (matrix, counts) pair."""
-    if isinstance(item, Group | SetGroup):
+    if isinstance(item, Group | SetGroup | BitGroup):
         return item
     if isinstance(item, tuple) and len(item) == 2:
         mechanism, reports = item

@@ -40,7 +40,7 @@ from privest.estimators.iterative import (
 from privest.estimators.likely import likely_subset_krr, likely_subset_linear, likely_subset_planar
 from privest.estimators.mixtures import combine_results, ibu_m, inv_m
 from privest.estimators.rappor import rap, rap_grouped
-from privest.groups import Group, GroupLike, SetGroup, matrix_group, rappor_group
+from privest.groups import BitGroup, Group, GroupLike, SetGroup, matrix_group, rappor_group
 from privest.simplex import POSTS, Post, normalise, post_process, project_simplex
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "CONDITION_LIMIT",
     "POSTS",
     "Accelerate",
+    "BitGroup",
     "Group",
     "GroupLike",
     "IbuResult",
