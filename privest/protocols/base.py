@@ -307,6 +307,11 @@ class _BitReports(Protocol):
     def membership(self, reports: np.ndarray) -> np.ndarray:
         return self._reports(reports).astype(bool)
 
+    def _packed(self, reports: np.ndarray) -> np.ndarray:
+        """The reports bit-packed, (n, ceil(k / 8)) uint8 as ``numpy.packbits(membership, axis=1)`` packs them (the
+        layout of ``privest.groups.BitGroup`` and of ``to_arrays``)."""
+        return np.packbits(self._reports(reports).astype(bool, copy=False), axis=1)
+
     def distinct(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return distinct_rows(self.membership(reports))
 
@@ -316,7 +321,7 @@ class _BitReports(Protocol):
 
     def to_arrays(self, reports: np.ndarray, prefix: str) -> dict[str, np.ndarray]:
         check_text(prefix, "prefix")
-        return {f"{prefix}bits": np.packbits(self.membership(reports), axis=1)}
+        return {f"{prefix}bits": self._packed(reports)}
 
     def from_arrays(self, arrays: Any, prefix: str) -> np.ndarray:
         check_text(prefix, "prefix")
