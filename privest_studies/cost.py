@@ -51,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
-from privest_studies.experiment import HASHED_KINDS, PROTOCOL_KINDS, Experiment, Member
+from privest_studies.experiment import HASHED_KINDS, ITERATIVE, PROTOCOL_KINDS, Experiment, Member, Part
 from privest_studies.jobs import Progress
 
 STARTUP = 1.0
@@ -69,8 +69,6 @@ CLOSED_SET_PASSES = 60
 zipf inv_r job: 26 s measured, 0.4 s for one pass)."""
 SQUAREM_UPDATES = 1_000
 """The updates of a SQUAREM run (capped by max_iter): above the 960 the quick scale's runs used at most."""
-ITERATIVE = ("ibu", "ibu_r", "ibu_m", "gibu")
-"""The families that iterate; the others are closed forms (one pass over the reports)."""
 BUDGET_KEY = "budget.job_minutes"
 
 
@@ -273,9 +271,11 @@ def warn_once(lines: Sequence[str]) -> None:
 
 
 def estimate_progress(experiment: Experiment, family: str, k: int, reports: Mapping[str, np.ndarray],
-                      heartbeat: float = 30.0) -> Progress:
+                      heartbeat: float = 30.0, part: Part | None = None) -> Progress:
     """The progress of an estimate job on the reports of ``perturb`` (``secret_counts`` (P, R, M, k) gives the
-    dataset's users): one unit per (point, run), weighted by the model's seconds."""
+    dataset's users): one unit per (point, run), weighted by the model's seconds; a part's units only."""
     own_users = float(np.asarray(reports["secret_counts"])[0, 0].sum())
-    weights = [seconds for seconds in unit_seconds(experiment, family, k, own_users) for _ in range(experiment.runs)]
-    return Progress(f"estimate {family}", weights, heartbeat)
+    seconds = unit_seconds(experiment, family, k, own_users)
+    if part is not None:
+        return Progress(f"estimate {family}", [seconds[part.point]] * (part.stop - part.first), heartbeat)
+    return Progress(f"estimate {family}", [s for s in seconds for _ in range(experiment.runs)], heartbeat)

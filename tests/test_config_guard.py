@@ -105,6 +105,7 @@ FIXED_WILDCARDS = {
     "synthetic": "the count paper's synthetic figures",
     "figure": "the count paper's Figure 8 panels",
     "Q": "a number (a Shokri quality-loss bound)",
+    "part": "point<i>_runs<a>-<b> of a split estimate job (privest_studies.experiment.Part)",
 }
 """Wildcard -> where its fixed values come from (its constraint must refuse every hostile name)."""
 

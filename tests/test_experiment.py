@@ -282,3 +282,45 @@ def test_an_estimate_job_logs_one_progress_line_per_unit_of_work_with_iterations
     silent = experiment.estimate(spec, "ibu", built, reports, STOPPING)
     for key in ("theta", "iterations", "capped"):
         np.testing.assert_array_equal(silent[key], logged[key])
+
+
+def split_experiment(**changes) -> Experiment:
+    """Points mixing RAPPOR, protocols (each run by run) and a point of matrices, n on the axis, 5 runs."""
+    members = (Member("rappor", 2.0), Member("oue", 1.0), Member("grr", 2.0), Member("krr", 1.0), Member("krr", 2.0))
+    points = (Point(300, (0, 1), 300), Point(200, (2, 1), 200), Point(100, (3, 4), 100))
+    spec = dict(axis="n", members=members, points=points, runs=5, families=("gibu", "ibu_r", "inv_r"))
+    return small_experiment(**(spec | changes))
+
+
+def test_a_scale_splits_only_the_iterative_families_on_run_by_run_points_into_blocks_of_runs():
+    spec = split_experiment(points=split_experiment().points[:2])
+    assert experiment.parts(spec, "gibu", None) == ()
+    assert experiment.parts(spec, "inv_r", 2) == ()  # a closed form: one pass, one job
+    assert experiment.parts(split_experiment(), "gibu", 2) == ()  # a matrix point batches its runs: one job
+    assert experiment.parts(spec, "ibu_r", 2) == ()  # NA on RAPPOR: one job says so
+    parts = experiment.parts(spec, "gibu", 2)
+    assert [p.name for p in parts] == ["point0_runs1-2", "point0_runs3-4", "point0_runs5-5",
+                                       "point1_runs1-2", "point1_runs3-4", "point1_runs5-5"]
+    assert all(experiment.Part.from_name(p.name) == p for p in parts)
+    with pytest.raises(ValueError, match="point3_runs11-20"):
+        experiment.Part.from_name("../etc")
+
+
+@pytest.mark.parametrize("family", ["gibu", "ibu_m"])
+def test_the_parts_of_a_split_estimate_job_gather_into_the_whole_jobs_archive_byte_for_byte(family, tmp_path):
+    from privest_studies import files
+
+    spec = split_experiment(points=split_experiment().points[:2])
+    built = experiment.build_mechanisms(spec.members, Alphabet(5))
+    reports = experiment.perturb(spec, built, {"theta": binomial_theta(5)}, seed=6)
+    whole = experiment.estimate(spec, family, built, reports, STOPPING)
+    blocks = [experiment.Part(p, first, min(first + 2, 5)) for p in (1, 0) for first in (4, 0, 2)]  # any order
+    gathered = experiment.gather(spec, family, [experiment.estimate_part(spec, family, built, reports, STOPPING, part)
+                                                for part in blocks])
+    files.save_npz(tmp_path / "whole.npz", **whole)
+    files.save_npz(tmp_path / "gathered.npz", **gathered)
+    assert (tmp_path / "whole.npz").read_bytes() == (tmp_path / "gathered.npz").read_bytes()
+    assert (family == "ibu_m") == bool(str(gathered["notes"][0]))  # NA (RAPPOR): every run of the point, one note
+    with pytest.raises(ValueError, match="runs"):
+        experiment.gather(spec, family, [experiment.estimate_part(spec, family, built, reports, STOPPING, part)
+                                         for part in blocks[1:]])

@@ -12,20 +12,24 @@ One idea a module, each importing only those before it:
     families    what each estimator family computes from one point's reports, and its NA
     spec        Point and Experiment: plain data, checked against the kinds and the families
     reports     perturb: every (point, run)'s reports, their npz, read back run by run (rule perturb)
-    estimates   estimate: one family on every point and run, in units of work (rule estimate)
+    estimates   estimate: one family on every point and run, in units of work (rule estimate), or on one part of a
+                split job (rule estimate_part), and the parts gathered
     scores      score: one tidy row per (point, run, method) (rule score)
 
 The scripts and the studies import this package (``from privest_studies import experiment``), never the modules.
 """
 
-from privest_studies.experiment.estimates import estimate
+from privest_studies.experiment.estimates import Part, estimate, estimate_part, gather, parts
 from privest_studies.experiment.families import (
     FAMILIES,
+    ITERATIVE,
     RAW_SUFFIX,
+    RUN_BY_RUN_KINDS,
     Estimate,
     Family,
     FamilyResult,
     estimate_family,
+    refused,
 )
 from privest_studies.experiment.mechanisms import (
     HASHED_KINDS,
@@ -55,29 +59,36 @@ from privest_studies.experiment.spec import Experiment, Point
 __all__ = [
     "FAMILIES",
     "HASHED_KINDS",
+    "ITERATIVE",
     "KIND_NAMES",
     "MECHANISM_KINDS",
     "PROTOCOL_KINDS",
     "RAW_SUFFIX",
+    "RUN_BY_RUN_KINDS",
     "SCORE_COLUMNS",
     "Estimate",
     "Experiment",
     "Family",
     "FamilyResult",
     "Member",
+    "Part",
     "Point",
     "PointRuns",
     "build_mechanisms",
     "describe",
     "estimate",
     "estimate_family",
+    "estimate_part",
+    "gather",
     "is_protocol",
     "mechanism_k",
     "mechanisms_from_arrays",
     "mechanisms_to_arrays",
+    "parts",
     "perturb",
     "population_reports",
     "protocol",
+    "refused",
     "reports_from_arrays",
     "reports_to_arrays",
     "run_to_arrays",

@@ -20,9 +20,10 @@ from privest.mechanisms import average
 from privest.protocols import Protocol
 from privest.rappor import RapporReports
 from privest.sampling import Mechanism, Rappor, Reports
-from privest_studies.experiment.mechanisms import is_protocol, mechanism_k
+from privest_studies.experiment.mechanisms import PROTOCOL_KINDS, is_protocol, mechanism_k
 
-__all__ = ["FAMILIES", "RAW_SUFFIX", "Estimate", "Family", "FamilyResult", "estimate_family"]
+__all__ = ["FAMILIES", "ITERATIVE", "RAW_SUFFIX", "RUN_BY_RUN_KINDS", "Estimate", "Family", "FamilyResult",
+           "estimate_family", "refused"]
 
 RAW_SUFFIX = "-raw"
 POSTS = ("normalization", "projection")
@@ -232,6 +233,23 @@ rap_m) and GIBU: any mixture (free-will sections 4-6). -N: normalisation, -P: pr
 post-processing (not a distribution: scored by l2^2 only, for Propositions 2 and 3). On the standard protocols
 (``privest.protocols``) inv and inv_r take each protocol's unbiased estimator, ibu and ibu_r GIBU on one protocol's
 reports, gibu the whole mixture; the [e]_M families need a common matrix and say NA."""
+
+
+ITERATIVE = ("ibu", "ibu_r", "ibu_m", "gibu")
+"""The families that iterate (IBU, GIBU); the others are closed forms (one pass over the reports)."""
+RUN_BY_RUN_KINDS = ("rappor", *PROTOCOL_KINDS)
+"""The member kinds whose points every family estimates run by run (``Family.each_run``)."""
+
+
+def refused(family: str, kinds: Sequence[str]) -> bool:
+    """Whether ``family`` is NA on a point whose members have these kinds, by what it needs (``_refuse``'s rule, on
+    the kinds of the config before any mechanism is built; a singular matrix still makes INV NA when it runs)."""
+    row = FAMILIES[family]
+    rappor, protocols = "rappor" in kinds, any(kind in PROTOCOL_KINDS for kind in kinds)
+    return ((row.one and len(kinds) != 1)
+            or (row.needs == "RAPPOR" and not all(kind == "rappor" for kind in kinds))
+            or (row.needs in ("matrices", "matrices or protocols") and rappor)
+            or (row.needs == "matrices" and protocols))
 
 
 def _refuse(family: Family, mechanisms: Sequence[Mechanism]) -> None:

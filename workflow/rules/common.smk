@@ -52,6 +52,24 @@ def experiment_spec(wildcards) -> dict:
     return EXPERIMENTS[wildcards.study][wildcards.experiment].to_dict()
 
 
+def estimate_parts(study: str, experiment: str, family: str) -> tuple:
+    """The parts of an estimate job at this scale (privest_studies.experiment.parts): () when it is one job."""
+    runs_per_job = config["scales"][config["scale"]].get("estimate", {}).get("runs_per_job", {})
+    return privest_studies.experiment.parts(EXPERIMENTS[study][experiment], family, runs_per_job.get(study))
+
+
+def estimate_inputs(wildcards) -> dict:
+    """An estimate job's inputs: the mechanisms and reports, or the archives of its parts where the scale splits it."""
+    parts = estimate_parts(wildcards.study, wildcards.experiment, wildcards.family)
+    if parts:
+        where = f"results/{wildcards.study}/{wildcards.experiment}/parts/estimates_{wildcards.family}"
+        return {"parts": [f"{where}_{part.name}.npz" for part in parts]}
+    return {
+        "mechanisms": f"results/{wildcards.study}/{wildcards.experiment}/mechanisms.npz",
+        "reports": f"results/{wildcards.study}/{wildcards.experiment}/reports.npz",
+    }
+
+
 def mechanisms_inputs(wildcards) -> dict:
     """The alphabet of an experiment and the cached Shokri LPs its mechanisms need."""
     experiment = EXPERIMENTS[wildcards.study][wildcards.experiment]

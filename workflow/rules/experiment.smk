@@ -1,5 +1,7 @@
 """The one experiment chain of every study: mechanisms -> perturb -> estimate (one job per estimator family) -> score
--> aggregate, each job over every point and run of one experiment.
+-> aggregate, each job over every point and run of one experiment. Where the scale says so for the study (config
+scales.<scale>.estimate.runs_per_job), an iterative family on RAPPOR or protocol points runs as one estimate_part
+job per point and block of runs, and rule estimate gathers them into the same archive.
 
 An experiment (privest_studies.experiment.Experiment) is built from the config by its study's module: the IBU
 paper's (one mechanism per eps point: privest_studies.ibu_consistency) and the free-will paper's mechanism sets (a
@@ -54,11 +56,35 @@ rule perturb:
         "../../scripts/perturb.py"
 
 
-rule estimate:
-    """One estimator family on every point and run of an experiment."""
+rule estimate_part:
+    """One estimator family on one point and block of runs of an experiment (a split estimate job)."""
     input:
         mechanisms=rules.mechanisms.output[0],
         reports=rules.perturb.output[0],
+    output:
+        "results/{study}/{experiment}/parts/estimates_{family}_{part}.npz",
+    log:
+        "logs/{study}/{experiment}/estimate_{family}_{part}.log",
+    benchmark:
+        "benchmarks/{study}/{experiment}/estimate_{family}_{part}.tsv"
+    wildcard_constraints:
+        part=r"point\d+_runs\d+-\d+",
+    conda:
+        "../../envs/privest.yaml"
+    resources:
+        mem_mb=lambda w, attempt: attempt
+        * privest_studies.cost.job_megabytes_of(EXPERIMENTS[w.study][w.experiment], w.family),
+    params:
+        experiment=experiment_spec,
+        stopping=lambda w: EXPERIMENTS[w.study][w.experiment].stopping_rule,
+    script:
+        "../../scripts/estimate_part.py"
+
+
+rule estimate:
+    """One estimator family on every point and run of an experiment, or its parts gathered where it is split."""
+    input:
+        unpack(estimate_inputs),
     output:
         "results/{study}/{experiment}/estimates_{family}.npz",
     log:
