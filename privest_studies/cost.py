@@ -1,75 +1,102 @@
 """What an estimate job will cost, in seconds, before it runs: a model of each estimator family's work, calibrated on
-this project's machine, and the budget warning the workflow prints at start-up (config key budget.job_minutes).
+the benchmark files of this project's runs, and the budget warning the workflow prints at start-up (config key
+budget.job_minutes).
 
-The model. An estimate job (rule estimate: one family on every point and run of one experiment) costs ``STARTUP``
-plus, for every (point, run), the work of its family on that point's reports:
+The model. An estimate job (rule estimate: one family on every point and run of one experiment; or one part of it,
+rule estimate_part) costs ``startup`` plus, for every (point, run), the work of its family on that point's reports:
 
-- each mechanism's *cells*, the entries one IBU/GIBU iteration touches: k x k for a matrix (the mechanisms of
-  ``privest.mechanisms`` report on the secrets' alphabet, or Shokri's square matrix); (distinct bit vectors) x k for
-  RAPPOR, with at most min(users, 2^k) distinct vectors; the members of the distinct reports' sets for a protocol
-  of ``privest.protocols`` (``SetGroup``), distinct reports times the expected set size of ``set_size``;
-- the iterative families (ibu, ibu_r, ibu_m, gibu) touch every mechanism's cells once an iteration (ibu_m the one
-  average k x k matrix), for ``iterations`` iterations: the cap max_iter for plain IBU, an upper bound (at the quick
-  scale the IBU paper's runs used 0.6-1.0 of the cap of 10,000, the free-will paper's GIBU 0.05-0.8; measured in
-  results/*/*/scores.csv), and ``SQUAREM_UPDATES`` for SQUAREM (the most updates any run of the standard-protocols
-  study used at the quick scale was 960);
-- the closed forms (inv, rap, inv_r, inv_m, rap_r, rap_m) touch them once, a protocol's ``CLOSED_SET_PASSES`` times
-  (its unbiased estimator reads every user's report, not the distinct ones).
+- each mechanism's *cells* of one kind, the work one IBU/GIBU iteration does on it: ``matrix``, k x k for a matrix
+  (the mechanisms of ``privest.mechanisms`` report on the secrets' alphabet, or Shokri's square matrix;
+  ``large_matrix`` above k = ``LARGE_MATRIX``), ``mixture`` the same for GIBU over several matrices (another loop:
+  the columns of every matrix side by side); ``bits``,
+  distinct reports x (ceil(k / 8) bytes + ``ROW_BYTES``) for the bit-packed reports of RAPPOR, SUE, OUE and SS
+  (``BitGroup``), with at most min(users, 2^k) distinct reports; ``sets``, the members of the distinct reports' sets
+  for GRR, BLH, OLH and HR (``SetGroup``): distinct reports times the expected set size (``set_size``), at least
+  ``GROUP_FLOOR``;
+- the iterative families (ibu, ibu_r, ibu_m, gibu) do every mechanism's cells once an iteration (ibu_m the one average
+  k x k matrix), plus a fixed cost per iteration (``iterations``), for the *iterations* IBU is expected to run
+  there: the mean over runs measured by an earlier run of the same study, experiment and family at the nearest point
+  (``Calibration.iterations``, from ``cost_calibration.json``), else the cap max_iter (an upper bound: most runs stop
+  well before it) or ``SQUAREM_UPDATES`` under SQUAREM;
+- the closed forms (inv, rap, inv_r, inv_m, rap_r, rap_m) do them once, a protocol's ``CLOSED_SET_PASSES`` times (its
+  unbiased estimator reads every user's report, not the distinct ones), at the ``closed`` price.
 
-Seconds per cell-iteration, measured with the library on this machine (2 cores shared with other jobs) by
-benchmarks/bench_cost.py, which times each kind of iteration at a fixed number of iterations (delta 1e-300, so no
-run stops early) and prints these constants; run it with OPENBLAS_NUM_THREADS=1, as jobs run (``jobs.run_or_exit``).
-Measured on the library of commit 11a8050 (IBU's block kernel), twice:
-
-- ``MATRIX_CELL``: ``estimators.ibu_runs`` on k-RR, 20 runs batched: 2.2e-10 s at k = 100, 1.5e-10 s at k = 384;
-  on the older kernel, with the second core busy with another job, up to 1.4e-9 s at k = 384. The jobs cost more per
-  cell than the kernel alone: at 2.2e-10 the model would put the quick scale's planar IBU jobs at 33 s, below the
-  41-67 s they took (benchmarks of a full quick run), so 1.4e-9 is kept.
-- ``RAPPOR_CELL``: ``estimators.gibu`` on one ``rappor_group``: 7.6e-10 and 7.7e-10 s at k = 100 with 48,842 users
-  (Adult's size, 48,842 distinct vectors), 2.3e-10 s at k = 64, 10^4 users; Adult's is kept (the kernel before
-  11a8050 took 2.2e-9 s).
-- ``SET_CELL``: ``estimators.gibu(..., accelerate="squarem")`` on one ``Protocol.group``: 1.8e-9 s per member and
-  update for SUE at k = 1024 (387 members a user), 1.3e-9 to 1.4e-9 s for OLH; GRR's few members cost more each
-  (2.4e-8 to 2.8e-8 s at 1,024 members) but little in all: SUE's is kept, with ``GROUP_FLOOR`` cells a group.
-
-Against the wall times of the 62 estimate jobs of a full quick run on this machine before the block kernel
-(benchmarks/*/*/estimate_*.tsv, 0.4 s to 153 s), the model with the constants of that kernel was above every
-iterative job's time (1.5 to 5 times for the IBU paper's, whose runs reach the cap; up to 100 times where GIBU stops
-after a hundred iterations, free-will rappor_low) but one, [IBU]_R of free-will geometric_linear (13.6 s against
-16.3 s), and within a few seconds of the closed forms'. With the current constants the longest quick job it predicts
-is 6 minutes (standard-protocols zipf GIBU and [IBU]_R). A job the model
-puts above the budget prints one warning line before the workflow starts (``over_budget``); the job itself logs its
-progress (``jobs.Progress``).
+The seconds per cell of each kind and the startup are fitted (non-negative least squares on CPU seconds) to the
+benchmark files of a finished run by ``benchmarks/calibrate_cost.py``, which also records the iterations each
+(study, experiment, family, point) ran and prints the model against every job it measured; both go to
+``cost_calibration.json`` beside this module, read once. A job the model puts above the budget prints one warning
+line before the workflow starts (``over_budget``); the job itself logs its progress (``jobs.Progress``).
 """
 
 import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from privest_studies.experiment import HASHED_KINDS, ITERATIVE, PROTOCOL_KINDS, Experiment, Member, Part
+from privest_studies.experiment import HASHED_KINDS, ITERATIVE, PROTOCOL_KINDS, Experiment, Member, Part, parts
 from privest_studies.jobs import Progress
 
-STARTUP = 1.0
-"""Seconds to start a job, import the libraries and read its inputs (startup_seconds in the logs: 0.5-1 s)."""
-MATRIX_CELL = 1.4e-9
-"""Seconds per cell and iteration of IBU on a matrix mechanism (k x k cells), one run."""
-RAPPOR_CELL = 7.7e-10
-"""Seconds per cell (distinct bit vector x secret) and iteration of GIBU on RAPPOR reports."""
-SET_CELL = 1.8e-9
-"""Seconds per set member and update of GIBU on a protocol's distinct reports."""
+CALIBRATION = Path(__file__).with_name("cost_calibration.json")
+"""The fitted seconds per cell and the measured iterations (``benchmarks/calibrate_cost.py`` writes it)."""
+WORK_KINDS = ("startup", "iterations", "matrix", "large_matrix", "mixture", "bits", "sets", "closed")
+"""The kinds of work a job's seconds are the sum of, each at its own price: per job (startup), per IBU iteration of a
+run (its fixed cost: numpy calls, the stopping test), per cell."""
+BIT_KINDS = ("rappor", "sue", "oue", "ss")
+"""The mechanisms whose reports GIBU iterates on bit-packed (``privest.groups.BitGroup``)."""
+ROW_BYTES = 8
+"""A distinct bit report's fixed work per iteration (its weight, division and log), in units of one byte's lookup."""
+LARGE_MATRIX = 256
+"""Above this k a matrix's IBU iterations go another way (numpy's products on every run at once, not the compiled
+loop run by run: ``privest.estimators._iteration``), at another price per cell."""
 GROUP_FLOOR = 10_000
-"""The fewest cells a protocol's group is counted as: below, the per-call overheads dominate (GRR's 1,024 members)."""
+"""The fewest cells a protocol's set group is counted as: below, the per-call overheads dominate (GRR's 1,024
+members)."""
 CLOSED_SET_PASSES = 60
-"""A protocol's closed form costs this many GIBU updates of its group (fitted to the quick scale's standard-protocols
-zipf inv_r job: 26 s measured, 0.4 s for one pass)."""
+"""A protocol's closed form does its cells this many times (fitted to the quick scale's standard-protocols zipf inv_r
+job: 26 s measured, 0.4 s for one pass)."""
 SQUAREM_UPDATES = 1_000
 """The updates of a SQUAREM run (capped by max_iter): above the 960 the quick scale's runs used at most."""
 BUDGET_KEY = "budget.job_minutes"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The model's prices (seconds per cell of each of ``WORK_KINDS``) and the iterations measured per
+    'study/experiment/family' and point value (mean over runs), with where they were measured."""
+
+    seconds: Mapping[str, float]
+    iterations: Mapping[str, Mapping[float, float]] = field(default_factory=dict)
+    source: str = ""
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "Calibration":
+        return cls({kind: float(data["seconds"][kind]) for kind in WORK_KINDS},
+                   {key: {float(value): float(mean) for value, mean in by_point.items()}
+                    for key, by_point in data.get("iterations", {}).items()}, str(data.get("source", "")))
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "seconds": dict(self.seconds),
+                "iterations": {key: {repr(value): round(mean, 1) for value, mean in sorted(by_point.items())}
+                               for key, by_point in sorted(self.iterations.items())}}
+
+    def expected_iterations(self, key: str, value: float) -> float | None:
+        """The mean iterations measured for ``key`` at the point nearest ``value`` (on a log scale), or None."""
+        by_point = self.iterations.get(key)
+        if not by_point:
+            return None
+        nearest = min(by_point, key=lambda v: abs(math.log(v / value)) if v > 0 and value > 0 else abs(v - value))
+        return by_point[nearest]
+
+
+@cache
+def calibration() -> Calibration:
+    """The calibration of ``CALIBRATION``, read once."""
+    return Calibration.from_dict(json.loads(CALIBRATION.read_text()))
 
 
 def set_size(member: Member, k: int) -> float:
@@ -96,60 +123,91 @@ def distinct_reports(member: Member, k: int, users: float) -> float:
         return min(users, 1 << k.bit_length())
     if member.kind in HASHED_KINDS and member.hashes is not None:
         return min(users, member.hashes * (2 if member.kind == "blh" else round(math.exp(member.parameter)) + 1))
-    if member.kind == "rappor":
+    if member.kind in BIT_KINDS:
         return min(users, 2.0 ** min(k, 1000))
     return users
 
 
-def cell_seconds(member: Member, k: int, users: float) -> float:
-    """Seconds of one iteration over one mechanism's cells, for ``users`` users of it."""
+def cells(member: Member, k: int, users: float) -> tuple[str, float]:
+    """The kind and number of cells one iteration does on one mechanism with ``users`` users."""
+    if member.kind in BIT_KINDS:
+        return "bits", distinct_reports(member, k, users) * (math.ceil(k / 8) + ROW_BYTES)
     if member.kind in PROTOCOL_KINDS:
-        return SET_CELL * max(GROUP_FLOOR, distinct_reports(member, k, users) * set_size(member, k))
-    if member.kind == "rappor":
-        return RAPPOR_CELL * distinct_reports(member, k, users) * k
-    return MATRIX_CELL * k * k
+        return "sets", max(GROUP_FLOOR, distinct_reports(member, k, users) * set_size(member, k))
+    return ("matrix" if k <= LARGE_MATRIX else "large_matrix"), float(k * k)
 
 
-def iterations(stopping: Mapping) -> int:
-    """The iterations the model counts for one IBU run: the cap, or ``SQUAREM_UPDATES`` under SQUAREM."""
+def run_work(family: str, members: Sequence[Member], k: int, users: float, iterations: float) -> dict[str, float]:
+    """The cells of each kind one run of ``family`` does on a point whose ``users`` users are split equally over
+    ``members``, IBU running ``iterations`` iterations."""
+    per_mechanism = users / len(members)
+    work = dict.fromkeys(WORK_KINDS[1:], 0.0)
+    matrices = all(m.kind not in PROTOCOL_KINDS and m.kind != "rappor" for m in members)
+    if family == "ibu_m":
+        if matrices:  # else NA at once: the [e]_M families need one common matrix
+            work["iterations"] = iterations
+            work["matrix" if k <= LARGE_MATRIX else "large_matrix"] = iterations * k * k
+        return work
+    if family in ITERATIVE:  # [IBU]_R iterates on each mechanism apart
+        work["iterations"] = iterations * (len(members) if family == "ibu_r" else 1)
+    for member in members:
+        kind, count = cells(member, k, per_mechanism)
+        if family in ITERATIVE:
+            mixture = kind in ("matrix", "large_matrix") and family == "gibu" and len(members) > 1
+            work["mixture" if mixture else kind] += iterations * count
+        else:
+            work["closed"] += count * (CLOSED_SET_PASSES if member.kind in PROTOCOL_KINDS else 1)
+    return work
+
+
+def iterations(experiment: Experiment, family: str, value: float, model: Calibration) -> float:
+    """The iterations the model counts for one run at a point: measured before (``Calibration``), else the cap (or
+    ``SQUAREM_UPDATES`` under SQUAREM)."""
+    stopping = experiment.stopping_rule
     cap = int(stopping["max_iter"])
+    measured = model.expected_iterations(f"{experiment.study}/{experiment.name}/{family}", value)
+    if measured is not None:
+        return min(cap, measured)
     return min(cap, SQUAREM_UPDATES) if stopping.get("accelerate") == "squarem" else cap
 
 
-def run_seconds(family: str, members: Sequence[Member], k: int, users: float, stopping: Mapping) -> float:
-    """Seconds of one run of ``family`` on a point whose ``users`` users are split equally over ``members``."""
-    per_mechanism = users / len(members)
-    if family == "ibu_m":
-        if any(m.kind in PROTOCOL_KINDS or m.kind == "rappor" for m in members):
-            return 0.0  # the [e]_M families need one common matrix: NA at once
-        return iterations(stopping) * MATRIX_CELL * k * k
-    if family in ITERATIVE:
-        return iterations(stopping) * sum(cell_seconds(m, k, per_mechanism) for m in members)
-    return sum(cell_seconds(m, k, per_mechanism) * (CLOSED_SET_PASSES if m.kind in PROTOCOL_KINDS else 1)
-               for m in members)
-
-
-def unit_seconds(experiment: Experiment, family: str, k: int, own_users: float) -> list[float]:
-    """Seconds of one run at each point of an experiment (``own_users``: the dataset's users, for points that take
-    every record once)."""
-    stopping = experiment.stopping_rule
-    return [run_seconds(family, [experiment.members[j] for j in point.mechanisms], k,
-                        own_users if point.users is None else point.users, stopping)
+def point_work(experiment: Experiment, family: str, k: int, own_users: float,
+               model: Calibration | None = None) -> list[dict[str, float]]:
+    """The cells of each kind of one run at each point of an experiment (``own_users``: the dataset's users, for
+    points that take every record once)."""
+    model = model or calibration()
+    return [run_work(family, [experiment.members[j] for j in point.mechanisms], k,
+                     own_users if point.users is None else point.users,
+                     iterations(experiment, family, point.value, model))
             for point in experiment.points]
 
 
-def job_seconds(experiment: Experiment, family: str, k: int, own_users: float) -> float:
-    """Seconds of the estimate job of one family on every point and run of an experiment."""
-    return STARTUP + experiment.runs * sum(unit_seconds(experiment, family, k, own_users))
+def seconds_of(work: Mapping[str, float], model: Calibration | None = None, startup: bool = False) -> float:
+    """The model's seconds of some work (cells of each kind), with a job's startup if asked."""
+    prices = (model or calibration()).seconds
+    return sum(prices[kind] * count for kind, count in work.items()) + (prices["startup"] if startup else 0.0)
 
 
-BIT_KINDS = ("sue", "oue", "ss")
-"""The protocols whose report is k bits (stored packed, 8 to a byte; unpacked one byte a bit)."""
+def unit_seconds(experiment: Experiment, family: str, k: int, own_users: float) -> list[float]:
+    """Seconds of one run at each point of an experiment."""
+    return [seconds_of(work) for work in point_work(experiment, family, k, own_users)]
+
+
+def job_seconds(experiment: Experiment, family: str, k: int, own_users: float, part: Part | None = None) -> float:
+    """Seconds of the estimate job of one family on every point and run of an experiment, or on one part of it."""
+    units = unit_seconds(experiment, family, k, own_users)
+    if part is not None:
+        return calibration().seconds["startup"] + (part.stop - part.first) * units[part.point]
+    return calibration().seconds["startup"] + experiment.runs * sum(units)
+
+
 BASE_MEGABYTES = 150
 """A job's memory before its reports: Python, numpy, scipy and the mechanisms (80-150 MB measured)."""
 MEMBER_BYTES = 16
 """Bytes per set member of a protocol's ``SetGroup`` inside GIBU: the group's int32 index and the sparse matrix's
 index and float64 value (11 bytes per member measured on the Zipf mixture at n = 10^6: 2.7 GB for 2.4e8 members)."""
+BIT_ROW_BYTES = 32
+"""Bytes per distinct report of a ``BitGroup`` inside GIBU beside its packed bits: count, log scale, weight, d."""
 MEMORY_MARGIN = 1.5
 """The model's megabytes times this are what a job declares (``mem_mb``)."""
 MIN_MEGABYTES = 1000
@@ -160,15 +218,14 @@ def report_bytes(member: Member, k: int, users: float) -> tuple[float, float, fl
     """Bytes of ``users`` users' reports of one mechanism: as stored in the reports archive (bits packed), as an
     estimate job reads one run of them (bits one byte each), and the likelihood structure GIBU and IBU build from
     them (a protocol's sets, RAPPOR's k x distinct columns, a matrix)."""
-    if member.kind in PROTOCOL_KINDS:
-        if member.kind in BIT_KINDS:
-            stored, unpacked = users * math.ceil(k / 8), users * k
-        else:  # a value (GRR, HR) or a seed and a hashed value (BLH, OLH) per user
-            stored = unpacked = users * (12 if member.kind in HASHED_KINDS else 8)
-        return stored, unpacked, MEMBER_BYTES * distinct_reports(member, k, users) * set_size(member, k)
-    if member.kind == "rappor":
+    if member.kind in BIT_KINDS:  # a BitGroup: the distinct packed reports, their counts and log scales
         distinct = distinct_reports(member, k, users)
-        return distinct * (math.ceil(k / 8) + 8), distinct * k, 3 * 8 * distinct * k
+        if member.kind == "rappor":
+            return distinct * (math.ceil(k / 8) + 8), distinct * k, distinct * (math.ceil(k / 8) + BIT_ROW_BYTES)
+        return users * math.ceil(k / 8), users * k, distinct * (math.ceil(k / 8) + BIT_ROW_BYTES)
+    if member.kind in PROTOCOL_KINDS:  # a value (GRR, HR) or a seed and a hashed value (BLH, OLH) per user
+        stored = users * (12 if member.kind in HASHED_KINDS else 8)
+        return stored, stored, MEMBER_BYTES * distinct_reports(member, k, users) * set_size(member, k)
     return 8 * k, 8 * k, 3 * 8 * k * k
 
 
@@ -218,17 +275,19 @@ def dataset_size(experiment: Experiment) -> tuple[int, int] | None:
 
 @dataclass(frozen=True)
 class JobCost:
-    """The model's seconds for one estimate job."""
+    """The model's seconds for one estimate job (``part``: '' for a whole job, else the part's name)."""
 
     study: str
     experiment: str
     family: str
     seconds: float
+    part: str = ""
 
     def warning(self, budget_minutes: float) -> str:
         """The line the workflow prints when the job is over budget."""
-        return (f"privest: warning: job estimate (study={self.study}, experiment={self.experiment}, "
-                f"family={self.family}) is estimated at ~{describe(self.seconds)} "
+        rule, part = ("estimate_part", f", part={self.part}") if self.part else ("estimate", "")
+        return (f"privest: warning: job {rule} (study={self.study}, experiment={self.experiment}, "
+                f"family={self.family}{part}) is estimated at ~{describe(self.seconds)} "
                 f"(budget {describe(60 * budget_minutes)}, config key {BUDGET_KEY})")
 
 
@@ -241,16 +300,22 @@ def describe(seconds: float) -> str:
     return f"{seconds / 3600:.2g} h"
 
 
-def estimate_jobs(experiments: Mapping[str, Mapping[str, Experiment]]) -> list[JobCost]:
-    """The model's cost of every estimate job of the experiments {study: {name: Experiment}} whose dataset exists."""
+def estimate_jobs(experiments: Mapping[str, Mapping[str, Experiment]],
+                  runs_per_job: Mapping[str, int] | None = None) -> list[JobCost]:
+    """The model's cost of every estimate job of the experiments {study: {name: Experiment}} whose dataset exists:
+    one per family, or one per part where the scale splits it (``runs_per_job``: study -> runs, as
+    ``experiment.parts`` takes it)."""
     costs = []
     for study, by_name in experiments.items():
         for name, experiment in by_name.items():
             size = dataset_size(experiment)
             if size is None:
                 continue
-            costs.extend(JobCost(study, name, family, job_seconds(experiment, family, *size))
-                         for family in experiment.families)
+            for family in experiment.families:
+                split = parts(experiment, family, (runs_per_job or {}).get(study))
+                whole = [JobCost(study, name, family, job_seconds(experiment, family, *size))]
+                costs.extend([JobCost(study, name, family, job_seconds(experiment, family, *size, part), part.name)
+                              for part in split] or whole)
     return costs
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from privest_studies import cost
 from privest_studies.experiment import Experiment, Member, Point
+from privest_studies.experiment import parts as split
 
 
 def experiment(kind="rappor", users=(1000,), runs=5, families=("ibu",), max_iter=10_000, members=1,
@@ -16,23 +17,75 @@ def experiment(kind="rappor", users=(1000,), runs=5, families=("ibu",), max_iter
                       data=data, labels=(("study", "s"),), stopping=(("delta", 1e-10), ("max_iter", max_iter)))
 
 
+PRICES = {"startup": 1.0, "iterations": 1e-6, "matrix": 1e-9, "large_matrix": 2e-9, "mixture": 3e-9, "bits": 4e-9,
+          "sets": 5e-9, "closed": 6e-9}
+"""Prices of a model to test with: every kind of work priced, each at its own price."""
+
+
+@pytest.fixture
+def model(monkeypatch):
+    """The cost model with ``PRICES`` and the iterations of ``s/e/gibu`` measured at n = 1000 and 10^5."""
+    calibration = cost.Calibration(PRICES, {"s/e/gibu": {1000.0: 300.0, 100_000.0: 700.0}}, "a test")
+    monkeypatch.setattr(cost, "calibration", lambda: calibration)
+    return calibration
+
+
 @pytest.mark.parametrize("kind", ["rappor", "krr", "sue", "olh"])
-def test_the_cost_grows_with_users_runs_k_mechanisms_and_the_cap(kind):
-    base = cost.job_seconds(experiment(kind, users=(100_000,)), "gibu", 64, 0)
-    assert cost.job_seconds(experiment(kind, users=(100_000,), runs=10), "gibu", 64, 0) > base
-    assert cost.job_seconds(experiment(kind, users=(100_000,)), "gibu", 128, 0) > base
-    assert cost.job_seconds(experiment(kind, users=(100_000,), members=3), "gibu", 64, 0) >= base
-    assert cost.job_seconds(experiment(kind, users=(100_000,), max_iter=20_000), "gibu", 64, 0) > base
+def test_the_cost_grows_with_users_runs_k_mechanisms_and_the_cap(kind, model):
+    base = cost.job_seconds(experiment(kind, users=(100_000,)), "ibu", 64, 0)
+    assert cost.job_seconds(experiment(kind, users=(100_000,), runs=10), "ibu", 64, 0) > base
+    assert cost.job_seconds(experiment(kind, users=(100_000,)), "ibu", 128, 0) > base
+    assert cost.job_seconds(experiment(kind, users=(100_000,), members=3), "gibu", 64, 0) >= \
+        cost.job_seconds(experiment(kind, users=(100_000,)), "gibu", 64, 0)
+    assert cost.job_seconds(experiment(kind, users=(100_000,), max_iter=20_000), "ibu", 64, 0) > base
     assert cost.job_seconds(experiment(kind, users=(100_000,)), "inv_r", 64, 0) < base  # a closed form
     if kind != "krr":  # a matrix iteration costs the same whatever the users
-        assert cost.job_seconds(experiment(kind, users=(1_000_000,)), "gibu", 64, 0) > base
+        assert cost.job_seconds(experiment(kind, users=(1_000_000,)), "ibu", 64, 0) > base
 
 
-def test_rappor_on_adult_ages_is_minutes_of_gibu_per_run_and_seconds_of_rap():
+def test_rappor_on_adult_ages_prices_its_bytes_and_iterations_at_the_cap_where_none_were_measured(model):
     adult = experiment(users=(48_842,), runs=20)
     ibu = cost.job_seconds(adult, "ibu", 100, 0)
-    assert ibu == pytest.approx(cost.STARTUP + 20 * 10_000 * 48_842 * 100 * cost.RAPPOR_CELL)
-    assert ibu > 20 * 20 and cost.job_seconds(adult, "rap", 100, 0) < 60
+    per_iteration = PRICES["iterations"] + 48_842 * (13 + cost.ROW_BYTES) * PRICES["bits"]
+    assert ibu == pytest.approx(PRICES["startup"] + 20 * 10_000 * per_iteration)
+    assert cost.job_seconds(adult, "rap", 100, 0) == pytest.approx(PRICES["startup"] + 20 * 48_842 * 21 * 6e-9)
+
+
+def test_measured_iterations_replace_the_cap_at_the_nearest_point_and_parts_split_the_work(model):
+    spec = experiment(users=(1000, 10_000, 300_000, 1_000_000), runs=4, families=("gibu",))
+    assert [cost.iterations(spec, "gibu", p.value, model) for p in spec.points] == [300, 300, 700, 700]
+    assert cost.iterations(spec, "ibu", 1000, model) == 10_000  # not measured: the cap
+    assert cost.iterations(experiment(max_iter=500), "gibu", 1000, model) == 300
+    assert cost.iterations(experiment(max_iter=200), "gibu", 1000, model) == 200  # never above the cap
+    whole = cost.job_seconds(spec, "gibu", 20, 0)
+    parts = split(spec, "gibu", 3)
+    assert len(parts) == 8
+    assert sum(cost.job_seconds(spec, "gibu", 20, 0, part) for part in parts) == pytest.approx(
+        whole + (len(parts) - 1) * PRICES["startup"])
+
+
+def test_the_calibration_round_trips_through_its_file_and_the_file_prices_every_kind_of_work():
+    stored = cost.Calibration.from_dict(json.loads(cost.CALIBRATION.read_text()))
+    assert set(stored.seconds) == set(cost.WORK_KINDS) and all(v >= 0 for v in stored.seconds.values())
+    again = cost.Calibration.from_dict(json.loads(json.dumps(stored.to_dict())))
+    assert again.seconds == stored.seconds and again.iterations.keys() == stored.iterations.keys()
+
+
+def test_the_fit_recovers_the_prices_of_jobs_made_from_them():
+    import sys
+
+    sys.path.insert(0, str(cost.CALIBRATION.parents[1] / "benchmarks"))
+    import calibrate_cost
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for _ in range(40):
+        work = {kind: float(rng.uniform(0, 1e9) if rng.random() < 0.6 else 0) for kind in cost.WORK_KINDS[1:]}
+        work["iterations"] = float(rng.uniform(1e3, 1e6))
+        rows.append({**work, "cpu": cost.seconds_of(work, cost.Calibration(PRICES), startup=True)})
+    fitted = calibrate_cost.fit(rows)
+    for kind, price in PRICES.items():
+        assert fitted[kind] == pytest.approx(price, rel=1e-2), kind
 
 
 def test_the_warning_names_the_job_its_cost_and_the_config_key():
@@ -41,7 +94,7 @@ def test_the_warning_names_the_job_its_cost_and_the_config_key():
                     "estimated at ~1.1 h (budget 30 min, config key budget.job_minutes)")
 
 
-def test_a_tiny_config_over_budget_warns_once_per_job_and_a_small_one_does_not(tmp_path, monkeypatch, capsys):
+def test_a_tiny_config_over_budget_warns_once_per_job_and_a_small_one_does_not(tmp_path, monkeypatch, capsys, model):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "adult_alphabet.json").write_text(json.dumps({"kind": "linear", "k": 100}))
     np.savez(tmp_path / "adult.npz", theta=np.full(100, 0.01), secrets=np.zeros(48_842, dtype=np.int64))
@@ -71,9 +124,13 @@ def test_the_memory_model_grows_with_runs_users_and_gibus_groups_and_never_goes_
 
     assert megabytes(None, runs=40) > megabytes(None) > megabytes(None, users=100_000)
     assert megabytes("gibu") > megabytes("ibu_r") > megabytes("inv_r") == megabytes(None)
-    # the sum of the groups' members for GIBU: 16 bytes each, 1.5 x margin
-    members = sum(cost.distinct_reports(m, 1024, 1_000_000 / 7) * cost.set_size(m, 1024) for m in zipf)
-    assert megabytes("gibu") - megabytes(None) == pytest.approx(cost.MEMORY_MARGIN * 16 * members / 1e6, abs=200)
+    # GIBU's groups: the set groups' members at 16 bytes each, the bit groups' distinct rows packed, 1.5 x margin
+    users = 1_000_000 / 7
+    members = sum(cost.distinct_reports(m, 1024, users) * cost.set_size(m, 1024) for m in zipf
+                  if m.kind not in cost.BIT_KINDS)
+    rows = sum(cost.distinct_reports(m, 1024, users) for m in zipf if m.kind in cost.BIT_KINDS)
+    structure = 16 * members + rows * (128 + cost.BIT_ROW_BYTES)
+    assert megabytes("gibu") - megabytes(None) == pytest.approx(cost.MEMORY_MARGIN * structure / 1e6, abs=200)
     assert cost.job_megabytes(experiment("krr", users=(100,)), "ibu", 10, 0) == cost.MIN_MEGABYTES
 
 

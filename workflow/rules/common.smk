@@ -42,7 +42,11 @@ HELD_LOG.release()
 if workflow.is_main_process:  # not again in each job's process
     privest_studies.cost.warn_once(
         privest_studies.cost.over_budget(
-            privest_studies.cost.estimate_jobs(EXPERIMENTS), config["budget"]["job_minutes"]
+            privest_studies.cost.estimate_jobs(
+                EXPERIMENTS,
+                config["scales"][config["scale"]].get("estimate", {}).get("runs_per_job", {}),
+            ),
+            config["budget"]["job_minutes"],
         )
     )
 
