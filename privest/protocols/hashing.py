@@ -101,7 +101,7 @@ class _LocalHashing(_RandomisedResponse):
     def q_star(self) -> float:  # type: ignore[override]
         return 1 / self.g
 
-    def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> HashReports:
+    def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False) -> HashReports:
         secrets = check_secrets(secrets, self.k)
         rng = check_rng(rng)
         seeds = rng.integers(0, self.hashes or 2**32, secrets.size, dtype=np.uint64).astype(np.uint32)
