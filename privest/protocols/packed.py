@@ -9,11 +9,12 @@ draw only what a report needs, a block of users at a time, never a uniform per b
 - ``add_uniform``: to each user's set, r more values drawn uniformly without replacement among the values not yet in
   it (a uniform proposal, kept when free: at least one in two is kept while the set holds at most half the values).
 
-Unary encodings draw their k - 1 other bits by ``bernoulli_words``, or, when few bits are set (k flip below
+Unary encodings draw their k - 1 other bits by ``bernoulli_words``, or, when few bits are set (flip below
 ``_POSITIONS_BELOW``), as a Binomial(k - 1, flip) number of bits at uniform positions (``add_uniform``). Subset
 selection draws i.i.d. bits at a dyadic rate a little below omega / k, redraws the rare rows with too many, and
 completes each row to its size with ``add_uniform``: every step treats the other values alike, so the set is
-exchangeable and of fixed size, hence uniform among the subsets of that size.
+exchangeable and of fixed size, hence uniform among the subsets of that size. For small omega Floyd's algorithm
+draws the subset in omega steps.
 """
 
 import math
@@ -34,9 +35,20 @@ __all__ = [
 # Packed bytes drawn at once: 4 MB (32 M bits, 32,768 users at k = 1024); the temporaries are a few times that.
 _CHUNK_BYTES = 1 << 22
 
-# Unary encodings draw their set bits at uniform positions when the expected number of them, (k - 1) flip, is below
-# this many a user: fewer numpy steps than the ~8 word steps of ``bernoulli_words`` (measured, benchmarks/README.md).
-_POSITIONS_BELOW = 12.0
+# Unary encodings draw their set bits at uniform positions when flip, the share of bits set, is below this: about 16
+# element operations a set bit against the ~0.7 a bit of ``bernoulli_words`` (measured, benchmarks/README.md).
+_POSITIONS_BELOW = 1 / 24
+
+# SS's i.i.d. bits: at a multiple of 1/_RATE_STEPS (so ``bernoulli_words`` stops after log2(_RATE_STEPS) words), a
+# mean _MARGIN standard deviations below the size (a few rows in a hundred have too many bits and are redrawn).
+_RATE_STEPS = 256
+_MARGIN = 1.5
+# SS draws subsets of at most this size by Floyd's algorithm (omega numpy steps), larger ones as above (measured,
+# benchmarks/README.md).
+_FLOYD_UP_TO = 24
+
+# ``bernoulli_words`` looks for finished words from this step on: before, (1 - 2^-step)^64 of them are (13% at 5).
+_FIRST_CHECK = 4
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -146,21 +158,23 @@ def bernoulli_words(q: float, size: int, rng: np.random.Generator) -> np.ndarray
     for step in range(53):
         if target & ((1 << (53 - step)) - 1) == 0:
             break
-        draw = rng.integers(0, 2**64, size=undecided.size, dtype=np.uint64)
-        if (target >> (52 - step)) & 1:
+        draw = np.invert(rng.integers(0, 2**64, size=undecided.size, dtype=np.uint64))  # 1 where R's bit is 0
+        if (target >> (52 - step)) & 1:  # decided 1 where R's bit is 0; the others wait
+            np.bitwise_and(draw, undecided, out=draw)
             if where is None:
-                words |= undecided & ~draw
+                np.bitwise_or(words, draw, out=words)
             else:
-                words[where] |= undecided & ~draw
-            undecided &= draw
-        else:
-            undecided &= ~draw
-        left = undecided != 0
-        if not left.all():
-            where = np.flatnonzero(left) if where is None else where[left]
-            undecided = undecided[left]
-            if not undecided.size:
-                break
+                words[where] |= draw
+            np.bitwise_xor(undecided, draw, out=undecided)
+        else:  # decided 0 where R's bit is 1; the others wait
+            np.bitwise_and(undecided, draw, out=undecided)
+        if step >= _FIRST_CHECK:
+            left = undecided != 0
+            if not left.all():
+                where = np.flatnonzero(left) if where is None else where[left]
+                undecided = undecided[left]
+                if not undecided.size:
+                    break
     return words
 
 
@@ -168,8 +182,8 @@ def bernoulli_bytes(q: float, rows: int, k: int, rng: np.random.Generator) -> np
     """A (rows, ceil(k / 8)) packed matrix of independent bits, 1 with probability as ``bernoulli_words``, the
     padding bits after bit k - 1 zero."""
     width = -(-k // 8)
-    words = bernoulli_words(q, rows * -(-width // 8), rng)
-    packed = np.ascontiguousarray(words.view(np.uint8).reshape(rows, -1)[:, :width])
+    words = bernoulli_words(q, -(-rows * width // 8), rng)
+    packed = words.view(np.uint8)[:rows * width].reshape(rows, width)
     if k % 8:
         packed[:, -1] &= np.uint8((0xFF << (8 - k % 8)) & 0xFF)
     return packed
@@ -186,16 +200,18 @@ def add_uniform(packed: np.ndarray, more: np.ndarray, k: int, rng: np.random.Gen
     0..k-1 not set and not ``excluded[i]``: a uniform proposal in 0..k-1 a step for every row still short, kept when
     free. Each kept proposal is uniform among the free bits, so the bits added are a uniform subset of them. The free
     bits must outnumber ``more`` (they should be at least half the bits, else most proposals are lost)."""
+    flat, width = packed.reshape(-1), packed.shape[1]
     rows = np.flatnonzero(more > 0)
     short = more[rows].astype(np.int64)
     excluded_rows = None if excluded is None else excluded[rows]
     while rows.size:
         proposal = rng.integers(0, k, size=rows.size)
-        byte, mask = _masks(proposal)
-        free = (packed[rows, byte] & mask) == 0
+        at = rows * width + (proposal >> 3)
+        mask = np.uint8(128) >> (proposal & 7).astype(np.uint8)
+        free = (flat[at] & mask) == 0
         if excluded_rows is not None:
             free &= proposal != excluded_rows
-        packed[rows[free], byte[free]] |= mask[free]
+        flat[at[free]] |= mask[free]
         short -= free
         left = short > 0
         if not left.all():
@@ -212,9 +228,9 @@ def set_bit(packed: np.ndarray, values: np.ndarray, on: np.ndarray) -> None:
 
 def unary_packed(secrets: np.ndarray, k: int, flip: float, one: float, rng: np.random.Generator) -> np.ndarray:
     """Unary-encoded reports of ``secrets``, packed: bit x is 1 with probability ``one``, every other bit 1 with
-    probability ``flip``. The other bits by ``bernoulli_bytes``, or, when (k - 1) flip < ``_POSITIONS_BELOW``, a
+    probability ``flip``. The other bits by ``bernoulli_bytes``, or, when flip < ``_POSITIONS_BELOW``, a
     Binomial(k - 1, flip) number of them at uniform positions among the k - 1 others (``add_uniform``)."""
-    if (k - 1) * flip < _POSITIONS_BELOW:
+    if flip < _POSITIONS_BELOW:
         packed = np.zeros((secrets.size, -(-k // 8)), dtype=np.uint8)
         add_uniform(packed, rng.binomial(k - 1, flip, size=secrets.size), k, rng, excluded=secrets)
     else:
@@ -225,12 +241,14 @@ def unary_packed(secrets: np.ndarray, k: int, flip: float, one: float, rng: np.r
 
 def subset_packed(secrets: np.ndarray, k: int, omega: int, p_in: float, rng: np.random.Generator) -> np.ndarray:
     """Subset-selection reports of ``secrets``, packed: x in S with probability ``p_in``, the rest of S (omega - 1
-    or omega values) uniform among the k - 1 others. The others first as i.i.d. bits at the dyadic rate
-    floor(32 (size - 2 sqrt(size)) / (k - 1)) / 32 (at most 5 random words per word), the rows with more bits than
-    their size redrawn, then each row completed to its size by ``add_uniform``."""
+    or omega values) uniform among the k - 1 others. The others first as i.i.d. bits at a multiple of 1/256 about
+    ``_MARGIN`` standard deviations below omega / k (at most 8 random words per word), the rows with more bits than
+    their size redrawn, then each row completed to its size by ``add_uniform``; up to omega = ``_FLOYD_UP_TO`` (or
+    where that rate is 0), by Floyd's algorithm (``_floyd``)."""
     inside = rng.random(secrets.size) < p_in
     size = omega - inside.astype(np.int64)
-    rate = math.floor(32 * max(0.0, omega - 1 - 2 * math.sqrt(omega)) / (k - 1)) / 32
+    rate = math.floor(_RATE_STEPS * max(0.0, omega - 1 - _MARGIN * math.sqrt(omega * (1 - omega / k))) / (k - 1))
+    rate = 0 if omega <= _FLOYD_UP_TO else rate / _RATE_STEPS
     if rate > 0:
         packed = bernoulli_bytes(rate, secrets.size, k, rng)
         set_bit(packed, secrets, np.zeros(secrets.size, dtype=bool))
@@ -242,11 +260,32 @@ def subset_packed(secrets: np.ndarray, k: int, omega: int, p_in: float, rng: np.
             packed[over] = redrawn
             counts[over] = np.bitwise_count(redrawn).sum(axis=1, dtype=np.int64)
             over = over[counts[over] > size[over]]
+        add_uniform(packed, size - counts, k, rng, excluded=secrets)
     else:
-        packed, counts = np.zeros((secrets.size, -(-k // 8)), dtype=np.uint8), np.zeros(secrets.size, np.int64)
-    add_uniform(packed, size - counts, k, rng, excluded=secrets)
+        packed = np.zeros((secrets.size, -(-k // 8)), dtype=np.uint8)
+        _floyd(packed, size, k, secrets, rng)
     set_bit(packed, secrets, inside)
     return packed
+
+
+def _floyd(packed: np.ndarray, size: np.ndarray, k: int, secrets: np.ndarray, rng: np.random.Generator) -> None:
+    """Floyd's algorithm for every row at once, into empty packed rows: ``size[i]`` of the N = k - 1 values other
+    than ``secrets[i]`` (numbered 0..N-1 skipping it), for j = N - size[i], ..., N - 1 a uniform t in 0..j, added, or
+    j if t is in already: each subset of the size comes out with probability 1 / C(N, size). One numpy step a j; a
+    row joins at its own first j."""
+    others, flat = k - 1, packed.reshape(-1)
+    row_start = np.arange(secrets.size) * packed.shape[1]
+    for j in range(others - int(size.max()), others):
+        value = rng.integers(0, j + 1, size=secrets.size)
+        value += value >= secrets  # the value-th of the others, skipping x
+        at, mask = row_start + (value >> 3), np.uint8(128) >> (value & 7).astype(np.uint8)
+        taken = (flat[at] & mask) != 0
+        if taken.any():
+            value[taken] = j + (j >= secrets[taken])
+            at[taken], mask[taken] = row_start[taken] + (value[taken] >> 3), np.uint8(128) >> (value[taken] & 7)
+        if j < others - size.min():
+            mask[j < others - size] = 0
+        flat[at] |= mask
 
 
 def sample_by_chunks(secrets: np.ndarray, k: int, draw: Callable[[np.ndarray], np.ndarray], packed: bool
