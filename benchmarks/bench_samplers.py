@@ -152,11 +152,10 @@ def main_table(n: int, peer_users: int, rounds: int) -> list[str]:
         m = protocols.by_name(name, k, eps)
         old = old_sampler(m)
         rng = privest.rng_for(2026, "bench_samplers", name)
-        times = interleaved({"old": lambda m=m, old=old: old(secrets, rng),
-                             "bool": lambda m=m: m.sample(secrets, rng),
-                             "packed": lambda m=m: m.sample(secrets, rng, packed=True)}, rounds)
+        times = interleaved({"old": lambda old=old, r=rng: old(secrets, r),
+                             "bool": lambda m=m, r=rng: m.sample(secrets, r),
+                             "packed": lambda m=m, r=rng: m.sample(secrets, r, packed=True)}, rounds)
         peers = []
-        np.random.seed(1)  # the peers draw from numpy's global state
         for peer, client in peer_clients(name, k, eps).items():
             start = time.perf_counter()
             for x in secrets[:peer_users].tolist():
@@ -171,8 +170,8 @@ def main_table(n: int, peer_users: int, rounds: int) -> list[str]:
 
 
 def grid_table(n: int, rounds: int) -> list[str]:
-    lines = [f"### The grid: packed output, n = {powers(n)} users (median of {rounds} interleaved rounds; ratio = old / "
-             "new)", "",
+    lines = [f"### The grid: packed output, n = {powers(n)} users (median of {rounds} interleaved rounds; "
+             "ratio = old / new)", "",
              "| protocol | k | eps | set bits a user | old (bool) | Bernoulli words | ratio | binomial + positions | "
              "ratio | chosen |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name in ("sue", "oue", "ss"):
@@ -182,13 +181,13 @@ def grid_table(n: int, rounds: int) -> list[str]:
                 secrets = np.random.default_rng(2).integers(0, k, n)
                 rng = privest.rng_for(2026, "bench_samplers grid", name, k, eps)
                 old = old_sampler(m)
-                functions = {"old": lambda old=old: old(secrets, rng)}
+                functions = {"old": lambda old=old, s=secrets, r=rng: old(s, r)}
                 if name == "ss":
-                    functions["new"] = lambda m=m: m.sample(secrets, rng, packed=True)
+                    functions["new"] = lambda m=m, s=secrets, r=rng: m.sample(s, r, packed=True)
                     set_bits, chosen = m.omega, "SS"
                 else:
-                    functions["words"] = lambda m=m: unary_variant(m, False)(secrets, rng)
-                    functions["positions"] = lambda m=m: unary_variant(m, True)(secrets, rng)
+                    functions["words"] = lambda m=m, s=secrets, r=rng: unary_variant(m, False)(s, r)
+                    functions["positions"] = lambda m=m, s=secrets, r=rng: unary_variant(m, True)(s, r)
                     set_bits = (k - 1) * m.flip
                     chosen = "positions" if m.flip < packing._POSITIONS_BELOW else "words"
                 times = interleaved(functions, rounds)
@@ -216,7 +215,7 @@ def main() -> None:
     print(f"{platform.processor() or platform.machine()}, numpy {np.__version__}, one thread", flush=True)
     lines = main_table(args.users, args.peer_users, args.rounds)
     if not args.skip_grid:
-        lines += [""] + grid_table(args.grid_users, args.rounds)
+        lines += ["", *grid_table(args.grid_users, args.rounds)]
     print("\n".join(lines))
 
 

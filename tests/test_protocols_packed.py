@@ -57,7 +57,7 @@ def test_packed_bits_counts_on_bytes_equal_the_bool_sums():
 
 
 def test_packed_bits_refuses_bad_input_naming_it():
-    with pytest.raises(TypeError, match="^bits must be a uint8 array"):
+    with pytest.raises(TypeError, match=r"^bits must be a uint8 array"):
         protocols.PackedBits(np.zeros((2, 2), dtype=bool), 10)
     with pytest.raises(ValueError, match=r"^bits must have shape \(n, 2\)"):
         protocols.PackedBits(np.zeros((2, 3), dtype=np.uint8), 10)
