@@ -16,6 +16,7 @@ from privest._checks import (
     check_distribution,
     check_int,
     check_mapping,
+    check_packed_bits,
     check_text,
 )
 from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
@@ -343,7 +344,7 @@ class _BitReports(Protocol):
         """The reports stored by ``to_arrays`` under ``prefix``, as ``PackedBits`` (never unpacked here)."""
         check_text(prefix, "prefix")
         bits = check_mapping(arrays, "arrays", [f"{prefix}bits"])[f"{prefix}bits"]
-        return self._reports(PackedBits(np.asarray(bits), self.k))
+        return PackedBits(check_packed_bits(np.asarray(bits), f"arrays['{prefix}bits']", self.k), self.k)
 
 
 class _RandomisedResponse(Protocol):
