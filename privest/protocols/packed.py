@@ -158,7 +158,8 @@ def bernoulli_words(q: float, size: int, rng: np.random.Generator) -> np.ndarray
     for step in range(53):
         if target & ((1 << (53 - step)) - 1) == 0:
             break
-        draw = np.invert(rng.integers(0, 2**64, size=undecided.size, dtype=np.uint64))  # 1 where R's bit is 0
+        # R's bits are the complement of the uniform words drawn (as uniform): 1 in ``draw`` where R's bit is 0
+        draw = rng.integers(0, 2**64, size=undecided.size, dtype=np.uint64)
         if (target >> (52 - step)) & 1:  # decided 1 where R's bit is 0; the others wait
             np.bitwise_and(draw, undecided, out=draw)
             if where is None:
