@@ -310,6 +310,13 @@ class _BitReports(Protocol):
         reports = self._reports(reports)
         return reports.unpack() if isinstance(reports, PackedBits) else reports.astype(bool)
 
+    def _size_log_scale(self, sizes: np.ndarray) -> np.ndarray:
+        """``log_scale`` of reports whose sets hold ``sizes`` secrets (int64, shape (n,))."""
+        raise NotImplementedError
+
+    def log_scale(self, reports: np.ndarray | PackedBits) -> np.ndarray:
+        return self._size_log_scale(self._set_counts(reports))
+
     def _set_counts(self, reports: np.ndarray | PackedBits) -> np.ndarray:
         """How many bits each report has set, shape (n,) int64 (on the bytes of packed reports)."""
         reports = self._reports(reports)

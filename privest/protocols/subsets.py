@@ -73,17 +73,14 @@ class SS(_BitReports):
         return sample_by_chunks(
             secrets, self.k, lambda chunk: subset_packed(chunk, self.k, self.omega, self.p_in, rng), packed)
 
-    def _sized(self, reports: np.ndarray | PackedBits) -> np.ndarray | PackedBits:
-        """reports, checked to hold omega values each."""
-        reports = self._reports(reports)
-        if len(reports) and np.any(self._set_counts(reports) != self.omega):
-            raise ValueError(f"SS: every report must hold exactly omega = {self.omega} values")
-        return reports
-
     def membership(self, reports: np.ndarray | PackedBits) -> np.ndarray:
-        return super().membership(self._sized(reports))
+        reports = self._reports(reports)
+        self._size_log_scale(self._set_counts(reports))  # checks every report holds omega values
+        return super().membership(reports)
 
-    def log_scale(self, reports: np.ndarray | PackedBits) -> np.ndarray:
+    def _size_log_scale(self, sizes: np.ndarray) -> np.ndarray:
+        if sizes.size and np.any(sizes != self.omega):
+            raise ValueError(f"SS: every report must hold exactly omega = {self.omega} values")
         k, w = self.k, self.omega
         log_choose = math.lgamma(k) - math.lgamma(w + 1) - math.lgamma(k - w)
-        return np.full(len(self._sized(reports)), -log_choose)
+        return np.full(sizes.size, -log_choose)

@@ -38,9 +38,8 @@ class _UnaryEncoding(_BitReports):
         return sample_by_chunks(secrets, self.k, lambda chunk: unary_packed(chunk, self.k, self.flip, self.one, rng),
                                 packed)
 
-    def log_scale(self, reports: np.ndarray | PackedBits) -> np.ndarray:
-        ones = self._set_counts(reports)
-        return ones * math.log(self.flip) + (self.k - ones) * math.log1p(-self.flip)
+    def _size_log_scale(self, sizes: np.ndarray) -> np.ndarray:
+        return sizes * math.log(self.flip) + (self.k - sizes) * math.log1p(-self.flip)
 
     @property
     def high(self) -> float:  # type: ignore[override]
