@@ -99,11 +99,12 @@ def unary_variant(m: Any, positions: bool) -> Callable[[np.ndarray, np.random.Ge
 
     def sample(secrets: np.ndarray, rng: np.random.Generator) -> Any:
         saved = packing._POSITIONS_BELOW
-        packing._POSITIONS_BELOW = float("inf") if positions else -1.0
+        saved_k = packing._POSITIONS_FROM_K
+        packing._POSITIONS_BELOW, packing._POSITIONS_FROM_K = (float("inf"), 0) if positions else (-1.0, 0)
         try:
             return m.sample(secrets, rng, packed=True)
         finally:
-            packing._POSITIONS_BELOW = saved
+            packing._POSITIONS_BELOW, packing._POSITIONS_FROM_K = saved, saved_k
 
     return sample
 
@@ -189,7 +190,8 @@ def grid_table(n: int, rounds: int) -> list[str]:
                     functions["words"] = lambda m=m, s=secrets, r=rng: unary_variant(m, False)(s, r)
                     functions["positions"] = lambda m=m, s=secrets, r=rng: unary_variant(m, True)(s, r)
                     set_bits = (k - 1) * m.flip
-                    chosen = "positions" if m.flip < packing._POSITIONS_BELOW else "words"
+                    positions = m.flip < packing._POSITIONS_BELOW and k >= packing._POSITIONS_FROM_K
+                    chosen = "positions" if positions else "words"
                 times = interleaved(functions, rounds)
                 cells = [f"{seconds(times[key])} | {times['old'] / times[key]:.3g}x"
                          for key in ("words", "positions") if key in times]

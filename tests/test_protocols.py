@@ -114,6 +114,7 @@ def test_unary_sampler_by_positions_matches_the_likelihood(name, monkeypatch):
     from privest.protocols import packed
 
     monkeypatch.setattr(packed, "_POSITIONS_BELOW", 1.0)
+    monkeypatch.setattr(packed, "_POSITIONS_FROM_K", 0)
     m = PROTOCOLS[name]
     reports, index = every_report(m)
     L = m.likelihood(reports)

@@ -35,9 +35,14 @@ __all__ = [
 # Packed bytes drawn at once: 4 MB (32 M bits, 32,768 users at k = 1024); the temporaries are a few times that.
 _CHUNK_BYTES = 1 << 22
 
+# The bool output is unpacked this many entries at a time (4 MB): twice as fast as a whole chunk at k = 1024.
+_UNPACK_ENTRIES = 1 << 22
+
 # Unary encodings draw their set bits at uniform positions when flip, the share of bits set, is below this: about 16
 # element operations a set bit against the ~0.7 a bit of ``bernoulli_words`` (measured, benchmarks/README.md).
 _POSITIONS_BELOW = 1 / 24
+# ... and k at least this: below, a row is one or two bytes and the words are faster whatever flip.
+_POSITIONS_FROM_K = 64
 
 # SS's i.i.d. bits: at a multiple of 1/_RATE_STEPS (so ``bernoulli_words`` stops after log2(_RATE_STEPS) words), a
 # mean _MARGIN standard deviations below the size (a few rows in a hundred have too many bits and are redrawn).
@@ -229,9 +234,10 @@ def set_bit(packed: np.ndarray, values: np.ndarray, on: np.ndarray) -> None:
 
 def unary_packed(secrets: np.ndarray, k: int, flip: float, one: float, rng: np.random.Generator) -> np.ndarray:
     """Unary-encoded reports of ``secrets``, packed: bit x is 1 with probability ``one``, every other bit 1 with
-    probability ``flip``. The other bits by ``bernoulli_bytes``, or, when flip < ``_POSITIONS_BELOW``, a
+    probability ``flip``. The other bits by ``bernoulli_bytes``, or, when flip < ``_POSITIONS_BELOW`` (and k at least
+    ``_POSITIONS_FROM_K``), a
     Binomial(k - 1, flip) number of them at uniform positions among the k - 1 others (``add_uniform``)."""
-    if flip < _POSITIONS_BELOW:
+    if flip < _POSITIONS_BELOW and k >= _POSITIONS_FROM_K:
         packed = np.zeros((secrets.size, -(-k // 8)), dtype=np.uint8)
         add_uniform(packed, rng.binomial(k - 1, flip, size=secrets.size), k, rng, excluded=secrets)
     else:
@@ -298,5 +304,10 @@ def sample_by_chunks(secrets: np.ndarray, k: int, draw: Callable[[np.ndarray], n
     rows = max(1, _CHUNK_BYTES // width)
     for start in range(0, secrets.size, rows):
         block = draw(secrets[start:start + rows])
-        out[start:start + rows] = block if packed else np.unpackbits(block, axis=1, count=k).view(bool)
+        if packed:
+            out[start:start + rows] = block
+            continue
+        step = max(1, _UNPACK_ENTRIES // k)  # unpacked a few MB at a time: the temporary stays in cache
+        for at in range(0, block.shape[0], step):
+            out[start + at:start + at + step] = np.unpackbits(block[at:at + step], axis=1, count=k).view(bool)
     return PackedBits(out, k) if packed else out
