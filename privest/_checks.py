@@ -257,6 +257,13 @@ def check_bits(value: Any, name: str = "bits", k: int | None = None, convert: bo
     return bits.astype(np.uint8) if convert else bits
 
 
+def check_flag(value: Any, name: str) -> bool:
+    """value as a bool: True or False (numpy's bools too), not a number or a string."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {describe(value)}")
+    return bool(value)
+
+
 def check_packed_bits(value: Any, name: str, k: int) -> np.ndarray:
     """value as a uint8 matrix of shape (n, ceil(k / 8)): n bit vectors of k bits as ``numpy.packbits(axis=1)`` packs
     them, the padding bits after bit k - 1 zero (a TypeError for another dtype, a ValueError for another shape or a

@@ -67,6 +67,8 @@ def test_packed_bits_refuses_bad_input_naming_it():
         protocols.sue(16, 1.0).estimate(protocols.PackedBits(np.zeros((2, 2), dtype=np.uint8), 10))
     with pytest.raises(ValueError, match="omega"):
         protocols.ss(8, 1.0).likelihood(protocols.PackedBits(np.zeros((2, 1), dtype=np.uint8), 8))
+    with pytest.raises(TypeError, match=r"^packed must be True or False, got 'yes'"):
+        protocols.oue(16, 1.0).sample(np.zeros(3, dtype=int), privest.rng_for(2026, "flag"), packed="yes")
     with pytest.raises(ValueError, match=r"^arrays\['p0_bits'\] must have shape \(n, 2\)"):
         protocols.oue(16, 1.0).from_arrays({"p0_bits": np.zeros((3, 1), dtype=np.uint8)}, "p0_")
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from privest._checks import check_int, check_packed_bits
+from privest._checks import check_flag, check_int, check_packed_bits
 
 __all__ = [
     "PackedBits",
@@ -299,7 +299,7 @@ def sample_by_chunks(secrets: np.ndarray, k: int, draw: Callable[[np.ndarray], n
                      ) -> np.ndarray | PackedBits:
     """The reports of ``secrets`` drawn ``_CHUNK_BYTES`` packed bytes at a time by ``draw(secrets_of_chunk)``: the
     packed bytes as ``PackedBits``, or (``packed=False``) unpacked chunk by chunk into the (n, k) bool matrix."""
-    width = -(-k // 8)
+    packed, width = check_flag(packed, "packed"), -(-k // 8)
     out = np.empty((secrets.size, width), dtype=np.uint8) if packed else np.empty((secrets.size, k), dtype=bool)
     rows = max(1, _CHUNK_BYTES // width)
     for start in range(0, secrets.size, rows):
