@@ -37,9 +37,9 @@ The house (STYLE.md): imports point down in one order, each module importing onl
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms -> sampling -> protocols -> estimators -> counts -> auditing -> privest
 
-(inside the packages: mechanisms linear, planar, properties -> lookup; protocols xxh32 -> base -> response, unary,
-subsets, hashing -> factories; estimators _iteration -> iterative -> inversion -> mixtures, closed_form, rappor,
-likely, bootstrap). Validators live in ``privest._checks``; privest never imports the study code
+(inside the packages: mechanisms linear, planar, properties -> lookup; protocols xxh32 -> packed -> base -> response,
+unary, subsets, hashing -> factories; estimators _iteration -> iterative -> inversion -> mixtures, closed_form,
+rappor, likely, bootstrap). Validators live in ``privest._checks``; privest never imports the study code
 (``privest_studies``), the workflow or the scripts.
 """
 

@@ -257,6 +257,28 @@ def check_bits(value: Any, name: str = "bits", k: int | None = None, convert: bo
     return bits.astype(np.uint8) if convert else bits
 
 
+def check_flag(value: Any, name: str) -> bool:
+    """value as a bool: True or False (numpy's bools too), not a number or a string."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {describe(value)}")
+    return bool(value)
+
+
+def check_packed_bits(value: Any, name: str, k: int) -> np.ndarray:
+    """value as a uint8 matrix of shape (n, ceil(k / 8)): n bit vectors of k bits as ``numpy.packbits(axis=1)`` packs
+    them, the padding bits after bit k - 1 zero (a TypeError for another dtype, a ValueError for another shape or a
+    set padding bit)."""
+    if not isinstance(value, np.ndarray) or value.dtype != np.uint8:
+        raise TypeError(f"{name} must be a uint8 array of bit-packed reports, got {describe(value)}")
+    width = -(-k // 8)
+    if value.ndim != 2 or value.shape[1] != width:
+        raise ValueError(f"{name} must have shape (n, {width}) ({k} bits packed by numpy.packbits), got shape "
+                         f"{value.shape}")
+    if k % 8 and value.size and np.any(value[:, -1] & np.uint8((1 << (8 - k % 8)) - 1)):
+        raise ValueError(f"{name}: the padding bits after bit {k - 1} must be 0")
+    return value
+
+
 def check_row_stochastic(A: np.ndarray, name: str = "A", atol: float = 1e-12) -> np.ndarray:
     """A as a float64 array, after checking that it is a mechanism: 2-D, finite, non-negative, rows summing to 1.
 

@@ -83,7 +83,7 @@ def _one_run(kind: str, eps: float, theta: np.ndarray, n: int, rng: np.random.Ge
         closed = None
     else:
         protocol = protocols.by_name(kind, k, eps)
-        reports = protocol.sample(rng.permutation(np.repeat(np.arange(k), secret_counts)), rng)
+        reports = protocol.sample(rng.permutation(np.repeat(np.arange(k), secret_counts)), rng, packed=True)
         raw = protocol.estimate(reports)
         variance = protocol.q_star * (1 - protocol.q_star) / (n * (protocol.p_star - protocol.q_star) ** 2)
         mle = privest.gibu([(protocol, reports)], **rule)

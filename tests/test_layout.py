@@ -5,7 +5,7 @@ IBU loop, sits below everything):
 
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
-    -> protocols (xxh32 -> base -> response, unary, subsets, hashing -> factories)
+    -> protocols (xxh32 -> packed -> base -> response, unary, subsets, hashing -> factories)
     -> estimators (_iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely, bootstrap) -> counts
     -> auditing -> privest (the top-level re-exports)
 
@@ -59,6 +59,7 @@ ORDER = (
     "privest.mechanisms",
     "privest.sampling",
     "privest.protocols.xxh32",
+    "privest.protocols.packed",
     "privest.protocols.base",
     "privest.protocols.response",
     "privest.protocols.unary",

@@ -82,14 +82,16 @@ def test_sampler_frequencies_match_the_likelihood(name):
         assert stats.chisquare(observed[expected > 0], expected[expected > 0]).pvalue > 1e-4
 
 
-@pytest.mark.parametrize("sampler", ["floyd", "keys"])
+@pytest.mark.parametrize("sampler", ["floyd", "bits"])
 def test_ss_samplers_frequencies_match_the_likelihood_with_several_values_a_subset(sampler, monkeypatch):
-    """SS at k = 8, eps = 0.3 (omega = 3, 56 subsets), by Floyd's algorithm and by the k uniform keys: 3 * 10^5
-    reports of secret 3 and 10^5 of secret 0, a chi-square test of the subset histogram against the likelihood."""
-    from privest.protocols import subsets
+    """SS at k = 8, eps = 0.3 (omega = 3, 56 subsets), by Floyd's algorithm and by i.i.d. bits completed by uniform
+    proposals (its rate raised to 73/256, so that rows with too many bits, redrawn, are frequent): 3 * 10^5 reports of
+    secret 3 and 10^5 of secret 0, a chi-square test of the subset histogram against the likelihood."""
+    from privest.protocols import packed
 
-    if sampler == "keys":
-        monkeypatch.setattr(subsets, "_floyd_omega", lambda k: 0)
+    if sampler == "bits":
+        monkeypatch.setattr(packed, "_FLOYD_UP_TO", 0)
+        monkeypatch.setattr(packed, "_MARGIN", 0.0)
     m = protocols.ss(8, 0.3)
     assert m.omega == 3
     reports, _ = every_report(m)
@@ -103,6 +105,22 @@ def test_ss_samplers_frequencies_match_the_likelihood_with_several_values_a_subs
         assert np.array_equal(codes[order][position], sampled)  # every report holds omega values
         observed = np.bincount(order[position], minlength=len(codes))
         assert stats.chisquare(observed, n * L[:, secret]).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("name", ["sue", "oue"])
+def test_unary_sampler_by_positions_matches_the_likelihood(name, monkeypatch):
+    """The unary encodings' other sampler (a Binomial number of set bits at uniform positions, chosen when flip is
+    small), forced on at K = 5: the report histogram of 10^6 reports of secret 3 against the likelihood."""
+    from privest.protocols import packed
+
+    monkeypatch.setattr(packed, "_POSITIONS_BELOW", 1.0)
+    monkeypatch.setattr(packed, "_POSITIONS_FROM_K", 0)
+    m = PROTOCOLS[name]
+    reports, index = every_report(m)
+    L = m.likelihood(reports)
+    observed = np.bincount(index(m.sample(np.full(1_000_000, 3), privest.rng_for(2026, "positions", name))),
+                           minlength=L.shape[0])
+    assert stats.chisquare(observed, 1_000_000 * L[:, 3]).pvalue > 1e-4
 
 
 @pytest.mark.parametrize("name", ["grr", "sue", "oue", "blh", "olh", "ss", "hr"])

@@ -40,7 +40,7 @@ def _resampler(item: object, index: int) -> tuple[int, int, Resample]:
 
         def protocol_group(rng: np.random.Generator, theta: np.ndarray) -> tuple:
             secrets = np.repeat(np.arange(first.k), rng.multinomial(n, theta))
-            return first, first.sample(rng.permutation(secrets), rng)
+            return first, first.sample(rng.permutation(secrets), rng, packed=True)
 
         return first.k, n, protocol_group
     A = check_row_stochastic(first, f"groups[{index}][0]", atol=1e-9)

@@ -4,7 +4,6 @@ k bits), k-RR's two values (shared by GRR and local hashing), the eps range and 
 """
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -17,11 +16,13 @@ from privest._checks import (
     check_distribution,
     check_int,
     check_mapping,
+    check_packed_bits,
     check_text,
 )
 from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
 from privest.groups import SetGroup
 from privest.intervals import Interval, normal_interval
+from privest.protocols.packed import PackedBits
 from privest.rappor import distinct_rows
 
 __all__ = [
@@ -48,15 +49,6 @@ def _grr(secrets: np.ndarray, size: int, keep: float, rng: np.random.Generator) 
     kept = rng.random(secrets.size) < keep
     other = (secrets + 1 + rng.integers(0, size - 1, secrets.size)) % size
     return np.where(kept, secrets, other)
-
-
-def _bits_by_chunks(secrets: np.ndarray, k: int, draw: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """A (n, k) bool report matrix built ``_CHUNK_ENTRIES`` entries at a time by ``draw(secrets_of_chunk)``."""
-    bits = np.empty((secrets.size, k), dtype=bool)
-    rows = max(1, _CHUNK_ENTRIES // k)
-    for start in range(0, secrets.size, rows):
-        bits[start:start + rows] = draw(secrets[start:start + rows])
-    return bits
 
 
 @dataclass(frozen=True)
@@ -106,7 +98,7 @@ class Protocol:
         """p* - q*, the estimator's divisor; subclasses give it in closed form (no cancellation at a tiny eps)."""
         return self.p_star - self.q_star
 
-    def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> Any:
+    def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False) -> Any:
         """One report per user, vectorised over users.
 
         Parameters
@@ -115,6 +107,10 @@ class Protocol:
             Each user's secret, in 0..k-1.
         rng : numpy.random.Generator
             The source of randomness.
+        packed : bool
+            For the bit protocols (SUE, OUE, SS): return ``PackedBits`` (1/8 of the memory), never forming the (n, k)
+            bool matrix; the same draws as ``packed=False``, whose bool matrix is their ``unpack()``. The other
+            protocols report one or two integers a user and return them as they are.
 
         Returns
         -------
@@ -299,34 +295,63 @@ class _ValueReports(Protocol):
 
 
 class _BitReports(Protocol):
-    """A protocol whose report is a bool vector of k bits (SUE, OUE, SS): S is the bits set."""
+    """A protocol whose report is k bits (SUE, OUE, SS): S is the bits set. Reports are the (n, k) bool (or 0/1)
+    matrix or ``PackedBits``; every method takes either."""
 
-    def _reports(self, reports: np.ndarray) -> np.ndarray:
+    def _reports(self, reports: np.ndarray | PackedBits) -> np.ndarray | PackedBits:
+        if isinstance(reports, PackedBits):
+            if reports.k != self.k:
+                raise ValueError(f"{self.name}: reports must be packed reports of k = {self.k} bits, got "
+                                 f"k = {reports.k}")
+            return reports
         return check_bits(reports, f"{self.name}: reports", self.k, convert=False)
 
-    def membership(self, reports: np.ndarray) -> np.ndarray:
-        return self._reports(reports).astype(bool)
+    def membership(self, reports: np.ndarray | PackedBits) -> np.ndarray:
+        reports = self._reports(reports)
+        return reports.unpack() if isinstance(reports, PackedBits) else reports.astype(bool)
 
-    def _packed(self, reports: np.ndarray) -> np.ndarray:
+    def _size_log_scale(self, sizes: np.ndarray) -> np.ndarray:
+        """``log_scale`` of reports whose sets hold ``sizes`` secrets (int64, shape (n,))."""
+        raise NotImplementedError
+
+    def log_scale(self, reports: np.ndarray | PackedBits) -> np.ndarray:
+        return self._size_log_scale(self._set_counts(reports))
+
+    def _set_counts(self, reports: np.ndarray | PackedBits) -> np.ndarray:
+        """How many bits each report has set, shape (n,) int64 (on the bytes of packed reports)."""
+        reports = self._reports(reports)
+        if isinstance(reports, PackedBits):
+            return reports.set_counts()
+        return np.count_nonzero(reports, axis=1).astype(np.int64, copy=False)
+
+    def _packed(self, reports: np.ndarray | PackedBits) -> np.ndarray:
         """The reports bit-packed, (n, ceil(k / 8)) uint8 as ``numpy.packbits(membership, axis=1)`` packs them (the
-        layout of ``privest.groups.BitGroup`` and of ``to_arrays``)."""
-        return np.packbits(self._reports(reports).astype(bool, copy=False), axis=1)
+        layout of ``privest.groups.BitGroup`` and of ``to_arrays``); packed reports' own bytes, not copied."""
+        reports = self._reports(reports)
+        if isinstance(reports, PackedBits):
+            return reports.bits
+        return np.packbits(reports.astype(bool, copy=False), axis=1)
 
     def distinct(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return distinct_rows(self.membership(reports))
 
-    def support(self, reports: np.ndarray) -> np.ndarray:
-        # counted on the reports as given (bool or 0/1 integers), without the (n, k) bool copy of ``membership``
-        return np.count_nonzero(self._reports(reports), axis=0).astype(np.int64, copy=False)
+    def support(self, reports: np.ndarray | PackedBits) -> np.ndarray:
+        # counted on the reports as given (bool or 0/1 integers), without the (n, k) bool copy of ``membership``;
+        # packed reports by per-byte histograms, never unpacked
+        reports = self._reports(reports)
+        if isinstance(reports, PackedBits):
+            return reports.column_counts()
+        return np.count_nonzero(reports, axis=0).astype(np.int64, copy=False)
 
-    def to_arrays(self, reports: np.ndarray, prefix: str) -> dict[str, np.ndarray]:
+    def to_arrays(self, reports: np.ndarray | PackedBits, prefix: str) -> dict[str, np.ndarray]:
         check_text(prefix, "prefix")
         return {f"{prefix}bits": self._packed(reports)}
 
-    def from_arrays(self, arrays: Any, prefix: str) -> np.ndarray:
+    def from_arrays(self, arrays: Any, prefix: str) -> PackedBits:
+        """The reports stored by ``to_arrays`` under ``prefix``, as ``PackedBits`` (never unpacked here)."""
         check_text(prefix, "prefix")
         bits = check_mapping(arrays, "arrays", [f"{prefix}bits"])[f"{prefix}bits"]
-        return np.unpackbits(bits, axis=1, count=self.k).astype(bool)
+        return PackedBits(check_packed_bits(np.asarray(bits), f"arrays['{prefix}bits']", self.k), self.k)
 
 
 class _RandomisedResponse(Protocol):

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from privest._checks import (
+    check_flag,
     check_instance,
     check_int,
     check_integers,
@@ -101,7 +102,8 @@ class _LocalHashing(_RandomisedResponse):
     def q_star(self) -> float:  # type: ignore[override]
         return 1 / self.g
 
-    def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> HashReports:
+    def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False) -> HashReports:
+        check_flag(packed, "packed")  # a seed and a value a user: as compact as it gets
         secrets = check_secrets(secrets, self.k)
         rng = check_rng(rng)
         seeds = rng.integers(0, self.hashes or 2**32, secrets.size, dtype=np.uint64).astype(np.uint32)

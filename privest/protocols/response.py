@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from privest._checks import (
+    check_flag,
     check_integers,
     check_rng,
     check_secrets,
@@ -36,7 +37,8 @@ class GRR(_RandomisedResponse, _ValueReports):
     def _gap(self) -> float:
         return math.expm1(self.eps) / (math.exp(self.eps) + self.k - 1)
 
-    def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False) -> np.ndarray:
+        check_flag(packed, "packed")  # one value a user: as compact as it gets
         return _grr(check_secrets(secrets, self.k), self.k, self.high, check_rng(rng))
 
     def _reports(self, reports: np.ndarray) -> np.ndarray:
@@ -85,9 +87,10 @@ class HR(_ValueReports):
     def _gap(self) -> float:
         return math.tanh(self.eps / 2) / 2
 
-    def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False) -> np.ndarray:
         """A uniform y, moved to the wanted half by flipping the lowest bit of the row index x + 1 (a bijection
         between the halves) when it lies in the other one."""
+        check_flag(packed, "packed")  # one value a user: as compact as it gets
         rows = check_secrets(secrets, self.k) + 1
         rng = check_rng(rng)
         inside = rng.random(rows.size) < self.high

@@ -11,7 +11,8 @@ from privest._checks import (
     check_rng,
     check_secrets,
 )
-from privest.protocols.base import _BitReports, _bits_by_chunks
+from privest.protocols.base import _BitReports
+from privest.protocols.packed import PackedBits, sample_by_chunks, unary_packed
 
 __all__ = [
     "OUE",
@@ -26,20 +27,19 @@ class _UnaryEncoding(_BitReports):
     one: ClassVar[float]
     flip: ClassVar[float]
 
-    def sample(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False
+               ) -> np.ndarray | PackedBits:
+        """One report per user (``Protocol.sample``), drawn into packed bytes by ``privest.protocols.packed``: the
+        k - 1 other bits by ``bernoulli_words`` (exactly as ``rng.random() < flip`` each), or, when (k - 1) flip is
+        small, a Binomial(k - 1, flip) number of them at uniform positions; bit x by ``rng.random() < one``.
+        ``packed=True`` returns the ``PackedBits`` without forming the (n, k) bool matrix."""
         secrets = check_secrets(secrets, self.k)
         rng = check_rng(rng)
+        return sample_by_chunks(secrets, self.k, lambda chunk: unary_packed(chunk, self.k, self.flip, self.one, rng),
+                                packed)
 
-        def draw(chunk: np.ndarray) -> np.ndarray:
-            bits = rng.random((chunk.size, self.k)) < self.flip
-            bits[np.arange(chunk.size), chunk] = rng.random(chunk.size) < self.one
-            return bits
-
-        return _bits_by_chunks(secrets, self.k, draw)
-
-    def log_scale(self, reports: np.ndarray) -> np.ndarray:
-        ones = self.membership(reports).sum(axis=1)
-        return ones * math.log(self.flip) + (self.k - ones) * math.log1p(-self.flip)
+    def _size_log_scale(self, sizes: np.ndarray) -> np.ndarray:
+        return sizes * math.log(self.flip) + (self.k - sizes) * math.log1p(-self.flip)
 
     @property
     def high(self) -> float:  # type: ignore[override]

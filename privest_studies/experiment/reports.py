@@ -22,12 +22,13 @@ __all__ = ["PointRuns", "perturb", "population_reports", "reports_from_arrays", 
 
 def population_reports(mechanisms: Sequence[Any], secret_counts: np.ndarray, rng: np.random.Generator) -> list:
     """``privest.sampling.population`` for points whose mechanisms include protocols: each group in turn from the one
-    generator, a protocol's users (secrets in increasing order) through ``Protocol.sample``, the others as
-    ``population`` draws them."""
+    generator, a protocol's users (secrets in increasing order) through ``Protocol.sample(..., packed=True)`` (the bit
+    protocols' reports drawn straight into packed bytes, never the (n, k) bool matrix), the others as ``population``
+    draws them."""
     reports = []
     for mechanism, counts in zip(mechanisms, np.asarray(secret_counts), strict=True):
         if is_protocol(mechanism):
-            reports.append(mechanism.sample(np.repeat(np.arange(mechanism.k), counts), rng))
+            reports.append(mechanism.sample(np.repeat(np.arange(mechanism.k), counts), rng, packed=True))
         else:
             reports.append(population([mechanism], counts[None], rng)[0])
     return reports
@@ -44,8 +45,8 @@ def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.
     k = int(np.asarray(data["theta"]).size)
     own = np.bincount(data["secrets"], minlength=k) if "secrets" in data else None
     sets = any(is_protocol(m) for m in built)
-    # Protocols' reports (k bits a user for SUE, OUE and SS) are packed as soon as a run is drawn: the archive's arrays
-    # then hold 1/8 of the unpacked bits, and no more than one run is ever held unpacked.
+    # Protocols' reports (k bits a user for SUE, OUE and SS) are drawn packed and stored as drawn: the archive's arrays
+    # hold 1/8 of the unpacked bits, and the bool matrix is never formed.
     reports, secret_counts, packed = [], [], {"protocol_reports": np.bool_(True)} if sets else {}
     for p, point in enumerate(experiment.points):
         point_mechanisms = [built[j] for j in point.mechanisms]
@@ -105,8 +106,9 @@ def reports_to_arrays(reports: Sequence[Sequence[Sequence[Any]]], mechanisms: Se
 
 
 class PointRuns(Sequence):
-    """One point's reports [run][mechanism], read from a reports archive's arrays only when a run is asked for: a
-    protocol's packed bits are unpacked one run at a time, so an estimate job holds one run unpacked, never all."""
+    """One point's reports [run][mechanism], read from a reports archive's arrays only when a run is asked for: a bit
+    protocol's reports come back packed (``PackedBits``, as ``Protocol.from_arrays`` reads them), never unpacked
+    here."""
 
     def __init__(self, arrays: Mapping[str, np.ndarray], point: int, mechanisms: Sequence[Any] | None) -> None:
         self._arrays, self._point, self._mechanisms = arrays, point, mechanisms
