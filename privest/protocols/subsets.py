@@ -118,7 +118,9 @@ class SS(_BitReports):
             raise ValueError(f"SS: every report must hold exactly omega = {self.omega} values")
         return bits
 
-    def log_scale(self, reports: np.ndarray) -> np.ndarray:
+    def _size_log_scale(self, sizes: np.ndarray) -> np.ndarray:
+        if sizes.size and np.any(sizes != self.omega):
+            raise ValueError(f"SS: every report must hold exactly omega = {self.omega} values")
         k, w = self.k, self.omega
         log_choose = math.lgamma(k) - math.lgamma(w + 1) - math.lgamma(k - w)
-        return np.full(len(self.membership(reports)), -log_choose)
+        return np.full(sizes.size, -log_choose)

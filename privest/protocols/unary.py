@@ -37,9 +37,8 @@ class _UnaryEncoding(_BitReports):
 
         return _bits_by_chunks(secrets, self.k, draw)
 
-    def log_scale(self, reports: np.ndarray) -> np.ndarray:
-        ones = self.membership(reports).sum(axis=1)
-        return ones * math.log(self.flip) + (self.k - ones) * math.log1p(-self.flip)
+    def _size_log_scale(self, sizes: np.ndarray) -> np.ndarray:
+        return sizes * math.log(self.flip) + (self.k - sizes) * math.log1p(-self.flip)
 
     @property
     def high(self) -> float:  # type: ignore[override]
