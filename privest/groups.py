@@ -3,10 +3,11 @@
 Reports of one mechanism enter as a ``Group``: the columns of the mechanism for the observables that were reported,
 and how often each was reported. A matrix mechanism's group is its matrix and the counts of its columns. A set-valued
 protocol (``privest.protocols``) gives a ``SetGroup`` (its distinct reports' sets and the likelihood's two values) or,
-where its report is k bits (SUE, OUE, SS) and for RAPPOR, a ``BitGroup``: the same, the sets kept bit-packed. ``privest.estimators.gibu`` works on any list of them.
+where its report is k bits (SUE, OUE, SS) and for RAPPOR, a ``BitGroup``: the same, the sets kept bit-packed.
+``privest.estimators.gibu`` works on any list of them.
 
-A data model, below both ``privest.protocols`` (which build SetGroups) and ``privest.estimators`` (which iterate
-on them).
+A data model, below both ``privest.protocols`` (which build SetGroups and BitGroups) and ``privest.estimators``
+(which iterate on them).
 """
 
 import math

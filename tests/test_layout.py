@@ -6,7 +6,8 @@ IBU loop, sits below everything):
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> base -> response, unary, subsets, hashing -> factories)
-    -> estimators (_bits -> _iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely, bootstrap) -> counts
+    -> estimators (_bits -> _iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely, bootstrap)
+    -> counts
     -> auditing -> privest (the top-level re-exports)
 
 The study layer (``privest_studies``) keeps an order of its own, lowest first (``STUDY_ORDER``):
