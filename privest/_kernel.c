@@ -249,11 +249,18 @@ static void updates(const double *G, const double *w, double *T, double *M, doub
        s_i = sum_b T[b, byte_ib]      T[b, v] = theta summed over the bits of byte value v at byte position b
        d_i = low + gap s_i;   L += w_i log d_i;   r_i = w_i / d_i;   R += r_i;   H[b, byte_ib] += r_i gap
    (H folded back to bits by the caller gives sum_{i: x in S_i} r_i gap for every secret x). Rows go by in blocks of
-   BIT_ROWS: the lookups, then the block's logs (a log that vectorises, below), then the divisions and the histogram
-   adds. Every sum in a fixed order (s_i: four partial sums over b = 4j + c, then (s0 + s1) + (s2 + s3), then the
-   last B % 4 terms in order; L and R over i in order), each term a multiply then an add: the same bits on every
-   path. */
+   BIT_ROWS, and within a block of rows, the byte positions in blocks of BIT_COLUMNS (so that the block's part of T
+   or H stays in the L1 cache while the rows go by): the lookups, then the block's logs (a log that vectorises,
+   below), then the divisions, then the histogram adds. Every sum in a fixed order (s_i: over the column blocks in
+   order, each block's eight terms as ((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)), a last short block in
+   order; L and R over i in order), each term a multiply then an add: the same bits on every path. */
 #define BIT_ROWS 256
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define BYTE(v, c) (((v) >> (56 - 8 * (c))) & 255)
+#else
+#define BYTE(v, c) (((v) >> (8 * (c))) & 255)
+#endif
+#define BIT_COLUMNS 8 /* byte positions a block: its tables T and H, 16 KB each, stay in the L1 cache */
 
 /* log(x) for positive normal x, fdlibm's e_log.c (error below 1 ulp) without its branches, so that the compiler
    vectorises it: x = 2^k z with z in [0.7071, 1.4142) by integer operations on the bits, f = z - 1 (exact),
@@ -302,30 +309,54 @@ static void logs_of(const double *restrict x, double *restrict out, Py_ssize_t n
 static void bits_rows(const uint8_t *restrict bits, const double *restrict w, const double *restrict T,
                       double *restrict H, Py_ssize_t m, Py_ssize_t B, double low, double gap, double *L_out,
                       double *R_out) {
-    double d[BIT_ROWS], logs[BIT_ROWS], L = 0.0, R = 0.0;
-    const Py_ssize_t B4 = B - B % 4;
+    double s[BIT_ROWS], d[BIT_ROWS], logs[BIT_ROWS], rg[BIT_ROWS], L = 0.0, R = 0.0;
     for (Py_ssize_t i0 = 0; i0 < m; i0 += BIT_ROWS) {
         const Py_ssize_t rows = m - i0 < BIT_ROWS ? m - i0 : BIT_ROWS;
-        for (Py_ssize_t i = 0; i < rows; i++) {
-            const uint8_t *row = bits + (i0 + i) * B;
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-            for (Py_ssize_t b = 0; b < B4; b += 4) {
-                s0 += T[b * 256 + row[b]];
-                s1 += T[(b + 1) * 256 + row[b + 1]];
-                s2 += T[(b + 2) * 256 + row[b + 2]];
-                s3 += T[(b + 3) * 256 + row[b + 3]];
-            }
-            double s = (s0 + s1) + (s2 + s3);
-            for (Py_ssize_t b = B4; b < B; b++) s += T[b * 256 + row[b]];
-            d[i] = low + gap * s;
+        const uint8_t *chunk = bits + i0 * B;
+        for (Py_ssize_t i = 0; i < rows; i++) s[i] = 0.0;
+        for (Py_ssize_t c0 = 0; c0 < B; c0 += BIT_COLUMNS) { /* the lookups, one block of byte positions at a time */
+            const Py_ssize_t columns = B - c0 < BIT_COLUMNS ? B - c0 : BIT_COLUMNS;
+            const double *restrict Tc = T + c0 * 256;
+            if (columns == BIT_COLUMNS)
+                for (Py_ssize_t i = 0; i < rows; i++) {
+                    uint64_t v; /* the eight bytes at once, byte c at bits 8c..8c+7 on a little-endian CPU */
+                    memcpy(&v, chunk + i * B + c0, 8);
+                    s[i] += ((Tc[BYTE(v, 0)] + Tc[256 + BYTE(v, 1)]) + (Tc[512 + BYTE(v, 2)] + Tc[768 + BYTE(v, 3)])) +
+                            ((Tc[1024 + BYTE(v, 4)] + Tc[1280 + BYTE(v, 5)]) +
+                             (Tc[1536 + BYTE(v, 6)] + Tc[1792 + BYTE(v, 7)]));
+                }
+            else
+                for (Py_ssize_t i = 0; i < rows; i++) {
+                    const uint8_t *row = chunk + i * B + c0;
+                    double a = 0.0;
+                    for (Py_ssize_t c = 0; c < columns; c++) a += Tc[c * 256 + row[c]];
+                    s[i] += a;
+                }
         }
+        for (Py_ssize_t i = 0; i < rows; i++) d[i] = low + gap * s[i];
         logs_of(d, logs, rows);
         for (Py_ssize_t i = 0; i < rows; i++) {
-            const double wi = w[i0 + i], r = wi / d[i], rg = r * gap;
+            const double wi = w[i0 + i], r = wi / d[i];
+            rg[i] = r * gap;
             L += wi * logs[i];
             R += r;
-            const uint8_t *row = bits + (i0 + i) * B;
-            for (Py_ssize_t b = 0; b < B; b++) H[b * 256 + row[b]] += rg;
+        }
+        for (Py_ssize_t c0 = 0; c0 < B; c0 += BIT_COLUMNS) { /* the histograms, block by block */
+            const Py_ssize_t columns = B - c0 < BIT_COLUMNS ? B - c0 : BIT_COLUMNS;
+            double *restrict Hc = H + c0 * 256;
+            if (columns == BIT_COLUMNS)
+                for (Py_ssize_t i = 0; i < rows; i++) {
+                    uint64_t v;
+                    memcpy(&v, chunk + i * B + c0, 8);
+                    const double x = rg[i];
+                    for (int c = 0; c < 8; c++) Hc[c * 256 + BYTE(v, c)] += x;
+                }
+            else
+                for (Py_ssize_t i = 0; i < rows; i++) {
+                    const uint8_t *row = chunk + i * B + c0;
+                    const double x = rg[i];
+                    for (Py_ssize_t c = 0; c < columns; c++) Hc[c * 256 + row[c]] += x;
+                }
         }
     }
     *L_out = L, *R_out = R;
