@@ -15,11 +15,9 @@ from privest._checks import (
 
 __all__ = [
     "RapporReports",
-    "distinct_packed",
     "distinct_rows",
     "flip_probability",
     "log_probability",
-    "packed_sizes",
 ]
 
 
@@ -78,7 +76,7 @@ def _row_keys(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return words, (words.astype(np.uint64) * multipliers).sum(axis=1, dtype=np.uint64)
 
 
-def distinct_packed(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _distinct_packed(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of a bit-packed (reports x B) uint8 matrix and how often each occurs, without unpacking
     them: rows are grouped by a 64-bit key mixing their bytes (``distinct_rows``' key) and ordered by it (not
     lexicographically), and every repeated row is checked equal to the first of its key (a collision of distinct rows,
@@ -104,7 +102,7 @@ def distinct_packed(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 _BYTE_POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
 
 
-def packed_sizes(packed: np.ndarray) -> np.ndarray:
+def _packed_sizes(packed: np.ndarray) -> np.ndarray:
     """The number of bits set in each row of a bit-packed (rows x B) uint8 matrix, int64: ``numpy.bitwise_count``
     on 64-bit words (numpy >= 2.0), else a 256-entry table of byte popcounts."""
     if hasattr(np, "bitwise_count"):

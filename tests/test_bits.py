@@ -10,7 +10,7 @@ from privest import protocols
 from privest.estimators import _bits, _iteration
 from privest.groups import Group
 from privest.protocols.base import Protocol
-from privest.rappor import RapporReports, distinct_packed, log_probability, packed_sizes
+from privest.rappor import RapporReports, _distinct_packed, log_probability, _packed_sizes
 
 KERNELS = ["numpy", pytest.param("compiled", marks=pytest.mark.skipif(_bits._kernel is None,
                                                                       reason="privest._kernel is not built"))]
@@ -110,14 +110,14 @@ def test_distinct_packed_rows_and_their_sizes_are_numpys(k, monkeypatch):
     rows[1000:2000] = rows[:1000]  # every row of the first thousand twice
     packed = np.packbits(rows, axis=1)
     expected, expected_counts = np.unique(packed, axis=0, return_counts=True)
-    unique, counts = distinct_packed(packed)
+    unique, counts = _distinct_packed(packed)
     order = np.lexsort(unique.T[::-1])
     np.testing.assert_array_equal(unique[order], expected)
     np.testing.assert_array_equal(counts[order], expected_counts)
-    np.testing.assert_array_equal(packed_sizes(packed), rows.sum(axis=1))
+    np.testing.assert_array_equal(_packed_sizes(packed), rows.sum(axis=1))
     from privest import rappor  # every key equal: the collision check falls back to comparing whole rows
     monkeypatch.setattr(rappor, "_row_keys", lambda p: (None, np.zeros(p.shape[0], dtype=np.uint64)))
-    unique, counts = distinct_packed(packed)
+    unique, counts = _distinct_packed(packed)
     np.testing.assert_array_equal(unique, expected)
     np.testing.assert_array_equal(counts, expected_counts)
 

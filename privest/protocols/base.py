@@ -22,7 +22,7 @@ from privest._checks import (
 from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
 from privest.groups import BitGroup, SetGroup
 from privest.intervals import Interval, normal_interval
-from privest.rappor import distinct_packed, distinct_rows, packed_sizes
+from privest.rappor import _distinct_packed, distinct_rows, _packed_sizes
 
 __all__ = [
     "EPS_MAX",
@@ -317,7 +317,7 @@ class _BitReports(Protocol):
 
     def group(self, reports: np.ndarray) -> BitGroup:  # type: ignore[override]
         """The reports as ``privest.gibu`` takes them: the distinct reports bit-packed (grouped by a hash of their
-        bytes, ``privest.rappor.distinct_packed``, with no pass over rows in Python), how many users sent each, and
+        bytes, ``privest.rappor._distinct_packed``, with no pass over rows in Python), how many users sent each, and
         the likelihood's two values; each report's log scale from its set size (``_size_log_scale``).
 
         Parameters
@@ -333,8 +333,8 @@ class _BitReports(Protocol):
         packed = self._packed(reports)
         if packed.shape[0] == 0:
             raise ValueError(f"{self.name}: reports must not be empty")
-        unique, counts = distinct_packed(packed)
-        log_scale = self._size_log_scale(packed_sizes(unique))
+        unique, counts = _distinct_packed(packed)
+        log_scale = self._size_log_scale(_packed_sizes(unique))
         return BitGroup(self.k, unique, counts.astype(np.float64), float(self.high), float(self.low),
                         np.asarray(log_scale, dtype=np.float64))
 
