@@ -13,16 +13,23 @@
 - multi-freq-ldpy's UE IBU per iteration (its numba ``IBU`` kernel on the k x k support problem, as bench_peers.py
   times it) where that library is installed (``make .venv/.installed-peers``).
 
-Run from the repository root: ``python benchmarks/bench_bits.py`` (about 3 minutes on this machine, 7 GB at most).
+Single-thread BLAS, as bench_peers.py. Old and new per iteration are timed in alternating rounds (best of each), so
+that a load that comes and goes on a shared machine weighs on both. Run from the repository root:
+``python benchmarks/bench_bits.py`` (``make bench-bits``; about 5 minutes on this machine, 7 GB at most).
 """
 
-import argparse
-import sys
-import time
-from collections.abc import Callable
-from pathlib import Path
+import os
 
-import numpy as np
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")  # before numpy loads: single-thread BLAS
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from timing import best_time, powers, seconds  # noqa: E402
@@ -44,12 +51,18 @@ def bandwidth(repeats: int = 5) -> float:
     return data.nbytes / t
 
 
-def per_iteration(groups: list, extra: int) -> tuple[float, float]:
-    """(setup + 1 iteration, each further iteration) of ``gibu`` on the groups, the stopping rule off."""
-    one, _ = best_time(lambda: privest.gibu(groups, delta=NO_STOP, max_iter=1), 2)
-    more, result = best_time(lambda: privest.gibu(groups, delta=NO_STOP, max_iter=1 + extra), 1)
-    assert result.iterations == 1 + extra
-    return one, (more - one) / extra
+def per_iteration(old: list, new: list, old_extra: int, new_extra: int, rounds: int = 2) -> tuple[float, float]:
+    """Each further iteration of ``gibu`` on the old and the new groups, the stopping rule off:
+    ``(t(1 + N) - t(1)) / N``, each t the best of ``rounds`` alternating rounds."""
+    best = {}
+    for _ in range(rounds):
+        for label, groups, extra in (("old", old, old_extra), ("new", new, new_extra)):
+            for iterations in (1, 1 + extra):
+                t, result = best_time(lambda g=groups, i=iterations: privest.gibu(g, delta=NO_STOP, max_iter=i))
+                assert result.iterations == iterations
+                best[label, iterations] = min(best.get((label, iterations), float("inf")), t)
+    return ((best["old", 1 + old_extra] - best["old", 1]) / old_extra,
+            (best["new", 1 + new_extra] - best["new", 1]) / new_extra)
 
 
 def setup_time(groups: list) -> float:
@@ -75,9 +88,7 @@ def bench_protocol(name: str, k: int, n: int, eps: float, rate: float, rng: np.r
     case = f"{name.upper()}, k = {k}, n = {powers(n)}, eps = {eps:g}"
     rows = [row(f"{case}: group construction", t_old, t_new, f"{packed.counts.size:,} distinct reports")]
     rows.append(row(f"{case}: GIBU setup", setup_time([sparse]), setup_time([packed])))
-    _, old_iteration = per_iteration([sparse], 3)
-    del sparse
-    _, new_iteration = per_iteration([packed], 20)
+    old_iteration, new_iteration = per_iteration([sparse], [packed], 3, 20)
     touched = bit_bytes([packed])
     rows.append(row(f"{case}: GIBU per iteration", old_iteration, new_iteration,
                     f"{touched / 1e6:.0f} MB read: {touched / new_iteration / 1e9:.1f} GB/s, "
@@ -104,8 +115,7 @@ def bench_rappor(n: int, rate: float, rng: np.random.Generator) -> list[str]:
     case = f"RAPPOR rappor_high, k = {k}, 10 eps 0.1..1, n = {powers(n)}"
     rows = [row(f"{case}: group construction", t_old, t_new, f"{distinct:,} distinct reports")]
     rows.append(row(f"{case}: GIBU setup", setup_time(old), setup_time(new)))
-    _, old_iteration = per_iteration(old, 50)
-    _, new_iteration = per_iteration(new, 50)
+    old_iteration, new_iteration = per_iteration(old, new, 50, 50, rounds=3)
     touched = bit_bytes(new)
     rows.append(row(f"{case}: GIBU per iteration", old_iteration, new_iteration,
                     f"{touched / 1e6:.0f} MB read: {touched / new_iteration / 1e9:.1f} GB/s, "
