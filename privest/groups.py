@@ -279,5 +279,5 @@ def _as_group(item: GroupLike) -> Group | SetGroup | BitGroup:
             return mechanism.group(reports)
         if isinstance(mechanism, np.ndarray | list):
             return matrix_group(mechanism, reports)
-    raise TypeError("groups: each item must be a Group, a SetGroup, a (protocol, reports) pair or a (matrix, counts) "
-                    f"pair, got {type(item).__name__}")
+    raise TypeError("groups: each item must be a Group, a SetGroup, a BitGroup, a (protocol, reports) pair or a "
+                    f"(matrix, counts) pair, got {type(item).__name__}")

@@ -10,7 +10,7 @@ from privest import protocols
 from privest.estimators import _bits, _iteration
 from privest.groups import Group
 from privest.protocols.base import Protocol
-from privest.rappor import RapporReports, _distinct_packed, log_probability, _packed_sizes
+from privest.rappor import RapporReports, _distinct_packed, _packed_sizes, log_probability
 
 KERNELS = ["numpy", pytest.param("compiled", marks=pytest.mark.skipif(_bits._kernel is None,
                                                                       reason="privest._kernel is not built"))]

@@ -22,7 +22,7 @@ from privest._checks import (
 from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
 from privest.groups import BitGroup, SetGroup
 from privest.intervals import Interval, normal_interval
-from privest.rappor import _distinct_packed, distinct_rows, _packed_sizes
+from privest.rappor import _distinct_packed, _packed_sizes, distinct_rows
 
 __all__ = [
     "EPS_MAX",
