@@ -15,7 +15,7 @@ UV := $(VENV)/lock-tools/bin/uv
 UV_COMPILE := UV_PYTHON_DOWNLOADS=never $(UV) pip compile --quiet --universal --fork-strategy fewest \
 	--python-version 3.11 --generate-hashes --custom-compile-command 'make lock' pyproject.toml $(LOCK)/venv.in
 
-.PHONY: test test-peers bench-peers test-cluster test-report test-package test-docs docs reproduce lint lock clean
+.PHONY: test test-peers bench-peers bench-bits test-cluster test-report test-package test-docs docs reproduce lint lock clean
 
 # A new .venv whenever the lock or pyproject.toml changes, so that it holds the locked versions and nothing else: the
 # test set of the lock (pip and setuptools included) with its hashes required, then privest itself, editable, built by
@@ -64,6 +64,11 @@ test-peers: $(PEERS_STAMP)
 # tables go to docs/performance-peers.md, which the guide's performance page includes.
 bench-peers: $(PEERS_STAMP)
 	$(BIN)/python benchmarks/bench_peers.py --output docs/performance-peers.md
+
+# Bit-packed reports (SUE, OUE, SS, RAPPOR) against the paths they replace (issue 26, benchmarks/bench_bits.py, about
+# 5 minutes and 7 GB): prints its table (benchmarks/README.md holds a record).
+bench-bits: $(STAMP)
+	$(BIN)/python benchmarks/bench_bits.py
 
 # The pipeline on a real one-node SLURM cluster (tests/cluster, docs/site/guide/cluster.md): the SLURM executor
 # plugin (the lock's `cluster` set), then slurm-wlm and munge from apt (root; skipped, with the reason, where apt cannot

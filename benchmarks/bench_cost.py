@@ -43,8 +43,10 @@ def main() -> None:
         group = protocol.group(protocol.sample(rng.integers(0, k, n), rng))
         seconds, result = timed(estimators.gibu, [group], delta=1e-300, max_iter=cap,
                                  accelerate="squarem")
-        print(f"| {name.upper()} (SQUAREM), k = {k}, {n} users ({group.indices.size} members) | {result.iterations} | "
-              f"{seconds:.2f} | {seconds / (result.iterations * group.indices.size):.2e} |")
+        # a SetGroup's members are its CSR indices; a BitGroup's (SUE) the bits set in its packed rows
+        members = group.indices.size if hasattr(group, "indices") else int(np.unpackbits(group.bits, axis=1).sum())
+        print(f"| {name.upper()} (SQUAREM), k = {k}, {n} users ({members} members) | {result.iterations} | "
+              f"{seconds:.2f} | {seconds / (result.iterations * members):.2e} |")
 
 
 if __name__ == "__main__":

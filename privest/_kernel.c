@@ -18,6 +18,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #pragma STDC FP_CONTRACT OFF /* clang; GCC takes -ffp-contract=off */
@@ -243,6 +244,124 @@ static void updates(const double *G, const double *w, double *T, double *M, doub
     }
 }
 
+/* GIBU on bit-packed set reports (privest/estimators/_bits.py, privest.groups.BitGroup): one pass over the rows of
+   one group, P(report_i | x) = exp(log_scale_i) (high if x in S_i else low), S_i the bits of row i (B bytes):
+       s_i = sum_b T[b, byte_ib]      T[b, v] = theta summed over the bits of byte value v at byte position b
+       d_i = low + gap s_i;   L += w_i log d_i;   r_i = w_i / d_i;   R += r_i;   H[b, byte_ib] += r_i gap
+   (H folded back to bits by the caller gives sum_{i: x in S_i} r_i gap for every secret x). Rows go by in blocks of
+   BIT_ROWS, and within a block of rows, the byte positions in blocks of BIT_COLUMNS (so that the block's part of T
+   or H stays in the L1 cache while the rows go by): the lookups, then the block's logs (a log that vectorises,
+   below), then the divisions, then the histogram adds. Every sum in a fixed order (s_i: over the column blocks in
+   order, each block's eight terms as ((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)), a last short block in
+   order; L and R over i in order), each term a multiply then an add: the same bits on every path. */
+#define BIT_ROWS 256
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define BYTE(v, c) (((v) >> (56 - 8 * (c))) & 255)
+#else
+#define BYTE(v, c) (((v) >> (8 * (c))) & 255)
+#endif
+#define BIT_COLUMNS 8 /* byte positions a block: its tables T and H, 16 KB each, stay in the L1 cache */
+
+/* log(x) for positive normal x, fdlibm's e_log.c (error below 1 ulp) without its branches, so that the compiler
+   vectorises it: x = 2^k z with z in [0.7071, 1.4142) by integer operations on the bits, f = z - 1 (exact),
+   s = f / (2 + f), log(1 + f) = f - (hfsq - s (hfsq + R(s^2))). A subnormal, zero, infinite or NaN x is libm's. */
+#define LN2_HI 6.93147180369123816490e-01
+#define LN2_LO 1.90821492927058770002e-10
+#define LOG_BODY                                                                                                   \
+    for (Py_ssize_t i = 0; i < n; i++) {                                                                         \
+        uint64_t u;                                                                                              \
+        memcpy(&u, x + i, 8);                                                                                    \
+        const uint64_t ix = u - 0x3fe6a09e667f3bcdULL, top = ix & 0xfff0000000000000ULL, iz = u - top;           \
+        const uint64_t kb = 0x4330000000000000ULL | (((ix >> 52) + 2048) & 4095);                                \
+        double z, k;                                                                                             \
+        memcpy(&z, &iz, 8);                                                                                      \
+        memcpy(&k, &kb, 8);                                                                                      \
+        k = (k - 4503599627370496.0) - 2048.0;                                                                   \
+        const double f = z - 1.0, s = f / (2.0 + f), zz = s * s, ww = zz * zz;                                   \
+        const double t1 = ww * (3.999999999940941908e-01 +                                                       \
+                                ww * (2.222219843214978396e-01 + ww * 1.531383769920937332e-01));                \
+        const double t2 = zz * (6.666666666666735130e-01 +                                                       \
+                                ww * (2.857142874366239149e-01 +                                                 \
+                                      ww * (1.818357216161805012e-01 + ww * 1.479819860511658591e-01)));         \
+        const double hfsq = 0.5 * f * f;                                                                         \
+        out[i] = k * LN2_HI - ((hfsq - (s * (hfsq + (t2 + t1)) + k * LN2_LO)) - f);                              \
+    }
+
+static void log_block_portable(const double *restrict x, double *restrict out, Py_ssize_t n) { LOG_BODY }
+
+static void (*log_block)(const double *restrict, double *restrict, Py_ssize_t) = log_block_portable;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) static void log_block_avx2(const double *restrict x, double *restrict out,
+                                                            Py_ssize_t n) { LOG_BODY }
+#endif
+
+/* log_block, then libm's log where x is not a positive normal number. */
+static void logs_of(const double *restrict x, double *restrict out, Py_ssize_t n) {
+    log_block(x, out, n);
+    int normal = 1;
+    for (Py_ssize_t i = 0; i < n; i++) normal &= (x[i] >= 2.2250738585072014e-308) & (x[i] <= 1.7976931348623157e308);
+    if (!normal)
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (!(x[i] >= 2.2250738585072014e-308 && x[i] <= 1.7976931348623157e308)) out[i] = log(x[i]);
+}
+
+static void bits_rows(const uint8_t *restrict bits, const double *restrict w, const double *restrict T,
+                      double *restrict H, Py_ssize_t m, Py_ssize_t B, double low, double gap, double *L_out,
+                      double *R_out) {
+    double s[BIT_ROWS], d[BIT_ROWS], logs[BIT_ROWS], rg[BIT_ROWS], L = 0.0, R = 0.0;
+    for (Py_ssize_t i0 = 0; i0 < m; i0 += BIT_ROWS) {
+        const Py_ssize_t rows = m - i0 < BIT_ROWS ? m - i0 : BIT_ROWS;
+        const uint8_t *chunk = bits + i0 * B;
+        for (Py_ssize_t i = 0; i < rows; i++) s[i] = 0.0;
+        for (Py_ssize_t c0 = 0; c0 < B; c0 += BIT_COLUMNS) { /* the lookups, one block of byte positions at a time */
+            const Py_ssize_t columns = B - c0 < BIT_COLUMNS ? B - c0 : BIT_COLUMNS;
+            const double *restrict Tc = T + c0 * 256;
+            if (columns == BIT_COLUMNS)
+                for (Py_ssize_t i = 0; i < rows; i++) {
+                    uint64_t v; /* the eight bytes at once, byte c at bits 8c..8c+7 on a little-endian CPU */
+                    memcpy(&v, chunk + i * B + c0, 8);
+                    s[i] += ((Tc[BYTE(v, 0)] + Tc[256 + BYTE(v, 1)]) + (Tc[512 + BYTE(v, 2)] + Tc[768 + BYTE(v, 3)])) +
+                            ((Tc[1024 + BYTE(v, 4)] + Tc[1280 + BYTE(v, 5)]) +
+                             (Tc[1536 + BYTE(v, 6)] + Tc[1792 + BYTE(v, 7)]));
+                }
+            else
+                for (Py_ssize_t i = 0; i < rows; i++) {
+                    const uint8_t *row = chunk + i * B + c0;
+                    double a = 0.0;
+                    for (Py_ssize_t c = 0; c < columns; c++) a += Tc[c * 256 + row[c]];
+                    s[i] += a;
+                }
+        }
+        for (Py_ssize_t i = 0; i < rows; i++) d[i] = low + gap * s[i];
+        logs_of(d, logs, rows);
+        for (Py_ssize_t i = 0; i < rows; i++) {
+            const double wi = w[i0 + i], r = wi / d[i];
+            rg[i] = r * gap;
+            L += wi * logs[i];
+            R += r;
+        }
+        for (Py_ssize_t c0 = 0; c0 < B; c0 += BIT_COLUMNS) { /* the histograms, block by block */
+            const Py_ssize_t columns = B - c0 < BIT_COLUMNS ? B - c0 : BIT_COLUMNS;
+            double *restrict Hc = H + c0 * 256;
+            if (columns == BIT_COLUMNS)
+                for (Py_ssize_t i = 0; i < rows; i++) {
+                    uint64_t v;
+                    memcpy(&v, chunk + i * B + c0, 8);
+                    const double x = rg[i];
+                    for (int c = 0; c < 8; c++) Hc[c * 256 + BYTE(v, c)] += x;
+                }
+            else
+                for (Py_ssize_t i = 0; i < rows; i++) {
+                    const uint8_t *row = chunk + i * B + c0;
+                    const double x = rg[i];
+                    for (Py_ssize_t c = 0; c < columns; c++) Hc[c * 256 + row[c]] += x;
+                }
+        }
+    }
+    *L_out = L, *R_out = R;
+}
+
 /* One pass over a candidate mechanism A (k, m) row-major: whether every entry is >= 0 (no NaN, no negative entry),
    the row whose sum is farthest from 1 and that distance (infinite or NaN if an entry is), and each column's largest
    entry into column_max. The row sums are eight partial sums each (a tolerance test: their order does not matter). */
@@ -419,6 +538,64 @@ static PyObject *mechanism_summary(PyObject *self, PyObject *args) {
     return Py_BuildValue("(Ndn)", PyBool_FromLong(entries_ok), worst_error, worst_row);
 }
 
+static const char *const BIT_NAMES[3] = {"w", "T", "H"};
+
+static PyObject *bits_pass(PyObject *self, PyObject *args) {
+    PyObject *objects[4];
+    Py_ssize_t m, B;
+    double low, gap, L, R;
+    if (!PyArg_ParseTuple(args, "OOOOnndd:bits_pass", &objects[0], &objects[1], &objects[2], &objects[3], &m, &B,
+                          &low, &gap))
+        return NULL;
+    if (m < 0 || B < 1) {
+        PyErr_Format(PyExc_ValueError, "bits_pass: m must be >= 0 and B >= 1, got %zd, %zd", m, B);
+        return NULL;
+    }
+    Py_buffer bits;
+    if (PyObject_GetBuffer(objects[0], &bits, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (bits.itemsize != 1 || bits.format == NULL || strcmp(bits.format, "B") != 0 || bits.len < m * B) {
+        PyBuffer_Release(&bits);
+        PyErr_Format(PyExc_ValueError, "bits_pass: bits must be a C-contiguous uint8 array of at least %zd bytes",
+                     m * B);
+        return NULL;
+    }
+    const Py_ssize_t needed[3] = {m, B * 256, B * 256};
+    Py_buffer views[3];
+    int held = hold_buffers("bits_pass", objects + 1, BIT_NAMES, needed, 3, 2, views);
+    if (held < 0) {
+        release_buffers(views, -held - 1);
+        PyBuffer_Release(&bits);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    bits_rows(bits.buf, views[0].buf, views[1].buf, views[2].buf, m, B, low, gap, &L, &R);
+    Py_END_ALLOW_THREADS
+    release_buffers(views, held);
+    PyBuffer_Release(&bits);
+    return Py_BuildValue("(dd)", L, R);
+}
+
+static PyObject *log_values(PyObject *self, PyObject *args) {
+    PyObject *objects[2];
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OOn:log_values", &objects[0], &objects[1], &n)) return NULL;
+    if (n < 0) {
+        PyErr_Format(PyExc_ValueError, "log_values: n must be >= 0, got %zd", n);
+        return NULL;
+    }
+    static const char *const names[2] = {"x", "out"};
+    const Py_ssize_t needed[2] = {n, n};
+    Py_buffer views[2];
+    int held = hold_buffers("log_values", objects, names, needed, 2, 1, views);
+    if (held < 0) {
+        release_buffers(views, -held - 1);
+        return NULL;
+    }
+    logs_of(views[0].buf, views[1].buf, n);
+    release_buffers(views, held);
+    Py_RETURN_NONE;
+}
+
 static PyObject *vector_width(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(rows_update == rows_update_portable ? 64 : 256);
 }
@@ -426,11 +603,12 @@ static PyObject *vector_width(PyObject *self, PyObject *unused) {
 static PyObject *use_vectors(PyObject *self, PyObject *arg) {
     int wanted = PyObject_IsTrue(arg);
     if (wanted < 0) return NULL;
-    rows_update = rows_update_portable, add_rows = add_rows_portable;
+    rows_update = rows_update_portable, add_rows = add_rows_portable, log_block = log_block_portable;
 #ifdef HAVE_AVX_PATH
     summarise = summarise_portable, strided_dot = strided_dot_portable;
     if (wanted && __builtin_cpu_supports("avx"))
         rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
+    if (wanted && __builtin_cpu_supports("avx2")) log_block = log_block_avx2;
 #endif
     return vector_width(self, NULL);
 }
@@ -448,6 +626,12 @@ static PyMethodDef methods[] = {
      "mechanism_summary(A, column_max, k, m) -> (entries_ok, worst_error, worst_row): one pass over A (k, m): whether\n"
      "every entry is >= 0 (none NaN), the largest |row sum - 1| (inf or NaN if an entry is) and its row; each column's\n"
      "largest entry written to column_max (m,). A read, column_max written: C-contiguous float64."},
+    {"bits_pass", bits_pass, METH_VARARGS,
+     "bits_pass(bits, w, T, H, m, B, low, gap) -> (L, R): one GIBU pass over the m rows of one bit-packed group\n"
+     "(bits (m, B) uint8): d_i = low + gap sum_b T[b, bits[i, b]], L = sum_i w_i log d_i, R = sum_i w_i / d_i, and\n"
+     "H[b, bits[i, b]] += gap w_i / d_i. w (m,), T (B, 256) read, H (B, 256) added to: C-contiguous float64."},
+    {"log_values", log_values, METH_VARARGS,
+     "log_values(x, out, n): out = log(x) as bits_pass takes it (within 1 ulp of libm; x, out C-contiguous float64)."},
     {"vector_width", vector_width, METH_NOARGS, "The bits of the vectors the products run on: 256 (AVX) or 64 (portable C, one double at a time)."},
     {"use_vectors", use_vectors, METH_O,
      "use_vectors(flag): the AVX path where the CPU has it (True, the default) or portable C (False), for tests;\n"
@@ -461,6 +645,7 @@ PyMODINIT_FUNC PyInit__kernel(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx"))
         rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
+    if (__builtin_cpu_supports("avx2")) log_block = log_block_avx2;
 #endif
     return PyModule_Create(&module);
 }

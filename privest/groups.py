@@ -1,14 +1,16 @@
 """Likelihood groups: the reports of one mechanism as GIBU's likelihood needs them (free-will Algorithm 1).
 
 Reports of one mechanism enter as a ``Group``: the columns of the mechanism for the observables that were reported,
-and how often each was reported. A matrix mechanism's group is its matrix and the counts of its columns; a RAPPOR
-group holds one column per distinct bit vector. A set-valued protocol (``privest.protocols``) gives a ``SetGroup``:
-its distinct reports' sets and the likelihood's two values. ``privest.estimators.gibu`` works on any list of them.
+and how often each was reported. A matrix mechanism's group is its matrix and the counts of its columns. A set-valued
+protocol (``privest.protocols``) gives a ``SetGroup`` (its distinct reports' sets and the likelihood's two values) or,
+where its report is k bits (SUE, OUE, SS) and for RAPPOR, a ``BitGroup``: the same, the sets kept bit-packed.
+``privest.estimators.gibu`` works on any list of them.
 
-A data model, below both ``privest.protocols`` (which build SetGroups) and ``privest.estimators`` (which iterate
-on them).
+A data model, below both ``privest.protocols`` (which build SetGroups and BitGroups) and ``privest.estimators``
+(which iterate on them).
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -225,10 +227,12 @@ def _reported_columns(A: np.ndarray, counts: np.ndarray, column_max: np.ndarray 
     return Group._of_checked(G, counts[seen], np.zeros(G.shape[1]))
 
 
-def rappor_group(reports: RapporReports) -> Group:
-    """The group of RAPPOR reports: one column per distinct bit vector (IBU paper, lemma in section 4.4).
+def rappor_group(reports: RapporReports) -> BitGroup | Group:
+    """The group of RAPPOR reports: its distinct bit vectors, bit-packed (IBU paper, lemma in section 4.4).
 
-    P(beta | x) = p^k e^{-(1/2 + S(beta)/2 - beta_x) eps}; stored as G = e^{eps (beta_x - 1)} times a column scale.
+    P(beta | x) = p^k e^{-(1/2 + S(beta)/2 - beta_x) eps} = exp(log_scale) (1 if beta_x = 1 else e^{-eps}), with
+    log_scale = k log p + (1 - S(beta)) eps / 2: a ``BitGroup`` with high = 1 and low = e^{-eps}. Beyond eps = 700
+    (e^{-eps} nears the smallest float64) a ``Group`` holding G = e^{eps (beta_x - 1)} and the same column scales.
 
     Parameters
     ----------
@@ -237,13 +241,32 @@ def rappor_group(reports: RapporReports) -> Group:
 
     Returns
     -------
-    Group
-        A group with k rows and one column per distinct report, never the 2^k-column matrix.
+    BitGroup or Group
+        A group of the m distinct reports, never the 2^k-column matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import privest
+    >>> bits = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 1]], dtype=np.uint8)
+    >>> group = privest.rappor_group(privest.RapporReports.from_bits(bits, 1.0))
+    >>> group.bits.ravel(), group.counts, round(group.low, 4)
+    (array([ 96, 128], dtype=uint8), array([1., 2.]), 0.3679)
     """
     check_instance(reports, "reports", RapporReports, "a privest.RapporReports")
-    log_p = log_probability(reports.bits, reports.eps)
-    log_scale = log_p.max(axis=0)
-    return Group(np.exp(log_p - log_scale), reports.counts.astype(np.float64), log_scale)
+    if reports.eps > _RAPPOR_BITS_EPS:
+        log_p = log_probability(reports.bits, reports.eps)
+        log_scale = log_p.max(axis=0)
+        return Group(np.exp(log_p - log_scale), reports.counts.astype(np.float64), log_scale)
+    k, eps = reports.k, float(reports.eps)
+    log_p = eps / 2 - np.logaddexp(0.0, eps / 2)
+    log_scale = k * log_p + (1 - reports.bits.sum(axis=1, dtype=np.int64)) * (eps / 2)
+    return BitGroup(k, np.packbits(reports.bits, axis=1), reports.counts.astype(np.float64), 1.0,
+                    math.exp(-eps), log_scale)
+
+
+# RAPPOR's eps up to which its group is a BitGroup (low = e^-eps a normal float64, as for the protocols' EPS_MAX)
+_RAPPOR_BITS_EPS = 700.0
 
 
 def _as_group(item: GroupLike) -> Group | SetGroup | BitGroup:
@@ -256,5 +279,5 @@ def _as_group(item: GroupLike) -> Group | SetGroup | BitGroup:
             return mechanism.group(reports)
         if isinstance(mechanism, np.ndarray | list):
             return matrix_group(mechanism, reports)
-    raise TypeError("groups: each item must be a Group, a SetGroup, a (protocol, reports) pair or a (matrix, counts) "
-                    f"pair, got {type(item).__name__}")
+    raise TypeError("groups: each item must be a Group, a SetGroup, a BitGroup, a (protocol, reports) pair or a "
+                    f"(matrix, counts) pair, got {type(item).__name__}")

@@ -48,11 +48,7 @@ def distinct_rows(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     check_bits(bits)
     bits = np.asarray(bits)
     packed = np.packbits(bits, axis=1)
-    words = np.zeros((packed.shape[0], -(-packed.shape[1] // 8) * 8), dtype=np.uint8)
-    words[:, :packed.shape[1]] = packed
-    words = words.view(">u8")  # big-endian: the words compare as the rows do, lexicographically
-    multipliers = (np.arange(words.shape[1], dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
-    keys = (words.astype(np.uint64) * multipliers).sum(axis=1, dtype=np.uint64) if words.shape[1] > 1 else words[:, 0]
+    words, keys = _row_keys(packed)
     _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
     if words.shape[1] == 1 or np.array_equal(words, words[first[inverse]]):
         order = np.lexsort(words[first].T[::-1])
@@ -62,6 +58,61 @@ def distinct_rows(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     unique, counts = np.unique(rows, return_counts=True)
     distinct = np.unpackbits(unique.view(np.uint8).reshape(-1, packed.shape[1]), axis=1, count=bits.shape[1])
     return distinct.astype(bits.dtype), counts.astype(np.int64)
+
+
+def _row_keys(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of a bit-packed (rows x B) uint8 matrix as big-endian 64-bit words (zero-padded; they compare as
+    the rows do, lexicographically) and one 64-bit key a row mixing them (the words themselves where one a row)."""
+    B = packed.shape[1]
+    if B % 8:
+        words = np.zeros((packed.shape[0], -(-B // 8) * 8), dtype=np.uint8)
+        words[:, :B] = packed
+    else:
+        words = np.ascontiguousarray(packed)
+    words = words.view(">u8")
+    if words.shape[1] == 1:
+        return words, words[:, 0].astype(np.uint64)
+    multipliers = (np.arange(words.shape[1], dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
+    return words, (words.astype(np.uint64) * multipliers).sum(axis=1, dtype=np.uint64)
+
+
+def _distinct_packed(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a bit-packed (reports x B) uint8 matrix and how often each occurs, without unpacking
+    them: rows are grouped by a 64-bit key mixing their bytes (``distinct_rows``' key) and ordered by it (not
+    lexicographically), and every repeated row is checked equal to the first of its key (a collision of distinct rows,
+    never seen, falls back to ``numpy.unique`` on whole rows, in lexicographic order). Counts are int64."""
+    packed = np.ascontiguousarray(packed, dtype=np.uint8)
+    if packed.ndim != 2:
+        raise ValueError(f"packed must be a 2-D uint8 array, got shape {packed.shape}")
+    _, keys = _row_keys(packed)
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.concatenate([[True], sorted_keys[1:] != sorted_keys[:-1]]))
+    counts = np.diff(np.append(starts, keys.size)).astype(np.int64)
+    first = order[starts]
+    repeated = np.repeat(counts > 1, counts)  # the sorted rows whose key another row shares
+    if not repeated.any() or np.array_equal(packed[order[repeated]],
+                                            packed[np.repeat(first, counts)[repeated]]):
+        return packed[first], counts
+    rows = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    unique, counts = np.unique(rows, return_counts=True)
+    return unique.view(np.uint8).reshape(-1, packed.shape[1]), counts.astype(np.int64)
+
+
+_BYTE_POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
+
+
+def _packed_sizes(packed: np.ndarray) -> np.ndarray:
+    """The number of bits set in each row of a bit-packed (rows x B) uint8 matrix, int64: ``numpy.bitwise_count``
+    on 64-bit words (numpy >= 2.0), else a 256-entry table of byte popcounts."""
+    if hasattr(np, "bitwise_count"):
+        B = packed.shape[1]
+        words = np.zeros((packed.shape[0], -(-B // 8) * 8), dtype=np.uint8) if B % 8 else None
+        if words is not None:
+            words[:, :B] = packed
+        words = (np.ascontiguousarray(packed) if words is None else words).view(np.uint64)
+        return np.bitwise_count(words).sum(axis=1, dtype=np.int64)
+    return _BYTE_POPCOUNT[packed].sum(axis=1, dtype=np.int64)
 
 
 @dataclass(frozen=True)

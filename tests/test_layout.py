@@ -6,7 +6,8 @@ IBU loop, sits below everything):
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> packed -> base -> response, unary, subsets, hashing -> factories)
-    -> estimators (_iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely, bootstrap) -> counts
+    -> estimators (_bits -> _iteration -> iterative -> inversion -> mixtures, closed_form, rappor, likely, bootstrap)
+    -> counts
     -> auditing -> privest (the top-level re-exports)
 
 The study layer (``privest_studies``) keeps an order of its own, lowest first (``STUDY_ORDER``):
@@ -67,6 +68,7 @@ ORDER = (
     "privest.protocols.hashing",
     "privest.protocols.factories",
     "privest.protocols",
+    "privest.estimators._bits",
     "privest.estimators._iteration",
     "privest.estimators.iterative",
     "privest.estimators.inversion",

@@ -234,6 +234,10 @@ def _set_group():
     return protocols.grr(3, 1.0).group(np.array([0, 1, 1, 2]))
 
 
+def _bit_group():
+    return protocols.sue(3, 1.0).group(np.array([[1, 0, 0], [0, 1, 1], [1, 0, 0]], dtype=bool))
+
+
 G3 = Grid(2, 2, 1.0)
 D3 = linear_distances(3)
 P3 = np.array([0.2, 0.3, 0.5])
@@ -360,6 +364,9 @@ CASES: list[Case] = [
     Case(("estimators.SetGroup",), estimators.SetGroup, lambda: vars(_set_group()).copy(),
          {"k": N1, "indptr": Arg("indices", ("length",), skip=("out_of_range",)), "indices": Arg("indices"),
           "counts": Arg("weights", ("length",)), "high": EPS, "low": EPS, "log_scale": Arg("finite", ("length",))}),
+    Case(("estimators.BitGroup",), estimators.BitGroup, lambda: vars(_bit_group()).copy(),
+         {"k": N1, "bits": Arg("bits", skip=("non_binary",)), "counts": Arg("weights", ("length",)), "high": EPS,
+          "low": EPS, "log_scale": Arg("finite", ("length",))}),
     Case(("estimators.combine_results",), privest.combine_results,
          lambda: dict(estimates=[P3, P3[::-1]], n=[10, 20]),
          {"estimates": Arg("objects", ("member_nan", "member_length")), "n": Arg("weights", ("length",))}),

@@ -2,14 +2,16 @@
 
 Reports of one mechanism enter as a ``Group`` (``privest.groups``): the columns of the mechanism for the observables
 that were reported, and how often each was reported. A matrix mechanism's group is its matrix and the counts of its
-columns; a RAPPOR group holds one column per distinct bit vector. GIBU (free-will Algorithm 1) works on any list of
-groups; IBU is GIBU with one group.
+columns. A set-valued protocol's reports form a ``SetGroup`` (its distinct sets) or, where a report is k bits (SUE,
+OUE, SS) and for RAPPOR, a ``BitGroup`` (its distinct bit vectors, packed). GIBU (free-will Algorithm 1) works on any
+list of groups; IBU is GIBU with one group.
 
 One module per estimator family, re-exported here (import from ``privest.estimators``; the split is invisible):
 
 ================  ===================================================================================================
 ``iterative``     IBU, GIBU (Algorithm 1), SQUAREM, the batches over runs, the normalised log-likelihood
 ``_iteration``    the iteration engine behind them (plain loop, block loop, compiled loop, SQUAREM, batch); private
+``_bits``         GIBU's likelihood on bit-packed reports (byte-sliced tables, one pass); private
 ``inversion``     INV (eq. 7), one LU factorisation for all runs; its variance and normal intervals
 ``mixtures``      [INV]_M and [IBU]_M on the average mechanism, [e]_R
 ``closed_form``   the k-RR MLE in closed form
@@ -18,10 +20,10 @@ One module per estimator family, re-exported here (import from ``privest.estimat
 ``bootstrap``     the parametric bootstrap of IBU/GIBU: percentile intervals, on the boundary too
 ================  ===================================================================================================
 
-The groups (``Group``, ``SetGroup``, ``matrix_group``, ``rappor_group``) live in ``privest.groups`` and the simplex
-post-processing (``project_simplex``, ``normalise``, ``post_process``, ``POSTS``) in ``privest.simplex``, below both
-this package and ``privest.protocols``; both are re-exported here as before. The modules are not named after the
-functions they hold (``iterative``, not ``ibu``) so that ``privest.estimators.ibu`` is always the function.
+The groups (``Group``, ``SetGroup``, ``BitGroup``, ``matrix_group``, ``rappor_group``) live in ``privest.groups`` and
+the simplex post-processing (``project_simplex``, ``normalise``, ``post_process``, ``POSTS``) in ``privest.simplex``,
+below both this package and ``privest.protocols``; both are re-exported here as before. The modules are not named after
+the functions they hold (``iterative``, not ``ibu``) so that ``privest.estimators.ibu`` is always the function.
 """
 
 from privest.estimators._iteration import COMPILED_KERNEL, IbuResult

@@ -14,7 +14,8 @@ import numpy as np
 from privest._checks import (
     check_weights,
 )
-from privest.groups import Group, SetGroup
+from privest.estimators._bits import _Bits, _Parts, dense_bits, set_parts
+from privest.groups import BitGroup, Group, SetGroup
 from privest.intervals import Interval, fisher_interval
 
 try:  # IBU's update loop compiled (privest/_kernel.c), built with the package where a C compiler is found
@@ -92,33 +93,35 @@ class _Likelihood:
     G: np.ndarray
     w: np.ndarray
     offset: float
-    sets: _Sets | None
+    sets: "_Sets | _Bits | _Parts | None"
     n: float = 1.0
 
     @classmethod
-    def of(cls, groups: Sequence[Group | SetGroup], dense_sets: bool = False) -> "_Likelihood":
+    def of(cls, groups: Sequence[Group | SetGroup | BitGroup], dense_sets: bool = False) -> "_Likelihood":
         if len(groups) == 1 and isinstance(groups[0], Group):  # IBU: the same values as below, fewer calls
             group = groups[0]
             n = group.n
             return cls(group.G, group.counts / n, float((group.counts @ group.log_scale) / n), None, float(n))
-        k = groups[0].k if isinstance(groups[0], SetGroup) else groups[0].G.shape[0]
-        if any((g.k if isinstance(g, SetGroup) else g.G.shape[0]) != k for g in groups):
+        k = groups[0].G.shape[0] if isinstance(groups[0], Group) else groups[0].k
+        if any((g.G.shape[0] if isinstance(g, Group) else g.k) != k for g in groups):
             raise ValueError(f"groups must all have k = {k} rows (secrets)")
         n = sum(g.n for g in groups)
         # with dense_sets (the plain iteration), a set-valued group with a small dense matrix (few distinct reports:
-        # GRR, SS, ... at small k) joins the matrix groups, whose iteration is the compiled loop's
+        # GRR, SS, RAPPOR ... at small k) joins the matrix groups, whose iteration is the compiled loop's
         if dense_sets:
-            groups = [_dense(g) if isinstance(g, SetGroup) and g.k * g.counts.size <= _DENSE_SETS else g
+            groups = [(_dense(g) if isinstance(g, SetGroup) else dense_bits(g))
+                      if isinstance(g, SetGroup | BitGroup) and g.k * g.counts.size <= _DENSE_SETS else g
                       for g in groups]
         matrices = [g for g in groups if isinstance(g, Group)]
         sets = [g for g in groups if isinstance(g, SetGroup)]
+        bits = [g for g in groups if isinstance(g, BitGroup)]
         if len(matrices) == 1:  # one group: its columns as they are, no copy
             G, w = matrices[0].G, matrices[0].counts / n
         else:
             G = np.concatenate([g.G for g in matrices], axis=1) if matrices else np.zeros((k, 0))
             w = np.concatenate([g.counts for g in matrices]) / n if matrices else np.zeros(0)
         offset = float(sum(g.counts @ g.log_scale for g in groups) / n)
-        return cls(G, w, offset, _Sets(sets, n) if sets else None, float(n))
+        return cls(G, w, offset, set_parts(sets, bits, n, _Sets), float(n))
 
     @property
     def k(self) -> int:

@@ -99,12 +99,13 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
 
     theta^{t+1}_x = sum_A (n^A/n) sum_z q^A_z theta^t_x A_xz / sum_u theta^t_u A_uz: the columns of all matrix groups
     side by side, two matrix-vector products per iteration whatever the number of users; the set-valued protocols'
-    distinct reports as one sparse membership matrix, two sparse products per iteration costing O(sum of ``|S|``). It
+    distinct reports as one sparse membership matrix, two sparse products per iteration costing O(sum of ``|S|``), or,
+    bit-packed (``BitGroup``: SUE, OUE, SS, RAPPOR), one pass of byte-table lookups over their bytes. It
     equals the per-user update (free-will eq. 15) with users grouped by mechanism and report.
 
     Parameters
     ----------
-    groups : sequence of Group, SetGroup, (Protocol, reports) or (matrix, counts)
+    groups : sequence of Group, SetGroup, BitGroup, (Protocol, reports) or (matrix, counts)
         The reports of each mechanism, all on the same k secrets: groups from ``matrix_group``, ``rappor_group`` or
         ``Protocol.group``, or the pairs those take (a protocol of ``privest.protocols`` and its reports; a
         row-stochastic matrix and its report counts).

@@ -20,10 +20,10 @@ from privest._checks import (
     check_text,
 )
 from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
-from privest.groups import SetGroup
+from privest.groups import BitGroup, SetGroup
 from privest.intervals import Interval, normal_interval
 from privest.protocols.packed import PackedBits
-from privest.rappor import distinct_rows
+from privest.rappor import _distinct_packed, _packed_sizes, distinct_rows
 
 __all__ = [
     "EPS_MAX",
@@ -334,6 +334,29 @@ class _BitReports(Protocol):
 
     def distinct(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return distinct_rows(self.membership(reports))
+
+    def group(self, reports: np.ndarray | PackedBits) -> BitGroup:  # type: ignore[override]
+        """The reports as ``privest.gibu`` takes them: the distinct reports bit-packed (grouped by a hash of their
+        bytes, ``privest.rappor._distinct_packed``, with no pass over rows in Python), how many users sent each, and
+        the likelihood's two values; each report's log scale from its set size (``_size_log_scale``).
+
+        Parameters
+        ----------
+        reports
+            The reports of this protocol's users.
+
+        Returns
+        -------
+        BitGroup
+            P(report_i | x) = exp(log_scale_i) (high if x in S_i else low) for the distinct reports i.
+        """
+        packed = self._packed(reports)
+        if packed.shape[0] == 0:
+            raise ValueError(f"{self.name}: reports must not be empty")
+        unique, counts = _distinct_packed(packed)
+        log_scale = self._size_log_scale(_packed_sizes(unique))
+        return BitGroup(self.k, unique, counts.astype(np.float64), float(self.high), float(self.low),
+                        np.asarray(log_scale, dtype=np.float64))
 
     def support(self, reports: np.ndarray | PackedBits) -> np.ndarray:
         # counted on the reports as given (bool or 0/1 integers), without the (n, k) bool copy of ``membership``;

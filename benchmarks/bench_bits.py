@@ -1,0 +1,175 @@
+"""Bit-packed reports against the paths they replace (issue 26, items 2 and 5), side by side in one run, as ratios.
+
+- **SUE, OUE, SS** at n = 10^6 users, k = 1024, eps = 1: group construction (the ``SetGroup`` that
+  ``Protocol.group`` built block by block, against the ``BitGroup`` of ``_BitReports.group``: distinct packed rows by
+  hashing), GIBU's setup (``_Likelihood.of``) and GIBU per iteration, ``(t(1 + N) - t(1)) / N`` with the stopping rule
+  off, on the sparse products of ``_Sets`` against the byte-sliced pass of ``_Bits``.
+- **RAPPOR**, the free-will study's ``rappor_high`` mixture: k = 20, 10 RAPPOR mechanisms of eps 0.1 .. 1.0, n = 10^6
+  users split equally: the dense ``Group`` (k x distinct reports, as ``rappor_group`` built it before) against the
+  ``BitGroup``.
+- **Bytes and bandwidth**: the bytes one iteration of the bit pass must read (the packed rows and their weights; its
+  two B x 256 tables stay in the caches), against this machine's memory bandwidth measured in the same run (the best
+  of a few ``numpy.sum`` over 512 MB): the achieved fraction of it.
+- multi-freq-ldpy's UE IBU per iteration (its numba ``IBU`` kernel on the k x k support problem, as bench_peers.py
+  times it) where that library is installed (``make .venv/.installed-peers``).
+
+Single-thread BLAS, as bench_peers.py. Old and new per iteration are timed in alternating rounds (best of each), so
+that a load that comes and goes on a shared machine weighs on both. Run from the repository root:
+``python benchmarks/bench_bits.py`` (``make bench-bits``; about 5 minutes on this machine, 7 GB at most).
+"""
+
+import os
+
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")  # before numpy loads: single-thread BLAS
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+from timing import best_time, powers, seconds  # noqa: E402
+
+import privest  # noqa: E402
+from privest import protocols  # noqa: E402
+from privest.estimators import _bits, _iteration  # noqa: E402
+from privest.groups import Group  # noqa: E402
+from privest.protocols.base import Protocol  # noqa: E402
+from privest.rappor import RapporReports, log_probability  # noqa: E402
+
+NO_STOP = 1e-300
+
+
+def bandwidth(repeats: int = 5) -> float:
+    """Bytes per second of the best ``numpy.sum`` over a 512 MB float64 array (read once, from memory)."""
+    data = np.ones(1 << 26)
+    t, _ = best_time(lambda: data.sum(), repeats)
+    return data.nbytes / t
+
+
+def per_iteration(old: list, new: list, old_extra: int, new_extra: int, rounds: int = 2) -> tuple[float, float]:
+    """Each further iteration of ``gibu`` on the old and the new groups, the stopping rule off:
+    ``(t(1 + N) - t(1)) / N``, each t the best of ``rounds`` alternating rounds."""
+    best = {}
+    for _ in range(rounds):
+        for label, groups, extra in (("old", old, old_extra), ("new", new, new_extra)):
+            for iterations in (1, 1 + extra):
+                t, result = best_time(lambda g=groups, i=iterations: privest.gibu(g, delta=NO_STOP, max_iter=i))
+                assert result.iterations == iterations
+                best[label, iterations] = min(best.get((label, iterations), float("inf")), t)
+    return ((best["old", 1 + old_extra] - best["old", 1]) / old_extra,
+            (best["new", 1 + new_extra] - best["new", 1]) / new_extra)
+
+
+def setup_time(groups: list) -> float:
+    t, _ = best_time(lambda: _iteration._Likelihood.of(groups, dense_sets=True), 2)
+    return t
+
+
+def bit_bytes(groups: list) -> int:
+    """The bytes one iteration of the bit pass reads: each group's packed rows and their float64 weights."""
+    return sum(g.bits.nbytes + 8 * g.counts.size for g in groups)
+
+
+def row(case: str, old: float, new: float, note: str = "") -> str:
+    return f"| {case} | {seconds(old)} | {seconds(new)} | {old / new:.1f}x | {note} |"
+
+
+def bench_protocol(name: str, k: int, n: int, eps: float, rate: float, rng: np.random.Generator) -> list[str]:
+    protocol = protocols.by_name(name, k, eps)
+    reports = protocol.sample(rng.integers(0, k, n), rng)
+    t_old, sparse = best_time(lambda: Protocol.group(protocol, reports))
+    t_new, packed = best_time(lambda: protocol.group(reports), 2)
+    assert np.array_equal(np.sort(sparse.counts), np.sort(packed.counts))
+    case = f"{name.upper()}, k = {k}, n = {powers(n)}, eps = {eps:g}"
+    rows = [row(f"{case}: group construction", t_old, t_new, f"{packed.counts.size:,} distinct reports")]
+    rows.append(row(f"{case}: GIBU setup", setup_time([sparse]), setup_time([packed])))
+    old_iteration, new_iteration = per_iteration([sparse], [packed], 3, 20)
+    touched = bit_bytes([packed])
+    rows.append(row(f"{case}: GIBU per iteration", old_iteration, new_iteration,
+                    f"{touched / 1e6:.0f} MB read: {touched / new_iteration / 1e9:.1f} GB/s, "
+                    f"{touched / new_iteration / rate:.0%} of the bandwidth"))
+    return rows
+
+
+def bench_rappor(n: int, rate: float, rng: np.random.Generator) -> list[str]:
+    k, levels = 20, np.arange(1, 11) / 10
+    secrets = rng.binomial(k - 1, 0.5, size=n)
+    reports = [RapporReports.from_bits(privest.sampling.rappor(secrets[j::levels.size], k, eps, rng), eps)
+               for j, eps in enumerate(levels)]
+
+    def dense() -> list[Group]:  # rappor_group before BitGroup: G = exp(log P - its column maximum)
+        groups = []
+        for r in reports:
+            log_p = log_probability(r.bits, r.eps)
+            groups.append(Group(np.exp(log_p - log_p.max(axis=0)), r.counts.astype(np.float64), log_p.max(axis=0)))
+        return groups
+
+    t_old, old = best_time(dense, 2)
+    t_new, new = best_time(lambda: [privest.rappor_group(r) for r in reports], 2)
+    distinct = sum(g.counts.size for g in new)
+    case = f"RAPPOR rappor_high, k = {k}, 10 eps 0.1..1, n = {powers(n)}"
+    rows = [row(f"{case}: group construction", t_old, t_new, f"{distinct:,} distinct reports")]
+    rows.append(row(f"{case}: GIBU setup", setup_time(old), setup_time(new)))
+    old_iteration, new_iteration = per_iteration(old, new, 50, 50, rounds=3)
+    touched = bit_bytes(new)
+    rows.append(row(f"{case}: GIBU per iteration", old_iteration, new_iteration,
+                    f"{touched / 1e6:.0f} MB read: {touched / new_iteration / 1e9:.1f} GB/s, "
+                    f"{touched / new_iteration / rate:.0%} of the bandwidth; dense G {8 * k * distinct / 1e6:.0f} MB"))
+    return rows
+
+
+def bench_mfl(k: int, eps: float) -> list[str]:
+    """multi-freq-ldpy's numba IBU per iteration on UE's k x k support problem, as bench_peers.py times it."""
+    try:
+        from multi_freq_ldpy.estimators.Histogram_estimator import IBU
+    except ImportError:
+        return [f"| multi-freq-ldpy UE IBU per iteration, k = {k} | not installed here (bench_peers.py's record: "
+                "1.85 µs SUE, 113 µs OUE) | | | |"]
+    rows = []
+    for name in ("sue", "oue"):
+        protocol = protocols.by_name(name, k, eps)
+        A = np.full((k, k), protocol.q_star)
+        np.fill_diagonal(A, protocol.p_star)
+        A /= A.sum(axis=1, keepdims=True)
+        q = np.full(k, 1 / k)
+        IBU(k, A, q, 2, NO_STOP, "max_abs")  # numba compiles on the first call
+
+        def run(iterations: int, A: np.ndarray = A, q: np.ndarray = q) -> Callable[[], object]:
+            return lambda: IBU(k, A, q, iterations, NO_STOP, "max_abs")
+
+        one, _ = best_time(run(1), 5)
+        more, _ = best_time(run(101), 5)
+        rows.append(f"| multi-freq-ldpy {name.upper()} IBU per iteration (k x k support problem) | — | "
+                    f"{seconds((more - one) / 100)} | | not the MLE of the reports: k support counts |")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=10**6)
+    parser.add_argument("--k", type=int, default=1024)
+    parser.add_argument("--protocols", default="sue,oue,ss")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(2026)
+    rate = bandwidth()
+    kernel = "compiled" if _bits._kernel is not None else "numpy"
+    print(f"memory bandwidth (numpy.sum over 512 MB, best of 5): {rate / 1e9:.1f} GB/s; bit pass: {kernel}\n")
+    print("| case | old path | BitGroup | old / new | note |\n|---|---|---|---|---|")
+    start = time.perf_counter()
+    for line in bench_rappor(args.n, rate, rng):
+        print(line, flush=True)
+    for name in args.protocols.split(","):
+        for line in bench_protocol(name, args.k, args.n, 1.0, rate, rng):
+            print(line, flush=True)
+    for line in bench_mfl(args.k, 1.0):
+        print(line)
+    print(f"\n({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""GIBU's likelihood on bit-packed set reports (``privest.groups.BitGroup``: SUE, OUE, SS, RAPPOR), by byte-sliced
+lookup tables, and the list of set-valued parts of one GIBU call (``_Parts``). Private: ``_iteration._Likelihood``
+uses them.
+
+Report i's likelihood is exp(log_scale_i) (high if x in S_i else low), so, theta-mixed (free-will Algorithm 1),
+d_i = low + (high - low) theta(S_i). With S_i held as B = ceil(k / 8) bytes, theta(S_i) = sum_b T[b, byte_ib], where
+T[b, v] is theta summed over the bits of byte value v at byte position b (B x 256, built from theta each iteration);
+the update's per-secret sum sum_{i : x in S_i} r_i (high - low), r_i = w_i / d_i, comes from the histograms
+H[b, v] = sum_{i : byte_ib = v} r_i (high - low), folded back to bits. One pass over the bytes gives d, the
+log-likelihood and the histograms: in the compiled kernel (``privest._kernel.bits_pass``) where it is built, else
+numpy on blocks of rows.
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from privest.groups import BitGroup, Group, SetGroup
+
+try:  # the compiled pass (privest/_kernel.c), built with the package where a C compiler is found
+    from privest import _kernel
+except ImportError:  # then numpy runs the same pass
+    _kernel = None
+if _kernel is not None and not hasattr(_kernel, "bits_pass"):  # a build of an older _kernel.c: numpy, until rebuilt
+    _kernel = None
+
+# BYTE_BITS[v, j] = 1 if byte value v holds bit j in numpy.packbits' order (secret 8 b + j is bit 7 - j of byte b)
+BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float64)
+
+# numpy's pass takes this many rows at a time: a (rows, B) float64 gather of at most 8 MB at k = 1024
+_NUMPY_ROWS = 1 << 13
+
+# the Fisher information unpacks this many rows at a time
+_INFORMATION_ROWS = 1 << 12
+
+
+def bit_tables(theta: np.ndarray, B: int) -> np.ndarray:
+    """T (B, 256): T[b, v] = the sum of theta over the secrets whose bit is set in byte value v at byte position b
+    (theta padded with zeros to 8 B secrets)."""
+    padded = np.zeros(8 * B)
+    padded[: theta.size] = theta
+    return np.ascontiguousarray(padded.reshape(B, 8) @ BYTE_BITS.T)
+
+
+def _fold(H: np.ndarray, k: int) -> np.ndarray:
+    """The histograms H (B, 256) folded back to secrets: entry x is the sum of H[x // 8, v] over the byte values v
+    that hold x's bit."""
+    return (H @ BYTE_BITS).ravel()[:k]
+
+
+def _numpy_pass(bits: np.ndarray, w: np.ndarray, T: np.ndarray, H: np.ndarray, low: float, gap: float
+                ) -> tuple[float, float]:
+    """``privest._kernel.bits_pass`` in numpy, a block of rows at a time: (sum_i w_i log d_i, sum_i w_i / d_i), the
+    histograms added to H."""
+    B = bits.shape[1]
+    offsets = np.arange(B) * 256
+    L = R = 0.0
+    for start in range(0, bits.shape[0], _NUMPY_ROWS):
+        index = bits[start:start + _NUMPY_ROWS] + offsets  # (rows, B) positions in T.ravel(), int64
+        weights = w[start:start + _NUMPY_ROWS]
+        d = low + gap * T.ravel()[index].sum(axis=1)
+        r = weights / d
+        L += float(weights @ np.log(d))
+        R += float(r.sum())
+        H += np.bincount(index.ravel(), np.repeat(r * gap, B), minlength=256 * B).reshape(B, 256)
+    return L, R
+
+
+class _Bits:
+    """The bit-packed groups of one GIBU call: per group its bits, weights w = counts / n and the two likelihood
+    values; ``forward`` is the one pass over the bytes (the log-likelihood and the update's sums, kept as its state),
+    ``backward`` and ``log_likelihood`` read that state."""
+
+    def __init__(self, groups: Sequence[BitGroup], n: float) -> None:
+        self.k = groups[0].k
+        self.B = groups[0].bits.shape[1]
+        self.parts = [(np.ascontiguousarray(g.bits), np.ascontiguousarray(g.counts / n, dtype=np.float64),
+                       float(g.low), float(g.high - g.low)) for g in groups]
+
+    def forward(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """(sum_i w_i log d_i, the update's term sum_i r_i low_i + sum_{i : x in S_i} r_i gap_i for every x)."""
+        T = bit_tables(theta, self.B)
+        H = np.zeros((self.B, 256))
+        L, constant = 0.0, 0.0
+        for bits, w, low, gap in self.parts:
+            if _kernel is not None:
+                part_L, R = _kernel.bits_pass(bits, w, T, H, bits.shape[0], self.B, low, gap)
+            else:
+                part_L, R = _numpy_pass(bits, w, T, H, low, gap)
+            L += part_L
+            constant += R * low
+        return L, constant + _fold(H, self.k)
+
+    def backward(self, state: tuple[float, np.ndarray]) -> np.ndarray:
+        return state[1]
+
+    def log_likelihood(self, state: tuple[float, np.ndarray]) -> float:
+        return state[0]
+
+    def information(self, theta: np.ndarray) -> np.ndarray:
+        """The observed Fisher information per user at theta, (k, k): sum_i w_i g_i g_i^T / d_i^2 with
+        g_i = low_i 1 + gap_i m_i (m_i report i's membership row), as ``_Sets.information``; the rows unpacked a
+        block at a time."""
+        k = self.k
+        information = np.zeros((k, k))
+        for bits, w, low, gap in self.parts:
+            for start in range(0, bits.shape[0], _INFORMATION_ROWS):
+                member = np.unpackbits(bits[start:start + _INFORMATION_ROWS], axis=1, count=k).astype(np.float64)
+                r = w[start:start + _INFORMATION_ROWS] / (low + gap * (member @ theta)) ** 2
+                a = (r * low * gap) @ member
+                information += float(r.sum()) * low**2 + a[:, None] + a[None, :]
+                information += (member * (r * gap**2)[:, None]).T @ member
+        return information
+
+
+def dense_bits(group: BitGroup) -> Group:
+    """A bit-packed group as a matrix group: column i holds high for the members of S_i and low elsewhere, with the
+    report's log scale; the same likelihood, so the same GIBU update (as ``_iteration._dense`` for a SetGroup)."""
+    member = np.unpackbits(group.bits, axis=1, count=group.k).T
+    return Group._of_checked(np.where(member, group.high, group.low), group.counts, group.log_scale)
+
+
+class _Parts:
+    """Several set-valued parts (``_Sets``, ``_Bits``) as one: their states side by side, their sums added."""
+
+    def __init__(self, parts: Sequence) -> None:
+        self.parts = list(parts)
+
+    def forward(self, theta: np.ndarray) -> list:
+        return [part.forward(theta) for part in self.parts]
+
+    def backward(self, states: list) -> np.ndarray:
+        return sum(part.backward(s) for part, s in zip(self.parts, states, strict=True))
+
+    def log_likelihood(self, states: list) -> float:
+        return sum(part.log_likelihood(s) for part, s in zip(self.parts, states, strict=True))
+
+    def information(self, theta: np.ndarray) -> np.ndarray:
+        return sum(part.information(theta) for part in self.parts)
+
+
+def set_parts(sets: Sequence[SetGroup], bits: Sequence[BitGroup], n: float, sets_part: type):
+    """The set-valued part of one GIBU call: ``sets_part`` (``_iteration._Sets``) on the SetGroups, ``_Bits`` on the
+    BitGroups, both as a ``_Parts`` where there are both, None where there are neither."""
+    parts = ([sets_part(sets, n)] if sets else []) + ([_Bits(bits, n)] if bits else [])
+    return None if not parts else parts[0] if len(parts) == 1 else _Parts(parts)

@@ -1,0 +1,152 @@
+"""GIBU on bit-packed set reports (``privest.BitGroup``, ``privest.estimators._bits``): the byte-sliced pass against
+the sparse path of ``SetGroup`` and the dense RAPPOR matrix, with and without the compiled kernel; the grouping of
+packed rows; the kernel's log."""
+
+import numpy as np
+import pytest
+
+import privest
+from privest import protocols
+from privest.estimators import _bits, _iteration
+from privest.groups import Group
+from privest.protocols.base import Protocol
+from privest.rappor import RapporReports, _distinct_packed, _packed_sizes, log_probability
+
+KERNELS = ["numpy", pytest.param("compiled", marks=pytest.mark.skipif(_bits._kernel is None,
+                                                                      reason="privest._kernel is not built"))]
+
+
+@pytest.fixture
+def kernel(request, monkeypatch):
+    """Every set-valued group on its sparse or bit path (no dense matrix), the bit pass in numpy or compiled."""
+    monkeypatch.setattr(_iteration, "_DENSE_SETS", 0)
+    if request.param == "numpy":
+        monkeypatch.setattr(_bits, "_kernel", None)
+    return request.param
+
+
+def _reports(name: str, k: int, n: int, seed: str, concentration: float = 1.0):
+    protocol = protocols.by_name(name, k, 1.0)
+    rng = privest.rng_for(2026, "test_bits", seed, name, k)
+    return protocol, protocol.sample(rng.choice(k, n, p=rng.dirichlet(np.full(k, concentration))), rng)
+
+
+def _dense_rappor(reports: RapporReports) -> Group:
+    """RAPPOR's group as it was before BitGroup: G = exp(log P - its column maximum), the column scales."""
+    log_p = log_probability(reports.bits, reports.eps)
+    return Group(np.exp(log_p - log_p.max(axis=0)), reports.counts.astype(np.float64), log_p.max(axis=0))
+
+
+def _assert_same_fit(bits: privest.IbuResult, reference: privest.IbuResult) -> None:
+    np.testing.assert_allclose(bits.theta, reference.theta, rtol=0, atol=1e-12)
+    assert bits.iterations == reference.iterations and bits.capped == reference.capped
+    assert bits.log_likelihood == pytest.approx(reference.log_likelihood, abs=1e-12)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+@pytest.mark.parametrize("name", ["sue", "oue", "ss"])
+@pytest.mark.parametrize("k", [11, 37])  # 11: 2^11 reports for 3000 users (counts > 1); neither a multiple of 8
+def test_gibu_on_a_bit_group_equals_the_sparse_set_group(name, k, kernel):
+    protocol, reports = _reports(name, k, 3000, "sparse")
+    group, sparse = protocol.group(reports), Protocol.group(protocol, reports)
+    assert isinstance(group, privest.BitGroup) and group.n == sparse.n == 3000
+    assert k > 11 or group.counts.max() > 1
+    for delta, max_iter in ((1e-7, 10_000), (1e-300, 40)):
+        _assert_same_fit(privest.gibu([group], delta=delta, max_iter=max_iter),
+                         privest.gibu([sparse], delta=delta, max_iter=max_iter))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+def test_gibu_on_rappor_bit_groups_mixed_with_a_matrix_and_olh_equals_the_dense_groups(kernel):
+    k = 13
+    rng = privest.rng_for(2026, "test_bits", "rappor mix")
+    theta = rng.dirichlet(np.ones(k))
+    rappor = [RapporReports.from_bits(privest.sampling.rappor(rng.choice(k, 2000, p=theta), k, eps, rng), eps)
+              for eps in (0.3, 1.0, 2.5)]
+    krr = privest.krr(k, 1.5)
+    krr_group = privest.matrix_group(krr, privest.sample_counts(krr, rng.multinomial(1500, theta), rng))
+    olh = protocols.olh(k, 1.0)
+    olh_group = olh.group(olh.sample(rng.choice(k, 1000, p=theta), rng))
+    sue, sue_reports = _reports("sue", k, 1000, "mix")
+    bits = [privest.rappor_group(r) for r in rappor] + [sue.group(sue_reports)]
+    dense = [_dense_rappor(r) for r in rappor] + [Protocol.group(sue, sue_reports)]
+    assert all(isinstance(g, privest.BitGroup) for g in bits)
+    for delta in (1e-9, 1e-300):
+        _assert_same_fit(privest.gibu([krr_group, *bits, olh_group], delta=delta, max_iter=300),
+                         privest.gibu([krr_group, *dense, olh_group], delta=delta, max_iter=300))
+
+
+def test_rappor_bit_group_holds_the_lemmas_likelihood():
+    k, eps = 10, 1.3
+    rng = privest.rng_for(2026, "test_bits", "rappor lemma")
+    reports = RapporReports.from_bits(privest.sampling.rappor(rng.integers(0, k, 400), k, eps, rng), eps)
+    group = privest.rappor_group(reports)
+    member = np.unpackbits(group.bits, axis=1, count=k).T
+    likelihood = np.exp(group.log_scale) * np.where(member, group.high, group.low)
+    np.testing.assert_allclose(likelihood, np.exp(log_probability(reports.bits, eps)), rtol=1e-12)
+    np.testing.assert_array_equal(group.counts, reports.counts)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+def test_intervals_and_squarem_on_a_bit_group_equal_the_set_groups(kernel):
+    # an MLE inside the simplex (theta near uniform, 20,000 users): SQUAREM's extrapolations amplify the two paths'
+    # rounding along the flat directions of an MLE on the boundary
+    protocol, reports = _reports("oue", 21, 20_000, "interval", concentration=20.0)
+    group, sparse = protocol.group(reports), Protocol.group(protocol, reports)
+    fast, reference = (privest.gibu([g], delta=1e-10, accelerate="squarem") for g in (group, sparse))
+    _assert_same_fit(fast, reference)
+    theta = np.full(21, 1 / 21)
+    np.testing.assert_allclose(fast.likelihood.information(theta), reference.likelihood.information(theta),
+                               rtol=1e-11)
+    interval, expected = fast.interval(), reference.interval()
+    np.testing.assert_allclose(interval.lower, expected.lower, atol=1e-10)
+    np.testing.assert_allclose(interval.upper, expected.upper, atol=1e-10)
+
+
+@pytest.mark.parametrize("k", [3, 20, 64, 1030])
+def test_distinct_packed_rows_and_their_sizes_are_numpys(k, monkeypatch):
+    rng = privest.rng_for(2026, "test_bits", "distinct", k)
+    rows = rng.random((3000, k)) < 0.3
+    rows[1000:2000] = rows[:1000]  # every row of the first thousand twice
+    packed = np.packbits(rows, axis=1)
+    expected, expected_counts = np.unique(packed, axis=0, return_counts=True)
+    unique, counts = _distinct_packed(packed)
+    order = np.lexsort(unique.T[::-1])
+    np.testing.assert_array_equal(unique[order], expected)
+    np.testing.assert_array_equal(counts[order], expected_counts)
+    np.testing.assert_array_equal(_packed_sizes(packed), rows.sum(axis=1))
+    from privest import rappor  # every key equal: the collision check falls back to comparing whole rows
+    monkeypatch.setattr(rappor, "_row_keys", lambda p: (None, np.zeros(p.shape[0], dtype=np.uint64)))
+    unique, counts = _distinct_packed(packed)
+    np.testing.assert_array_equal(unique, expected)
+    np.testing.assert_array_equal(counts, expected_counts)
+
+
+def test_a_bit_group_of_other_k_and_an_ss_report_of_other_size_are_refused():
+    protocol, reports = _reports("ss", 12, 50, "refused")
+    other, other_reports = _reports("ss", 13, 50, "refused")
+    with pytest.raises(ValueError, match="k = 12"):
+        privest.gibu([protocol.group(reports), other.group(other_reports)])
+    reports = reports.copy()
+    reports[0, :] = True
+    with pytest.raises(ValueError, match="omega"):
+        protocol.group(reports)
+
+
+@pytest.mark.skipif(_bits._kernel is None, reason="privest._kernel is not built")
+def test_the_kernels_log_is_within_one_ulp_and_its_paths_give_the_same_bits():
+    rng = privest.rng_for(2026, "test_bits", "log")
+    x = np.concatenate([np.exp(rng.uniform(-700, 700, 10**5)), rng.uniform(0.3, 3.0, 10**5),
+                        1 + rng.uniform(-1e-6, 1e-6, 10**4), [1.0, 2.0, 0.5, np.sqrt(2), np.sqrt(0.5), 5e-324]])
+    kernel, outputs = _bits._kernel, []
+    try:
+        for vectors in (False, True):
+            kernel.use_vectors(vectors)
+            out = np.empty_like(x)
+            kernel.log_values(x, out, x.size)
+            outputs.append(out)
+    finally:
+        kernel.use_vectors(True)
+    expected = np.log(x)
+    assert np.max(np.abs(outputs[1] - expected) / np.spacing(np.abs(expected))) <= 1.0
+    np.testing.assert_array_equal(outputs[0], outputs[1])
