@@ -9,8 +9,9 @@ model prices (``cost.run_work``) with the iterations that job's runs actually ma
 
 - records the mean iterations per (study, experiment, family, point) in privest_studies/cost_calibration.json
   (merged with those of the other scale: a point measured at both keeps the run with more runs per point);
-- with ``--fit``, fits the price of each kind of work (non-negative least squares on the jobs' CPU seconds, each job
-  weighted by 1/seconds so that short jobs count as much as long ones, i.e. relative errors) and stores it;
+- with ``--fit``, fits the price of each kind of work (non-negative least squares on the jobs' wall seconds, or CPU
+  seconds with ``--cpu`` for a run on a busy machine, each job weighted by 1/seconds so that short jobs count as
+  much as long ones, i.e. relative errors) and stores it;
 - prints, per job, the model's seconds *before* the run (the iterations of the calibration as it was, i.e. what the
   budget warning would have said) and with the measured iterations, against the measured wall seconds, as ratios.
 
@@ -107,11 +108,12 @@ def _size(directory: Path, spec: experiment.Experiment) -> tuple[int, int] | Non
     return int(json.loads(alphabet.read_text())["k"]), users
 
 
-def fit(rows: list[dict]) -> dict[str, float]:
-    """Prices of ``cost.WORK_KINDS`` by non-negative least squares of the jobs' CPU seconds, relative errors."""
+def fit(rows: list[dict], measure: str = "wall") -> dict[str, float]:
+    """Prices of ``cost.WORK_KINDS`` by non-negative least squares of the jobs' seconds (``measure``: wall, or cpu
+    for a run on a busy machine), relative errors."""
     kinds = cost.WORK_KINDS
     X = np.array([[1.0] + [row[kind] for kind in kinds[1:]] for row in rows])
-    y = np.array([row["cpu"] for row in rows])
+    y = np.array([row[measure] for row in rows])
     weight = 1 / np.maximum(y, 0.5)
     scale = np.maximum(X.max(axis=0), 1e-300)
     prices, _ = nnls(X / scale * weight[:, None], y * weight)
@@ -171,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     rows = job_rows(args.directory, found, runs_per_job, before)
     if not rows:
         raise SystemExit(f"calibrate_cost: no estimate job with results and a benchmark file under {args.directory}")
-    prices = fit(rows) if args.fit else dict(before.seconds)
+    prices = fit(rows, MEASURE) if args.fit else dict(before.seconds)
     runs = {f"{s}/{n}/{f}": spec.runs for s, by in found.items() for n, spec in by.items() for f in spec.families}
     measured = f"iterations measured at the {args.scale} scale"
     source = (f"prices fitted on the {args.scale} scale's jobs; {measured}" if args.fit

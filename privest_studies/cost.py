@@ -21,7 +21,7 @@ rule estimate_part) costs ``startup`` plus, for every (point, run), the work of 
 - the closed forms (inv, rap, inv_r, inv_m, rap_r, rap_m) do them once, a protocol's ``CLOSED_SET_PASSES`` times (its
   unbiased estimator reads every user's report, not the distinct ones), at the ``closed`` price.
 
-The seconds per cell of each kind and the startup are fitted (non-negative least squares on CPU seconds) to the
+The seconds per cell of each kind and the startup are fitted (non-negative least squares on wall seconds) to the
 benchmark files of a finished run by ``benchmarks/calibrate_cost.py``, which also records the iterations each
 (study, experiment, family, point) ran and prints the model against every job it measured; both go to
 ``cost_calibration.json`` beside this module, read once. A job the model puts above the budget prints one warning

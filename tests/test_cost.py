@@ -82,7 +82,7 @@ def test_the_fit_recovers_the_prices_of_jobs_made_from_them():
     for _ in range(40):
         work = {kind: float(rng.uniform(0, 1e9) if rng.random() < 0.6 else 0) for kind in cost.WORK_KINDS[1:]}
         work["iterations"] = float(rng.uniform(1e3, 1e6))
-        rows.append({**work, "cpu": cost.seconds_of(work, cost.Calibration(PRICES), startup=True)})
+        rows.append({**work, "wall": cost.seconds_of(work, cost.Calibration(PRICES), startup=True)})
     fitted = calibrate_cost.fit(rows)
     for kind, price in PRICES.items():
         assert fitted[kind] == pytest.approx(price, rel=1e-2), kind
