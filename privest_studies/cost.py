@@ -10,9 +10,10 @@ rule estimate_part) costs ``startup`` plus, for every (point, run), the work of 
   ``large_matrix`` above k = ``LARGE_MATRIX``), ``mixture`` the same for GIBU over several matrices (another loop:
   the columns of every matrix side by side); ``bits``,
   distinct reports x (ceil(k / 8) bytes + ``ROW_BYTES``) for the bit-packed reports of RAPPOR, SUE, OUE and SS
-  (``BitGroup``), with at most min(users, 2^k) distinct reports; ``sets``, the members of the distinct reports' sets
-  for GRR, BLH, OLH and HR (``SetGroup``): distinct reports times the expected set size (``set_size``), at least
-  ``GROUP_FLOOR``;
+  (``BitGroup``), and of the protocols whose sets hold more than ``PACKED_SETS`` of the secrets (BLH, HR, OLH at a
+  small eps), with at most min(users, 2^k) distinct reports; ``sets``, the members of the distinct reports' sets of
+  the others (GRR, OLH at a larger eps; ``SetGroup``): distinct reports times the expected set size (``set_size``),
+  at least ``GROUP_FLOOR``;
 - the iterative families (ibu, ibu_r, ibu_m, gibu) do every mechanism's cells once an iteration (ibu_m the one average
   k x k matrix), plus a fixed cost per iteration (``iterations``), for the *iterations* IBU is expected to run
   there: the mean over runs measured by an earlier run of the same study, experiment and family at the nearest point
@@ -38,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from privest.protocols.base import PACKED_SETS
 from privest_studies.experiment import HASHED_KINDS, ITERATIVE, PROTOCOL_KINDS, Experiment, Member, Part, parts
 from privest_studies.jobs import Progress
 
@@ -115,6 +117,12 @@ def set_size(member: Member, k: int) -> float:
     return max(1.0, sizes[member.kind])
 
 
+def packed_sets(member: Member, k: int) -> bool:
+    """Whether a protocol member's group comes bit-packed (``privest.protocols.Protocol.group``: sets holding more
+    than ``PACKED_SETS`` of the secrets on average)."""
+    return member.kind in PROTOCOL_KINDS and set_size(member, k) > max(1.0, PACKED_SETS * k)
+
+
 def distinct_reports(member: Member, k: int, users: float) -> float:
     """At most how many distinct reports ``users`` users of a protocol or RAPPOR member send."""
     if member.kind == "grr":
@@ -130,7 +138,7 @@ def distinct_reports(member: Member, k: int, users: float) -> float:
 
 def cells(member: Member, k: int, users: float) -> tuple[str, float]:
     """The kind and number of cells one iteration does on one mechanism with ``users`` users."""
-    if member.kind in BIT_KINDS:
+    if member.kind in BIT_KINDS or packed_sets(member, k):
         return "bits", distinct_reports(member, k, users) * (math.ceil(k / 8) + ROW_BYTES)
     if member.kind in PROTOCOL_KINDS:
         return "sets", max(GROUP_FLOOR, distinct_reports(member, k, users) * set_size(member, k))
@@ -224,8 +232,10 @@ def report_bytes(member: Member, k: int, users: float) -> tuple[float, float, fl
             return distinct * (math.ceil(k / 8) + 8), distinct * k, distinct * (math.ceil(k / 8) + BIT_ROW_BYTES)
         return users * math.ceil(k / 8), users * k, distinct * (math.ceil(k / 8) + BIT_ROW_BYTES)
     if member.kind in PROTOCOL_KINDS:  # a value (GRR, HR) or a seed and a hashed value (BLH, OLH) per user
-        stored = users * (12 if member.kind in HASHED_KINDS else 8)
-        return stored, stored, MEMBER_BYTES * distinct_reports(member, k, users) * set_size(member, k)
+        stored, distinct = users * (12 if member.kind in HASHED_KINDS else 8), distinct_reports(member, k, users)
+        if packed_sets(member, k):
+            return stored, stored, distinct * (math.ceil(k / 8) + BIT_ROW_BYTES)
+        return stored, stored, MEMBER_BYTES * distinct * set_size(member, k)
     return 8 * k, 8 * k, 3 * 8 * k * k
 
 

@@ -367,6 +367,9 @@ CASES: list[Case] = [
     Case(("estimators.BitGroup",), estimators.BitGroup, lambda: vars(_bit_group()).copy(),
          {"k": N1, "bits": Arg("bits", skip=("non_binary",)), "counts": Arg("weights", ("length",)), "high": EPS,
           "low": EPS, "log_scale": Arg("finite", ("length",))}),
+    Case(("protocols.PackedBits",), protocols.PackedBits,
+         lambda: dict(bits=np.packbits(np.array([[1, 0, 1], [0, 1, 1]], dtype=bool), axis=1), k=3),
+         {"bits": Arg("bits", skip=("non_binary",)), "k": N1}),
     Case(("estimators.combine_results",), privest.combine_results,
          lambda: dict(estimates=[P3, P3[::-1]], n=[10, 20]),
          {"estimates": Arg("objects", ("member_nan", "member_length")), "n": Arg("weights", ("length",))}),
@@ -583,6 +586,9 @@ def _protocol_call(name: str, method: str, reports: Any) -> Any:
 # --- which public callables are covered, and which take no data -----------------------------------------------------
 
 NO_DATA = {
+    "privest.protocols.PackedBits.column_counts": "no arguments: computed from a validated PackedBits",
+    "privest.protocols.PackedBits.set_counts": "no arguments: computed from a validated PackedBits",
+    "privest.protocols.PackedBits.unpack": "no arguments: computed from a validated PackedBits",
     "privest.alphabets.Grid.centres": "no arguments: computed from a validated Grid",
     "privest.alphabets.Grid.distances": "no arguments: computed from a validated Grid",
     "privest.alphabets.Alphabet.distances": "no arguments: computed from a validated Alphabet",

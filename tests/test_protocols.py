@@ -268,7 +268,8 @@ def test_group_support_and_storage_agree_with_the_reports(name):
     member = m.membership(reports)
     np.testing.assert_array_equal(m.support(reports), member.sum(axis=0))
     group = m.group(reports)
-    assert group.n == 500 and isinstance(group, privest.BitGroup if name in ("sue", "oue", "ss") else privest.SetGroup)
+    packed = name in ("sue", "oue", "ss") or m.packs_sets
+    assert group.n == 500 and isinstance(group, privest.BitGroup if packed else privest.SetGroup)
     np.testing.assert_array_equal(group.counts @ _group_members(group), member.sum(axis=0))  # its sets, counted
     stored = m.from_arrays({key: np.asarray(v) for key, v in m.to_arrays(reports, "p0_").items()}, "p0_")
     np.testing.assert_array_equal(m.membership(stored), member)
@@ -349,3 +350,21 @@ def test_the_ends_of_the_eps_range_give_finite_likelihoods_and_estimates(name):
                 assert theta.min() >= 0 and theta.sum() == pytest.approx(1.0, abs=1e-12)
             theta = privest.gibu([(m, reports)], max_iter=50).theta
             assert theta.min() >= 0 and theta.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["grr", "blh", "olh", "hr"])
+def test_a_protocol_packs_the_sets_that_hold_more_than_an_eighth_of_the_secrets_with_the_same_gibu(name, monkeypatch):
+    from privest.protocols import base
+
+    protocol = protocols.by_name(name, k=200, eps=1.0)
+    secrets = np.random.default_rng(9).binomial(199, 0.3, size=3000)
+    reports = protocol.sample(secrets, np.random.default_rng(10))
+    group = protocol.group(reports)
+    assert isinstance(group, privest.BitGroup) == protocol.packs_sets == (name != "grr")
+    monkeypatch.setattr(base, "PACKED_SETS", 2.0)  # every protocol's sets as CSR
+    sets = protocol.group(reports)
+    assert isinstance(sets, privest.SetGroup) and not protocol.packs_sets
+    packed, sparse = privest.gibu([group], delta=1e-12), privest.gibu([sets], delta=1e-12)
+    np.testing.assert_allclose(packed.theta, sparse.theta, atol=1e-12)
+    assert packed.iterations == sparse.iterations
+    np.testing.assert_allclose(packed.interval().upper, sparse.interval().upper, atol=1e-9)

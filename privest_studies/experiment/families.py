@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from privest import estimators
+from privest import consistency, estimators
 from privest.estimators import gibu_matrix_runs
 from privest.mechanisms import average
 from privest.protocols import Protocol
@@ -64,12 +64,14 @@ def _group(mechanism: Any, reports: Any) -> Any:
     return estimators.matrix_group(mechanism, reports)
 
 
-def _own_estimate(mechanism: Any, reports: Any, post: str) -> np.ndarray:
-    """A mechanism's own unbiased estimate, post-processed: a protocol's (Wang et al. 2017, ``Protocol.estimate``) or
+def _own_estimates(mechanism: Any, reports: Any) -> list[np.ndarray]:
+    """A mechanism's own unbiased estimate, normalised and projected (``POSTS``): a protocol's (Wang et al. 2017,
+    ``Protocol.estimate``; its support counted once for both, the same values as one call per post-processing) or
     INV on a matrix."""
     if is_protocol(mechanism):
-        return mechanism.estimate(reports, post=post)
-    return estimators.inv(np.asarray(mechanism), np.asarray(reports, dtype=np.float64), post=post)
+        raw, n = mechanism.estimate(reports), mechanism.count(reports)
+        return [consistency.apply(raw, post, n=n) for post in POSTS]
+    return [estimators.inv(np.asarray(mechanism), np.asarray(reports, dtype=np.float64), post=post) for post in POSTS]
 
 
 def _post_processed(raw: np.ndarray, keep_raw: bool = False) -> tuple[Estimate, ...]:
@@ -148,7 +150,7 @@ def _gibu_matrices(matrices, counts, stopping):
 
 def _inv_each_run(mechanisms, reports, _stopping):
     """INV on a protocol: its unbiased estimator (which is INV for GRR), normalised or projected."""
-    return tuple(Estimate(mechanisms[0].estimate(reports[0], post=post)) for post in POSTS)
+    return tuple(Estimate(v) for v in _own_estimates(mechanisms[0], reports[0]))
 
 
 def _rap_each_run(_mechanisms, reports, _stopping):
@@ -166,8 +168,8 @@ def _gibu_each_run(mechanisms, reports, stopping):
 def _inv_r_each_run(mechanisms, reports, _stopping):
     """[INV]_R with protocols: each protocol's own unbiased estimator (``Protocol.estimate``) in place of INV."""
     n = [_users(m, r) for m, r in zip(mechanisms, reports, strict=True)]
-    return tuple(Estimate(estimators.combine_results(
-        [_own_estimate(m, r, post) for m, r in zip(mechanisms, reports, strict=True)], n)) for post in POSTS)
+    own = [_own_estimates(m, r) for m, r in zip(mechanisms, reports, strict=True)]
+    return tuple(Estimate(estimators.combine_results([by_post[i] for by_post in own], n)) for i in range(len(POSTS)))
 
 
 def _ibu_r_each_run(mechanisms, reports, stopping):
