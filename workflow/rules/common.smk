@@ -37,15 +37,14 @@ with privest_studies.configuration.one_line_errors(HELD_LOG):
         _module.check(config)
     EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
     EXPERIMENTS |= privest_studies.own_study.experiments(config)
+    # study -> runs per estimate job at this scale (config scales.<scale>.estimate.runs_per_job)
+    RUNS_PER_JOB = config["scales"][config["scale"]].get("estimate", {}).get("runs_per_job", {})
     CATALOGUE = privest_studies.report.load_catalogue(workflow.source_path("../report/papers.yaml"), config)
 HELD_LOG.release()
 if workflow.is_main_process:  # not again in each job's process
     privest_studies.cost.warn_once(
         privest_studies.cost.over_budget(
-            privest_studies.cost.estimate_jobs(
-                EXPERIMENTS,
-                config["scales"][config["scale"]].get("estimate", {}).get("runs_per_job", {}),
-            ),
+            privest_studies.cost.estimate_jobs(EXPERIMENTS, RUNS_PER_JOB),
             config["budget"]["job_minutes"],
         )
     )
@@ -58,8 +57,7 @@ def experiment_spec(wildcards) -> dict:
 
 def estimate_parts(study: str, experiment: str, family: str) -> tuple:
     """The parts of an estimate job at this scale (privest_studies.experiment.parts): () when it is one job."""
-    runs_per_job = config["scales"][config["scale"]].get("estimate", {}).get("runs_per_job", {})
-    return privest_studies.experiment.parts(EXPERIMENTS[study][experiment], family, runs_per_job.get(study))
+    return privest_studies.experiment.parts(EXPERIMENTS[study][experiment], family, RUNS_PER_JOB.get(study))
 
 
 def estimate_inputs(wildcards) -> dict:
