@@ -12,8 +12,8 @@ Each estimate is scored by its distance to theta, the earth mover's distance on 
 formula sum |F-hat - F| over the alphabet, applied as it is to estimates that are not distributions) or the total
 variation 1/2 sum |theta-hat - theta| on a categorical one, and by the squared l2 error. Three datasets: the Adult
 ages, a Zipf distribution over k values and a categorical Adult column. Config: ``estimator_comparison``; sizes:
-``scales.<scale>.estimator_comparison``. The study does not use the experiment chain: one job per dataset runs every
-(protocol, eps, run) and writes the tidy table of its scores.
+``scales.<scale>.estimator_comparison``. The study does not use the experiment chain: one job per dataset and
+protocol runs its every (eps, run) and writes the tidy table of their scores; the summary gathers them.
 """
 
 from collections.abc import Mapping, Sequence
@@ -31,6 +31,8 @@ STUDY = "estimator_comparison"
 RESULTS = f"results/{STUDY}"
 DATASETS = ("ages", "zipf", "adult")
 """The datasets: the Adult ages (ordinal), the Zipf (ordinal), an Adult column of categories."""
+ORDINAL = {"ages": True, "zipf": True, "adult": False}
+"""Whether a dataset's alphabet is ordered (EMD) or categorical (total variation; no geometric mechanism)."""
 TITLES = {"ages": "Adult ages", "zipf": "Zipf", "adult": "Adult, one categorical column"}
 COLUMNS = ["dataset", "protocol", "eps", "n", "run", "method", "distance", "l2sq", "coverage", "iterations"]
 MLE, CLOSED_FORM = "MLE", "closed form"
@@ -95,24 +97,30 @@ def _one_run(kind: str, eps: float, theta: np.ndarray, n: int, rng: np.random.Ge
     return out
 
 
-def run_dataset(dataset: str, theta: np.ndarray, ordinal: bool, config: Mapping[str, Any]) -> list[dict]:
-    """The tidy score rows of one dataset: every (protocol, eps, run) and method. The geometric mechanism runs on
-    ordinal data only. Each run's draws come from rng_for(seed, study, dataset, protocol, eps, run)."""
+def protocols_of(dataset: str, config: Mapping[str, Any]) -> list[str]:
+    """The protocols the study runs on a dataset, in the config's order: the geometric mechanism on the ordinal
+    datasets only. One ``ec_estimate`` job each."""
+    return [kind for kind in study_config(config, STUDY)["protocols"] if kind != "geometric" or ORDINAL[dataset]]
+
+
+def run_protocol(dataset: str, kind: str, theta: np.ndarray, ordinal: bool, config: Mapping[str, Any]) -> list[dict]:
+    """The tidy score rows of one protocol on one dataset: every (eps, run) and method. Each run's draws come from
+    rng_for(seed, study, dataset, protocol, eps, run), so a protocol's rows do not depend on the others'."""
+    if kind == "geometric" and not ordinal:
+        raise ValueError(f"config key {STUDY}.protocols: the geometric mechanism needs an ordinal dataset, "
+                         f"{dataset!r} is categorical")
     study, scale = study_config(config, STUDY), scale_config(config, STUDY)
     n, runs = int(scale["n"]), int(scale["runs"])
     rows = []
-    for kind in study["protocols"]:
-        if kind == "geometric" and not ordinal:
-            continue
-        for eps in study["eps"]:
-            for run in range(runs):
-                rng = privest.rng_for(int(config["seed"]), STUDY, dataset, kind, float(eps), run)
-                for method, estimate, coverage, iterations in _one_run(kind, float(eps), theta, n, rng,
-                                                                        study["posts"], study["ibu"], study["level"]):
-                    rows.append({"dataset": dataset, "protocol": kind, "eps": float(eps), "n": n, "run": run,
-                                 "method": method, "distance": distance(estimate, theta, ordinal),
-                                 "l2sq": float(((estimate - theta) ** 2).sum()), "coverage": coverage,
-                                 "iterations": iterations})
+    for eps in study["eps"]:
+        for run in range(runs):
+            rng = privest.rng_for(int(config["seed"]), STUDY, dataset, kind, float(eps), run)
+            for method, estimate, coverage, iterations in _one_run(kind, float(eps), theta, n, rng,
+                                                                    study["posts"], study["ibu"], study["level"]):
+                rows.append({"dataset": dataset, "protocol": kind, "eps": float(eps), "n": n, "run": run,
+                             "method": method, "distance": distance(estimate, theta, ordinal),
+                             "l2sq": float(((estimate - theta) ** 2).sum()), "coverage": coverage,
+                             "iterations": iterations})
     return rows
 
 

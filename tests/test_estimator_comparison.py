@@ -25,21 +25,36 @@ def test_the_distances_are_emd_and_total_variation_on_distributions():
                                                                         rel=1e-12)
 
 
+def _dataset(theta, ordinal, config):
+    """The rows of every protocol the study runs on a dataset, as the summary gathers its jobs' tables."""
+    kinds = [kind for kind in config[ec.STUDY]["protocols"] if ordinal or kind != "geometric"]
+    return [row for kind in kinds for row in ec.run_protocol("tiny", kind, theta, ordinal, config)]
+
+
 def test_a_dataset_runs_every_method_on_every_protocol_and_eps():
     theta = np.array([0.1, 0.3, 0.3, 0.2, 0.1])
-    rows = ec.run_dataset("tiny", theta, True, _config())
+    rows = _dataset(theta, True, _config())
     assert len(rows) == 2 * (len(POSTS) + 2) + 2 * (len(POSTS) + 1)  # GRR has the closed form, geometric not
     assert {r["method"] for r in rows} == {*POSTS, ec.MLE, ec.CLOSED_FORM}
     for row in rows:
         assert np.isfinite(row["distance"]) and row["l2sq"] >= 0
         assert (0 <= row["coverage"] <= 1) if row["method"] == ec.MLE else np.isnan(row["coverage"])
-    assert rows == ec.run_dataset("tiny", theta, True, _config())  # seeded
-    categorical = ec.run_dataset("tiny", theta, False, _config())
+    assert rows == _dataset(theta, True, _config())  # seeded
+    assert ec.run_protocol("tiny", "geometric", theta, True, _config()) == rows[-2 * (len(POSTS) + 1):]  # alone
+    categorical = _dataset(theta, False, _config())
     assert {r["protocol"] for r in categorical} == {"grr"}
+    with pytest.raises(ValueError, match=r"estimator_comparison\.protocols: .*'tiny' is categorical"):
+        ec.run_protocol("tiny", "geometric", theta, False, _config())
+
+
+def test_one_job_per_dataset_and_protocol_and_the_geometric_mechanism_on_ordinal_data_only():
+    config = _config(protocols=("geometric", "grr", "hr"))
+    assert ec.protocols_of("zipf", config) == ["geometric", "grr", "hr"]
+    assert ec.protocols_of("adult", config) == ["grr", "hr"]
 
 
 def test_the_summary_ranks_each_cell_and_the_grid_stars_its_winner():
-    rows = ec.run_dataset("tiny", np.array([0.1, 0.3, 0.3, 0.2, 0.1]), True, _config(runs=1))
+    rows = _dataset(np.array([0.1, 0.3, 0.3, 0.2, 0.1]), True, _config(runs=1))
     lines = ec.summary(rows)
     for protocol in ("grr", "geometric"):
         ranks = sorted(line["rank"] for line in lines if line["protocol"] == protocol)

@@ -109,7 +109,8 @@ class _Bits:
                 r = w[start:start + _INFORMATION_ROWS] / (low + gap * (member @ theta)) ** 2
                 a = (r * low * gap) @ member
                 information += float(r.sum()) * low**2 + a[:, None] + a[None, :]
-                information += (member * (r * gap**2)[:, None]).T @ member
+                scaled = member * (np.sqrt(r) * abs(gap))[:, None]
+                information += scaled.T @ scaled  # one symmetric product (BLAS syrk): half a general one's work
         return information
 
 

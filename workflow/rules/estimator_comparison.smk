@@ -2,7 +2,8 @@
 each protocol of privest.protocols and the geometric mechanism (ordinal data), at every eps: the raw unbiased
 estimate, the NDSS 2020 consistency post-processings, the MLE (with its 95% interval coverage) and the k-RR closed
 form, scored by EMD (ordinal) or total variation (categorical) and l2^2, on the Adult ages, a Zipf and a categorical
-Adult column. One job per dataset; then the summary table and one figure per dataset.
+Adult column. One job per dataset and protocol (at the paper scale the Zipf's protocols take minutes each:
+both cores share them); then the summary table and one figure per dataset.
 Config: estimator_comparison; sizes: scales.SCALE.estimator_comparison.
 """
 
@@ -46,18 +47,19 @@ rule ec_data:
 
 
 rule ec_estimate:
-    """Every estimator on every (protocol, eps, run) of one dataset, scored against theta."""
+    """Every estimator on every (eps, run) of one protocol on one dataset, scored against theta."""
     input:
         data=lambda w: EC_DATA[w.dataset][0],
         alphabet=lambda w: EC_DATA[w.dataset][1],
     output:
-        "results/estimator_comparison/tables/scores_{dataset}.csv",
+        "results/estimator_comparison/scores/{dataset}_{protocol}.csv",
     log:
-        "logs/estimator_comparison/estimate_{dataset}.log",
+        "logs/estimator_comparison/estimate_{dataset}_{protocol}.log",
     benchmark:
-        "benchmarks/estimator_comparison/estimate_{dataset}.tsv"
+        "benchmarks/estimator_comparison/estimate_{dataset}_{protocol}.tsv"
     wildcard_constraints:
         dataset="ages|zipf|adult",
+        protocol="|".join(EC["protocols"]),
     conda:
         "../../envs/privest.yaml"
     params:
@@ -70,7 +72,11 @@ rule ec_summary:
     """The scores of every dataset in one table, their means per (dataset, protocol, eps, method) with ranks, and the
     page of who wins where."""
     input:
-        scores=expand("results/estimator_comparison/tables/scores_{dataset}.csv", dataset=["ages", "zipf", "adult"]),
+        scores=[
+            f"results/estimator_comparison/scores/{dataset}_{protocol}.csv"
+            for dataset in privest_studies.estimator_comparison.DATASETS
+            for protocol in privest_studies.estimator_comparison.protocols_of(dataset, config)
+        ],
         alphabets=[EC_DATA[name][1] for name in ("ages", "zipf", "adult")],
     output:
         scores="results/estimator_comparison/tables/scores.csv",
