@@ -106,6 +106,7 @@ FIXED_WILDCARDS = {
     "figure": "the count paper's Figure 8 panels",
     "Q": "a number (a Shokri quality-loss bound)",
     "part": "point<i>_runs<a>-<b> of a split estimate job (privest_studies.experiment.Part)",
+    "protocol": "estimator_comparison.protocols, an enum of the schema (grr, sue, ..., geometric)",
 }
 """Wildcard -> where its fixed values come from (its constraint must refuse every hostile name)."""
 
