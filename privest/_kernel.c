@@ -497,28 +497,78 @@ __attribute__((target("avx2"))) static void hash_rows_avx2(const uint32_t *restr
                                                             int runs) { HASH_ROWS_BODY }
 #endif
 
-/* The whole table, a tile of values at a time: the tile's words and bytes (pre, 6 x HASH_TILE), then its rows. */
+/* A tile's words times P3 and bytes times P5 (pre, 6 x HASH_TILE) for the values t0 .. t0 + size - 1, and its runs
+   of one decimal length; returns the number of runs. */
+static int tile_words(Py_ssize_t t0, Py_ssize_t size, uint32_t *pre, Py_ssize_t *run_start, int *run_length) {
+    int runs = 0, previous = 0;
+    for (Py_ssize_t t = 0; t < size; t++) {
+        unsigned char digits[HASH_LENGTH_MAX];
+        uint64_t v = (uint64_t)(t0 + t);
+        int L = 0;
+        do digits[L++] = (unsigned char)('0' + v % 10), v /= 10; while (v); /* least significant first */
+        if (L != previous) run_start[runs] = t, run_length[runs++] = previous = L;
+        for (int j = 0; j < L / 4; j++) {
+            uint32_t word = 0;
+            for (int c = 0; c < 4; c++) word |= (uint32_t)digits[L - 1 - (4 * j + c)] << (8 * c);
+            pre[j * HASH_TILE + t] = word * XXH_P3;
+        }
+        for (int j = 0; j < L % 4; j++) pre[(3 + j) * HASH_TILE + t] = (uint32_t)digits[L - 1 - (L - L % 4 + j)] * XXH_P5;
+    }
+    run_start[runs] = size;
+    return runs;
+}
+
+/* The whole table, a tile of values at a time: the tile's words and bytes, then its columns of every row. */
 static void hash_tiles(const uint32_t *seeds, uint32_t *out, Py_ssize_t n, Py_ssize_t k, uint32_t *pre) {
     for (Py_ssize_t t0 = 0; t0 < k; t0 += HASH_TILE) {
         const Py_ssize_t size = k - t0 < HASH_TILE ? k - t0 : HASH_TILE;
         Py_ssize_t run_start[HASH_LENGTH_MAX + 2];
-        int run_length[HASH_LENGTH_MAX + 1], runs = 0, previous = 0;
-        for (Py_ssize_t t = 0; t < size; t++) {
-            unsigned char digits[HASH_LENGTH_MAX];
-            uint64_t v = (uint64_t)(t0 + t);
-            int L = 0;
-            do digits[L++] = (unsigned char)('0' + v % 10), v /= 10; while (v);  /* least significant first */
-            if (L != previous) run_start[runs] = t, run_length[runs++] = previous = L;
-            for (int j = 0; j < L / 4; j++) {
-                uint32_t word = 0;
-                for (int c = 0; c < 4; c++) word |= (uint32_t)digits[L - 1 - (4 * j + c)] << (8 * c);
-                pre[j * HASH_TILE + t] = word * XXH_P3;
-            }
-            for (int j = 0; j < L % 4; j++)
-                pre[(3 + j) * HASH_TILE + t] = (uint32_t)digits[L - 1 - (L - L % 4 + j)] * XXH_P5;
-        }
-        run_start[runs] = size;
+        int run_length[HASH_LENGTH_MAX + 1];
+        const int runs = tile_words(t0, size, pre, run_start, run_length);
         hash_rows(seeds, out + t0, n, k, pre, run_start, run_length, runs);
+    }
+}
+
+/* Local hashing's membership (privest/protocols/hashing.py): out[i k + v] = (xxh32(v, seeds[i]) mod g == values[i]),
+   a tile's hashes of one row at a time into `hashes`, then their remainders by Lemire's direct computation
+   (r = floor(g ((ceil(2^64 / g) h) mod 2^64) / 2^64), exact for every 32-bit h and g, Lemire, Kaser and Kurz 2019)
+   written with 32 x 32 -> 64-bit products only, so that it vectorises; g = 2^32 compares the hash itself. */
+#define MEMBER_BODY                                                                                              \
+    if (g == 4294967296ULL) {                                                                                    \
+        for (Py_ssize_t t = 0; t < size; t++) out[t] = hashes[t] == value;                                       \
+    } else {                                                                                                     \
+        const uint64_t M = UINT64_MAX / g + 1, m_hi = M >> 32, m_lo = M & 0xFFFFFFFFu;                           \
+        for (Py_ssize_t t = 0; t < size; t++) {                                                                  \
+            const uint64_t h = hashes[t], low = m_lo * h + ((m_hi * h) << 32);                                   \
+            const uint64_t r = ((low >> 32) * g + (((low & 0xFFFFFFFFu) * g) >> 32)) >> 32;                      \
+            out[t] = r == value;                                                                                 \
+        }                                                                                                        \
+    }
+
+static void members_portable(const uint32_t *restrict hashes, unsigned char *restrict out, Py_ssize_t size,
+                             uint64_t g, uint64_t value) { MEMBER_BODY }
+
+static void (*members_of)(const uint32_t *restrict, unsigned char *restrict, Py_ssize_t, uint64_t,
+                          uint64_t) = members_portable;
+
+#ifdef HAVE_AVX_PATH
+__attribute__((target("avx2"))) static void members_avx2(const uint32_t *restrict hashes, unsigned char *restrict out,
+                                                          Py_ssize_t size, uint64_t g, uint64_t value) { MEMBER_BODY }
+#endif
+
+/* The tiles' hashes of pre and runs as hash_tiles computes them, each row's through `hashes` (HASH_TILE) into out. */
+static void member_tiles(const uint32_t *seeds, const int64_t *values, unsigned char *out, Py_ssize_t n,
+                         Py_ssize_t k, uint64_t g, uint32_t *pre, uint32_t *hashes) {
+    for (Py_ssize_t t0 = 0; t0 < k; t0 += HASH_TILE) {
+        const Py_ssize_t size = k - t0 < HASH_TILE ? k - t0 : HASH_TILE;
+        Py_ssize_t run_start[HASH_LENGTH_MAX + 2];
+        int run_length[HASH_LENGTH_MAX + 1];
+        const int runs = tile_words(t0, size, pre, run_start, run_length);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            hash_rows(seeds + i, hashes, 1, 0, pre, run_start, run_length, runs);
+            if (values[i] < 0 || (uint64_t)values[i] >= g) memset(out + i * k + t0, 0, size);
+            else members_of(hashes, out + i * k + t0, size, g, (uint64_t)values[i]);
+        }
     }
 }
 
@@ -728,6 +778,54 @@ static PyObject *hash_table(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *hash_members(PyObject *self, PyObject *args) {
+    PyObject *seeds_object, *values_object, *out_object;
+    Py_ssize_t n, k;
+    unsigned long long g;
+    if (!PyArg_ParseTuple(args, "OOOnnK:hash_members", &seeds_object, &values_object, &out_object, &n, &k, &g))
+        return NULL;
+    if (n < 0 || k < 1 || k > 1000000000000000LL || n > PY_SSIZE_T_MAX / 4 / k || g < 1 || g > 4294967296ULL) {
+        PyErr_Format(PyExc_ValueError, "hash_members: n must be >= 0, k in [1, 10^15] with n k addressable and g in "
+                     "[1, 2^32], got %zd, %zd, %llu", n, k, g);
+        return NULL;
+    }
+    Py_buffer seeds, values, out;
+    if (hold_uint32("hash_members", "seeds", seeds_object, n, 0, &seeds) < 0) return NULL;
+    if (PyObject_GetBuffer(values_object, &values, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&seeds);
+        return NULL;
+    }
+    const char *format = values.format == NULL ? "" : values.format;
+    if (*format == '=' || *format == '<' || *format == '@') format++;
+    if (values.itemsize != 8 || (strcmp(format, "q") != 0 && strcmp(format, "l") != 0) || values.len < n * 8) {
+        PyBuffer_Release(&seeds), PyBuffer_Release(&values);
+        PyErr_Format(PyExc_ValueError, "hash_members: values must be a C-contiguous int64 array of at least %zd values",
+                     n);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(out_object, &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&seeds), PyBuffer_Release(&values);
+        return NULL;
+    }
+    if (out.itemsize != 1 || out.format == NULL || strcmp(out.format, "?") != 0 || out.len < n * k) {
+        PyBuffer_Release(&seeds), PyBuffer_Release(&values), PyBuffer_Release(&out);
+        PyErr_Format(PyExc_ValueError, "hash_members: out must be a C-contiguous bool array of at least %zd values",
+                     n * k);
+        return NULL;
+    }
+    uint32_t *pre = PyMem_RawMalloc(7 * HASH_TILE * sizeof(uint32_t));
+    if (pre == NULL) {
+        PyBuffer_Release(&seeds), PyBuffer_Release(&values), PyBuffer_Release(&out);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    member_tiles(seeds.buf, values.buf, out.buf, n, k, g, pre, pre + 6 * HASH_TILE);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(pre);
+    PyBuffer_Release(&seeds), PyBuffer_Release(&values), PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
 static PyObject *vector_width(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(rows_update == rows_update_portable ? 64 : 256);
 }
@@ -736,12 +834,12 @@ static PyObject *use_vectors(PyObject *self, PyObject *arg) {
     int wanted = PyObject_IsTrue(arg);
     if (wanted < 0) return NULL;
     rows_update = rows_update_portable, add_rows = add_rows_portable, log_block = log_block_portable;
-    hash_rows = hash_rows_portable;
+    hash_rows = hash_rows_portable, members_of = members_portable;
 #ifdef HAVE_AVX_PATH
     summarise = summarise_portable, strided_dot = strided_dot_portable;
     if (wanted && __builtin_cpu_supports("avx"))
         rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
-    if (wanted && __builtin_cpu_supports("avx2")) log_block = log_block_avx2, hash_rows = hash_rows_avx2;
+    if (wanted && __builtin_cpu_supports("avx2")) log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2;
 #endif
     return vector_width(self, NULL);
 }
@@ -769,6 +867,10 @@ static PyMethodDef methods[] = {
      "hash_table(seeds, out, n, k): out[i k + v] = xxh32(str(v).encode(), seeds[i]) for i < n and v < k (k <= 10^15),\n"
      "local hashing's hash table (privest/protocols/xxh32.py). seeds (n,) read, out (n, k) written: C-contiguous\n"
      "uint32."},
+    {"hash_members", hash_members, METH_VARARGS,
+     "hash_members(seeds, values, out, n, k, g): out[i k + v] = (xxh32(str(v).encode(), seeds[i]) mod g == values[i])\n"
+     "for i < n and v < k (k <= 10^15, 1 <= g <= 2^32), local hashing's membership (privest/protocols/hashing.py).\n"
+     "seeds (n,) uint32 and values (n,) int64 read, out (n, k) bool written: C-contiguous."},
     {"vector_width", vector_width, METH_NOARGS, "The bits of the vectors the products run on: 256 (AVX) or 64 (portable C, one double at a time)."},
     {"use_vectors", use_vectors, METH_O,
      "use_vectors(flag): the AVX path where the CPU has it (True, the default) or portable C (False), for tests;\n"
@@ -782,7 +884,7 @@ PyMODINIT_FUNC PyInit__kernel(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx"))
         rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
-    if (__builtin_cpu_supports("avx2")) log_block = log_block_avx2, hash_rows = hash_rows_avx2;
+    if (__builtin_cpu_supports("avx2")) log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2;
 #endif
     return PyModule_Create(&module);
 }

@@ -314,6 +314,42 @@ def test_compiled_hash_table_refuses_bad_buffers():
         kernel.hash_table(seeds, np.frombuffer(bytes(120), dtype=np.uint32), 3, 10)
 
 
+@pytest.mark.skipif(protocols.xxh32._kernel is None, reason="privest._kernel is not built")
+@pytest.mark.parametrize("vectors", [True, False])
+def test_compiled_hash_members_are_numpy_s(vectors, monkeypatch):
+    kernel = protocols.xxh32._kernel
+    rng = privest.rng_for(2026, "hash-members")
+    seeds = np.concatenate([[0, 7, 2**32 - 1], rng.integers(0, 2**32, 197)]).astype(np.uint32)
+    try:
+        kernel.use_vectors(vectors)
+        for g in (1, 2, 3, 4, 7, 1000, 2**31 + 11, 2**32 - 1, 2**32):
+            for k in (11, 4097):  # a tile of 4096 and one more value
+                table = _numpy_hash_table(seeds, k, monkeypatch)
+                # values: every row's hash of value 3 mod g (so that rows hold members), else uniform in [0, g)
+                values = np.where(rng.random(seeds.size) < 0.5, table[:, 3].astype(np.int64) % g,
+                                  rng.integers(0, g, seeds.size))
+                expected = (table.astype(np.int64) % g) == values[:, None]
+                np.testing.assert_array_equal(protocols.xxh32._members(seeds, values, k, g), expected,
+                                              err_msg=f"g = {g}, k = {k}")
+                with monkeypatch.context() as patch:
+                    patch.setattr(protocols.xxh32, "_kernel", None)
+                    np.testing.assert_array_equal(protocols.xxh32._members(seeds, values, k, g), expected)
+    finally:
+        kernel.use_vectors(True)
+
+
+@pytest.mark.skipif(protocols.xxh32._kernel is None, reason="privest._kernel is not built")
+def test_compiled_hash_members_refuse_bad_buffers():
+    kernel = protocols.xxh32._kernel
+    seeds, values, out = np.arange(3, dtype=np.uint32), np.zeros(3, dtype=np.int64), np.empty((3, 10), dtype=bool)
+    with pytest.raises(ValueError, match=r"hash_members: values must be a C-contiguous int64 array of at least 3"):
+        kernel.hash_members(seeds, values.astype(np.int32), out, 3, 10, 4)
+    with pytest.raises(ValueError, match=r"hash_members: out must be a C-contiguous bool array of at least 30"):
+        kernel.hash_members(seeds, values, out.view(np.uint8), 3, 10, 4)
+    with pytest.raises(ValueError, match=r"hash_members: .*g in \[1, 2\^32\], got 3, 10, 0"):
+        kernel.hash_members(seeds, values, out, 3, 10, 0)
+
+
 def _group_members(group):
     """The membership rows (distinct reports x k) of a SetGroup (CSR) or a BitGroup (packed)."""
     if isinstance(group, privest.BitGroup):

@@ -1,7 +1,8 @@
 """xxh32 of the decimal string of a value, vectorised: the hash of local hashing (BLH, OLH), equal to
 ``xxhash.xxh32(str(v).encode(), seed)`` as the peers compute it, without a Python loop or the xxhash package.
-Local hashing's table of every seed's hashes of 0..k-1 (``_hash_table``) runs in the compiled kernel
-(``privest._kernel.hash_table``, about 1 ns a hash with AVX2) where it is built, else in numpy (30-70 ns a hash).
+Local hashing's table of every seed's hashes of 0..k-1 (``_hash_table``) and its membership matrix (``_members``)
+run in the compiled kernel (``privest._kernel.hash_table``, ``hash_members``: about 1 ns a hash with AVX2) where it
+is built, else in numpy (30-70 ns a hash).
 """
 
 
@@ -15,7 +16,7 @@ try:  # the compiled table (privest/_kernel.c), built with the package where a C
     from privest import _kernel
 except ImportError:  # then numpy computes the same hashes
     _kernel = None
-if _kernel is not None and not hasattr(_kernel, "hash_table"):  # a build of an older _kernel.c: numpy, until rebuilt
+if _kernel is not None and not hasattr(_kernel, "hash_members"):  # a build of an older _kernel.c: numpy, until rebuilt
     _kernel = None
 
 __all__ = [
@@ -96,3 +97,15 @@ def _hash_table(seeds: np.ndarray, k: int) -> np.ndarray:
         low, high = (0 if length == 1 else 10 ** (length - 1)), min(k, 10**length)
         table[:, low:high] = _xxh32_decimal_fixed(np.arange(low, high)[None, :], seeds, length)
     return table
+
+
+def _members(seeds: np.ndarray, values: np.ndarray, k: int, g: int) -> np.ndarray:
+    """Local hashing's membership, shape (len(seeds), k) bool: xxh32_decimal(v, seeds[i]) mod g == values[i] (g = 2^32
+    compares the hash itself), in the compiled kernel where it is built (no (n, k) table of hashes), else in numpy."""
+    if _kernel is not None:
+        member = np.empty((seeds.size, k), dtype=bool)
+        _kernel.hash_members(np.ascontiguousarray(seeds, dtype=np.uint32), np.ascontiguousarray(values, dtype=np.int64),
+                             member, seeds.size, k, g)
+        return member
+    table = _hash_table(seeds, k)
+    return (table if g == 2**32 else table % np.uint32(g)) == np.asarray(values)[:, None]
