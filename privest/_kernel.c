@@ -1,4 +1,6 @@
 /* privest._kernel: the update loop of IBU on a matrix, compiled (privest/estimators/_iteration.py, _iterate_blocks).
+   (Also GIBU's pass over bit-packed reports, bits_pass, and local hashing's xxh32 table and membership, hash_table
+   and hash_members: each described where it is defined below.)
 
    One call runs b IBU updates (free-will eq. 10) from row 0 of two buffers, T (theta^t) and M (m^t = G^T theta^t):
        ratio = w / M[j];  T[j+1] = T[j] * (G ratio);  M[j+1] = G^T T[j+1]        j = 0 .. b-1
