@@ -1,8 +1,9 @@
 """What pyproject.toml cannot state without setuptools' experimental tables.
 
-IBU's update loop in C (privest/_kernel.c, no numpy headers: the buffer protocol). Optional: where no C compiler is
-found the build goes on without it, and numpy runs the same iteration (``privest.estimators.COMPILED_KERNEL`` says
-which). -ffp-contract=off: no fused multiply-add, so its products give the same bits on every CPU.
+IBU's update loop and local hashing's xxh32 in C (privest/_kernel.c, no numpy headers: the buffer protocol).
+Optional: where no C compiler is found the build goes on without it, and numpy runs the same iteration
+(``privest.estimators.COMPILED_KERNEL`` says which) and the same hashes. -ffp-contract=off: no fused multiply-add,
+so its products give the same bits on every CPU.
 
 The study layer in an editable install only. The wheel and sdist hold the library (pyproject.toml's packages); an
 editable install of the checkout (``pip install -e .``: the Makefile's .venv, envs/privest.yaml) also maps

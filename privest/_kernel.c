@@ -1,4 +1,6 @@
 /* privest._kernel: the update loop of IBU on a matrix, compiled (privest/estimators/_iteration.py, _iterate_blocks).
+   (Also GIBU's pass over bit-packed reports, bits_pass, and local hashing's xxh32 table and membership, hash_table
+   and hash_members: each described where it is defined below.)
 
    One call runs b IBU updates (free-will eq. 10) from row 0 of two buffers, T (theta^t) and M (m^t = G^T theta^t):
        ratio = w / M[j];  T[j+1] = T[j] * (G ratio);  M[j+1] = G^T T[j+1]        j = 0 .. b-1
@@ -436,6 +438,142 @@ __attribute__((target("avx"))) static int summarise_avx(const double *restrict A
 }
 #endif
 
+/* Local hashing's hash table (privest/protocols/xxh32.py, _hash_table): out[i k + v] = xxh32(decimal string of v,
+   seeds[i]) for every seed i and value v in 0..k-1 (k <= 10^15: at most 15 digits). XXH32 on an input shorter than
+   16 bytes of length L: h = seed + P5 + L; each 4-byte little-endian word w: h = rotl(h + w P3, 17) P4; each
+   remaining byte b: h = rotl(h + b P5, 11) P1; then the avalanche; all mod 2^32. What depends on v alone (w P3 and
+   b P5) is computed once for a tile of HASH_TILE values; then every seed's row of the tile, one run of values of
+   one decimal length after another, with L a constant in the loop over v (a switch), so that the compiler
+   vectorises it (AVX2 where the CPU has it: eight hashes an instruction). Integer arithmetic: the same bits on
+   every path. */
+#define XXH_P1 0x9E3779B1u
+#define XXH_P2 0x85EBCA77u
+#define XXH_P3 0xC2B2AE3Du
+#define XXH_P4 0x27D4EB2Fu
+#define XXH_P5 0x165667B1u
+#define ROTL32(h, r) (((h) << (r)) | ((h) >> (32 - (r))))
+#define HASH_TILE 4096
+#define HASH_LENGTH_MAX 15
+
+/* The run [a, b) of the tile's values, all of L digits, under one seed; pre[j] the tile's words j times P3
+   (j < 3), pre[3 + j] its remaining bytes j times P5. */
+#define HASH_RUN(L)                                                                                              \
+    case L: {                                                                                                    \
+        const uint32_t start = seed + XXH_P5 + (uint32_t)(L);                                                    \
+        for (Py_ssize_t t = a; t < b; t++) {                                                                     \
+            uint32_t h = start;                                                                                  \
+            for (int j = 0; j < (L) / 4; j++) h = ROTL32(h + pre[j * HASH_TILE + t], 17) * XXH_P4;               \
+            for (int j = 0; j < (L) % 4; j++) h = ROTL32(h + pre[(3 + j) * HASH_TILE + t], 11) * XXH_P1;         \
+            h = (h ^ (h >> 15)) * XXH_P2;                                                                        \
+            h = (h ^ (h >> 13)) * XXH_P3;                                                                        \
+            row[t] = h ^ (h >> 16);                                                                              \
+        }                                                                                                        \
+        break;                                                                                                   \
+    }
+#define HASH_ROWS_BODY                                                                                           \
+    for (Py_ssize_t i = 0; i < n; i++) {                                                                         \
+        const uint32_t seed = seeds[i];                                                                          \
+        uint32_t *restrict row = out + i * k;                                                                    \
+        for (int r = 0; r < runs; r++) {                                                                         \
+            const Py_ssize_t a = run_start[r], b = run_start[r + 1];                                             \
+            switch (run_length[r]) {                                                                             \
+                HASH_RUN(1) HASH_RUN(2) HASH_RUN(3) HASH_RUN(4) HASH_RUN(5) HASH_RUN(6) HASH_RUN(7) HASH_RUN(8)  \
+                HASH_RUN(9) HASH_RUN(10) HASH_RUN(11) HASH_RUN(12) HASH_RUN(13) HASH_RUN(14) HASH_RUN(15)        \
+            }                                                                                                    \
+        }                                                                                                        \
+    }
+
+/* One tile's columns of every row: out points at the tile's first column of row 0; the tile's values in `runs`
+   runs of one length, run r being [run_start[r], run_start[r + 1]) of length run_length[r]. */
+static void hash_rows_portable(const uint32_t *restrict seeds, uint32_t *restrict out, Py_ssize_t n, Py_ssize_t k,
+                               const uint32_t *restrict pre, const Py_ssize_t *run_start, const int *run_length,
+                               int runs) { HASH_ROWS_BODY }
+
+static void (*hash_rows)(const uint32_t *restrict, uint32_t *restrict, Py_ssize_t, Py_ssize_t,
+                         const uint32_t *restrict, const Py_ssize_t *, const int *, int) = hash_rows_portable;
+
+#ifdef HAVE_AVX_PATH
+__attribute__((target("avx2"))) static void hash_rows_avx2(const uint32_t *restrict seeds, uint32_t *restrict out,
+                                                            Py_ssize_t n, Py_ssize_t k, const uint32_t *restrict pre,
+                                                            const Py_ssize_t *run_start, const int *run_length,
+                                                            int runs) { HASH_ROWS_BODY }
+#endif
+
+/* A tile's words times P3 and bytes times P5 (pre, 6 x HASH_TILE) for the values t0 .. t0 + size - 1, and its runs
+   of one decimal length; returns the number of runs. */
+static int tile_words(Py_ssize_t t0, Py_ssize_t size, uint32_t *pre, Py_ssize_t *run_start, int *run_length) {
+    int runs = 0, previous = 0;
+    for (Py_ssize_t t = 0; t < size; t++) {
+        unsigned char digits[HASH_LENGTH_MAX];
+        uint64_t v = (uint64_t)(t0 + t);
+        int L = 0;
+        do digits[L++] = (unsigned char)('0' + v % 10), v /= 10; while (v); /* least significant first */
+        if (L != previous) run_start[runs] = t, run_length[runs++] = previous = L;
+        for (int j = 0; j < L / 4; j++) {
+            uint32_t word = 0;
+            for (int c = 0; c < 4; c++) word |= (uint32_t)digits[L - 1 - (4 * j + c)] << (8 * c);
+            pre[j * HASH_TILE + t] = word * XXH_P3;
+        }
+        for (int j = 0; j < L % 4; j++) pre[(3 + j) * HASH_TILE + t] = (uint32_t)digits[L - 1 - (L - L % 4 + j)] * XXH_P5;
+    }
+    run_start[runs] = size;
+    return runs;
+}
+
+/* The whole table, a tile of values at a time: the tile's words and bytes, then its columns of every row. */
+static void hash_tiles(const uint32_t *seeds, uint32_t *out, Py_ssize_t n, Py_ssize_t k, uint32_t *pre) {
+    for (Py_ssize_t t0 = 0; t0 < k; t0 += HASH_TILE) {
+        const Py_ssize_t size = k - t0 < HASH_TILE ? k - t0 : HASH_TILE;
+        Py_ssize_t run_start[HASH_LENGTH_MAX + 2];
+        int run_length[HASH_LENGTH_MAX + 1];
+        const int runs = tile_words(t0, size, pre, run_start, run_length);
+        hash_rows(seeds, out + t0, n, k, pre, run_start, run_length, runs);
+    }
+}
+
+/* Local hashing's membership (privest/protocols/hashing.py): out[i k + v] = (xxh32(v, seeds[i]) mod g == values[i]),
+   a tile's hashes of one row at a time into `hashes`, then their remainders by Lemire's direct computation
+   (r = floor(g ((ceil(2^64 / g) h) mod 2^64) / 2^64), exact for every 32-bit h and g, Lemire, Kaser and Kurz 2019)
+   written with 32 x 32 -> 64-bit products only, so that it vectorises; g = 2^32 compares the hash itself. */
+#define MEMBER_BODY                                                                                              \
+    if (g == 4294967296ULL) {                                                                                    \
+        for (Py_ssize_t t = 0; t < size; t++) out[t] = hashes[t] == value;                                       \
+    } else {                                                                                                     \
+        const uint64_t M = UINT64_MAX / g + 1, m_hi = M >> 32, m_lo = M & 0xFFFFFFFFu;                           \
+        for (Py_ssize_t t = 0; t < size; t++) {                                                                  \
+            const uint64_t h = hashes[t], low = m_lo * h + ((m_hi * h) << 32);                                   \
+            const uint64_t r = ((low >> 32) * g + (((low & 0xFFFFFFFFu) * g) >> 32)) >> 32;                      \
+            out[t] = r == value;                                                                                 \
+        }                                                                                                        \
+    }
+
+static void members_portable(const uint32_t *restrict hashes, unsigned char *restrict out, Py_ssize_t size,
+                             uint64_t g, uint64_t value) { MEMBER_BODY }
+
+static void (*members_of)(const uint32_t *restrict, unsigned char *restrict, Py_ssize_t, uint64_t,
+                          uint64_t) = members_portable;
+
+#ifdef HAVE_AVX_PATH
+__attribute__((target("avx2"))) static void members_avx2(const uint32_t *restrict hashes, unsigned char *restrict out,
+                                                          Py_ssize_t size, uint64_t g, uint64_t value) { MEMBER_BODY }
+#endif
+
+/* The tiles' hashes of pre and runs as hash_tiles computes them, each row's through `hashes` (HASH_TILE) into out. */
+static void member_tiles(const uint32_t *seeds, const int64_t *values, unsigned char *out, Py_ssize_t n,
+                         Py_ssize_t k, uint64_t g, uint32_t *pre, uint32_t *hashes) {
+    for (Py_ssize_t t0 = 0; t0 < k; t0 += HASH_TILE) {
+        const Py_ssize_t size = k - t0 < HASH_TILE ? k - t0 : HASH_TILE;
+        Py_ssize_t run_start[HASH_LENGTH_MAX + 2];
+        int run_length[HASH_LENGTH_MAX + 1];
+        const int runs = tile_words(t0, size, pre, run_start, run_length);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            hash_rows(seeds + i, hashes, 1, 0, pre, run_start, run_length, runs);
+            if (values[i] < 0 || (uint64_t)values[i] >= g) memset(out + i * k + t0, 0, size);
+            else members_of(hashes, out + i * k + t0, size, g, (uint64_t)values[i]);
+        }
+    }
+}
+
 /* The buffers of a call: C-contiguous float64 arrays of at least needed[i] values, writable from index `writable`
    on. Returns how many are held (all of them on success); on failure the Python error is set and the count is
    negated minus one, so that the caller releases the ones held. */
@@ -596,6 +734,100 @@ static PyObject *log_values(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* A C-contiguous uint32 buffer of at least `needed` values (writable if asked), or the Python error set. */
+static int hold_uint32(const char *function, const char *name, PyObject *object, Py_ssize_t needed, int writable,
+                       Py_buffer *view) {
+    if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return -1;
+    const char *format = view->format == NULL ? "" : view->format;
+    if (*format == '=' || *format == '<' || *format == '@') format++;
+    if (view->itemsize != 4 || (strcmp(format, "I") != 0 && strcmp(format, "L") != 0) || view->len < needed * 4) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_ValueError, "%s: %s must be a C-contiguous uint32 array of at least %zd values", function,
+                     name, needed);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *hash_table(PyObject *self, PyObject *args) {
+    PyObject *seeds_object, *out_object;
+    Py_ssize_t n, k;
+    if (!PyArg_ParseTuple(args, "OOnn:hash_table", &seeds_object, &out_object, &n, &k)) return NULL;
+    if (n < 0 || k < 1 || k > 1000000000000000LL || n > PY_SSIZE_T_MAX / 4 / k) {
+        PyErr_Format(PyExc_ValueError, "hash_table: n must be >= 0 and k in [1, 10^15] with n k 4 bytes addressable, "
+                     "got %zd, %zd", n, k);
+        return NULL;
+    }
+    Py_buffer seeds, out;
+    if (hold_uint32("hash_table", "seeds", seeds_object, n, 0, &seeds) < 0) return NULL;
+    if (hold_uint32("hash_table", "out", out_object, n * k, 1, &out) < 0) {
+        PyBuffer_Release(&seeds);
+        return NULL;
+    }
+    uint32_t *pre = PyMem_RawMalloc(6 * HASH_TILE * sizeof(uint32_t));
+    if (pre == NULL) {
+        PyBuffer_Release(&seeds);
+        PyBuffer_Release(&out);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    hash_tiles(seeds.buf, out.buf, n, k, pre);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(pre);
+    PyBuffer_Release(&seeds);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+static PyObject *hash_members(PyObject *self, PyObject *args) {
+    PyObject *seeds_object, *values_object, *out_object;
+    Py_ssize_t n, k;
+    unsigned long long g;
+    if (!PyArg_ParseTuple(args, "OOOnnK:hash_members", &seeds_object, &values_object, &out_object, &n, &k, &g))
+        return NULL;
+    if (n < 0 || k < 1 || k > 1000000000000000LL || n > PY_SSIZE_T_MAX / 4 / k || g < 1 || g > 4294967296ULL) {
+        PyErr_Format(PyExc_ValueError, "hash_members: n must be >= 0, k in [1, 10^15] with n k addressable and g in "
+                     "[1, 2^32], got %zd, %zd, %llu", n, k, g);
+        return NULL;
+    }
+    Py_buffer seeds, values, out;
+    if (hold_uint32("hash_members", "seeds", seeds_object, n, 0, &seeds) < 0) return NULL;
+    if (PyObject_GetBuffer(values_object, &values, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&seeds);
+        return NULL;
+    }
+    const char *format = values.format == NULL ? "" : values.format;
+    if (*format == '=' || *format == '<' || *format == '@') format++;
+    if (values.itemsize != 8 || (strcmp(format, "q") != 0 && strcmp(format, "l") != 0) || values.len < n * 8) {
+        PyBuffer_Release(&seeds), PyBuffer_Release(&values);
+        PyErr_Format(PyExc_ValueError, "hash_members: values must be a C-contiguous int64 array of at least %zd values",
+                     n);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(out_object, &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&seeds), PyBuffer_Release(&values);
+        return NULL;
+    }
+    if (out.itemsize != 1 || out.format == NULL || strcmp(out.format, "?") != 0 || out.len < n * k) {
+        PyBuffer_Release(&seeds), PyBuffer_Release(&values), PyBuffer_Release(&out);
+        PyErr_Format(PyExc_ValueError, "hash_members: out must be a C-contiguous bool array of at least %zd values",
+                     n * k);
+        return NULL;
+    }
+    uint32_t *pre = PyMem_RawMalloc(7 * HASH_TILE * sizeof(uint32_t));
+    if (pre == NULL) {
+        PyBuffer_Release(&seeds), PyBuffer_Release(&values), PyBuffer_Release(&out);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    member_tiles(seeds.buf, values.buf, out.buf, n, k, g, pre, pre + 6 * HASH_TILE);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(pre);
+    PyBuffer_Release(&seeds), PyBuffer_Release(&values), PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
 static PyObject *vector_width(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(rows_update == rows_update_portable ? 64 : 256);
 }
@@ -604,11 +836,12 @@ static PyObject *use_vectors(PyObject *self, PyObject *arg) {
     int wanted = PyObject_IsTrue(arg);
     if (wanted < 0) return NULL;
     rows_update = rows_update_portable, add_rows = add_rows_portable, log_block = log_block_portable;
+    hash_rows = hash_rows_portable, members_of = members_portable;
 #ifdef HAVE_AVX_PATH
     summarise = summarise_portable, strided_dot = strided_dot_portable;
     if (wanted && __builtin_cpu_supports("avx"))
         rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
-    if (wanted && __builtin_cpu_supports("avx2")) log_block = log_block_avx2;
+    if (wanted && __builtin_cpu_supports("avx2")) log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2;
 #endif
     return vector_width(self, NULL);
 }
@@ -632,20 +865,28 @@ static PyMethodDef methods[] = {
      "H[b, bits[i, b]] += gap w_i / d_i. w (m,), T (B, 256) read, H (B, 256) added to: C-contiguous float64."},
     {"log_values", log_values, METH_VARARGS,
      "log_values(x, out, n): out = log(x) as bits_pass takes it (within 1 ulp of libm; x, out C-contiguous float64)."},
+    {"hash_table", hash_table, METH_VARARGS,
+     "hash_table(seeds, out, n, k): out[i k + v] = xxh32(str(v).encode(), seeds[i]) for i < n and v < k (k <= 10^15),\n"
+     "local hashing's hash table (privest/protocols/xxh32.py). seeds (n,) read, out (n, k) written: C-contiguous\n"
+     "uint32."},
+    {"hash_members", hash_members, METH_VARARGS,
+     "hash_members(seeds, values, out, n, k, g): out[i k + v] = (xxh32(str(v).encode(), seeds[i]) mod g == values[i])\n"
+     "for i < n and v < k (k <= 10^15, 1 <= g <= 2^32), local hashing's membership (privest/protocols/hashing.py).\n"
+     "seeds (n,) uint32 and values (n,) int64 read, out (n, k) bool written: C-contiguous."},
     {"vector_width", vector_width, METH_NOARGS, "The bits of the vectors the products run on: 256 (AVX) or 64 (portable C, one double at a time)."},
     {"use_vectors", use_vectors, METH_O,
      "use_vectors(flag): the AVX path where the CPU has it (True, the default) or portable C (False), for tests;\n"
      "returns the vector width now used."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", "IBU's update loop, compiled.", -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", "IBU's update loop, GIBU's bit-packed pass and local hashing's hash table, compiled.", -1, methods};
 
 PyMODINIT_FUNC PyInit__kernel(void) {
 #ifdef HAVE_AVX_PATH
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx"))
         rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
-    if (__builtin_cpu_supports("avx2")) log_block = log_block_avx2;
+    if (__builtin_cpu_supports("avx2")) log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2;
 #endif
     return PyModule_Create(&module);
 }

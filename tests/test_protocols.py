@@ -251,6 +251,105 @@ def test_hash_is_xxh32_of_the_decimal_string():
     np.testing.assert_array_equal(table[1], [xxhash.xxh32(str(v).encode(), seed=7).intdigest() for v in range(1200)])
 
 
+# xxhash.xxh32(str(v).encode(), seed=s).intdigest() of the xxhash package (3.8.2), {(v, s): hash}: one value of each
+# length 1, 2, 4, 5 digits (1 byte; 2 bytes; 1 word; 1 word and 1 byte), seeds 0 and 2^32 - 1 among them
+_XXH32_KNOWN = {(0, 0): 0x48454CB2, (9, 7): 0x9225E5E2, (10, 2**32 - 1): 0x70E9CAC9, (1023, 123456789): 0x7678B3EC,
+                (12344, 1): 0x709E40D8}
+
+
+def _check_known_hashes(hash_table):
+    """hash_table(seeds, k) against the xxhash package's values in _XXH32_KNOWN."""
+    (values, seeds), expected = zip(*_XXH32_KNOWN, strict=True), list(_XXH32_KNOWN.values())
+    table = hash_table(np.array(seeds, dtype=np.uint32), max(values) + 1)
+    np.testing.assert_array_equal(table[np.arange(len(values)), values], expected)
+
+
+def _numpy_hash_table(seeds, k, monkeypatch):
+    """_hash_table with the compiled kernel hidden: numpy's broadcasting path."""
+    with monkeypatch.context() as patch:
+        patch.setattr(protocols.xxh32, "_kernel", None)
+        return protocols.xxh32._hash_table(seeds, k)
+
+
+@pytest.mark.skipif(protocols.xxh32._kernel is None, reason="privest._kernel is not built")
+@pytest.mark.parametrize("vectors", [True, False])
+def test_compiled_hash_table_is_numpy_s_bit_for_bit(vectors, monkeypatch):
+    kernel = protocols.xxh32._kernel
+    rng = privest.rng_for(2026, "hash-table")
+    seeds = np.concatenate([[0, 7, 2**32 - 1], rng.integers(0, 2**32, 13)]).astype(np.uint32)
+    try:
+        kernel.use_vectors(vectors)
+        for k in (1, 9, 10, 11, 99, 100, 1001, 4096, 4097, 12345):  # every length to 5 digits, tiles of 4096
+            np.testing.assert_array_equal(protocols.xxh32._hash_table(seeds, k),
+                                          _numpy_hash_table(seeds, k, monkeypatch), err_msg=f"k = {k}")
+        # 6 to 8 digits: a row of 10^7 + 1 values against xxh32_decimal at values across every boundary
+        row = protocols.xxh32._hash_table(seeds[2:3], 10**7 + 1)[0]
+        values = np.concatenate([10 ** np.arange(8)[:, None] + np.arange(-1, 2), rng.integers(0, 10**7, (1, 50))],
+                                axis=None)
+        values = values[(values >= 0) & (values <= 10**7)]
+        np.testing.assert_array_equal(row[values], protocols.xxh32_decimal(values, 2**32 - 1))
+        _check_known_hashes(protocols.xxh32._hash_table)
+    finally:
+        kernel.use_vectors(True)
+
+
+def test_hash_table_numpy_path_is_xxh32(monkeypatch):
+    table = _numpy_hash_table(np.array([0, 7, 2**32 - 1], dtype=np.uint32), 1001, monkeypatch)
+    np.testing.assert_array_equal(table, protocols.xxh32_decimal(np.arange(1001)[None, :],
+                                                                  np.array([0, 7, 2**32 - 1])[:, None]))
+    _check_known_hashes(lambda seeds, k: _numpy_hash_table(seeds, k, monkeypatch))
+
+
+@pytest.mark.skipif(protocols.xxh32._kernel is None, reason="privest._kernel is not built")
+def test_compiled_hash_table_refuses_bad_buffers():
+    kernel = protocols.xxh32._kernel
+    seeds = np.arange(3, dtype=np.uint32)
+    with pytest.raises(ValueError, match=r"hash_table: out must be a C-contiguous uint32 array of at least 30 values"):
+        kernel.hash_table(seeds, np.empty((3, 10), dtype=np.int64), 3, 10)
+    with pytest.raises(ValueError, match=r"hash_table: seeds must be a C-contiguous uint32 array of at least 4"):
+        kernel.hash_table(seeds, np.empty((4, 10), dtype=np.uint32), 4, 10)
+    with pytest.raises(ValueError, match=r"hash_table: n must be >= 0 and k in \[1, 10\^15\].*got 3, 0"):
+        kernel.hash_table(seeds, np.empty((3, 10), dtype=np.uint32), 3, 0)
+    with pytest.raises(ValueError, match="read-only"):  # out must be writable
+        kernel.hash_table(seeds, np.frombuffer(bytes(120), dtype=np.uint32), 3, 10)
+
+
+@pytest.mark.skipif(protocols.xxh32._kernel is None, reason="privest._kernel is not built")
+@pytest.mark.parametrize("vectors", [True, False])
+def test_compiled_hash_members_are_numpy_s(vectors, monkeypatch):
+    kernel = protocols.xxh32._kernel
+    rng = privest.rng_for(2026, "hash-members")
+    seeds = np.concatenate([[0, 7, 2**32 - 1], rng.integers(0, 2**32, 197)]).astype(np.uint32)
+    try:
+        kernel.use_vectors(vectors)
+        for g in (1, 2, 3, 4, 7, 1000, 2**31 + 11, 2**32 - 1, 2**32):
+            for k in (11, 4097):  # a tile of 4096 and one more value
+                table = _numpy_hash_table(seeds, k, monkeypatch)
+                # values: every row's hash of value 3 mod g (so that rows hold members), else uniform in [0, g)
+                values = np.where(rng.random(seeds.size) < 0.5, table[:, 3].astype(np.int64) % g,
+                                  rng.integers(0, g, seeds.size))
+                expected = (table.astype(np.int64) % g) == values[:, None]
+                np.testing.assert_array_equal(protocols.xxh32._members(seeds, values, k, g), expected,
+                                              err_msg=f"g = {g}, k = {k}")
+                with monkeypatch.context() as patch:
+                    patch.setattr(protocols.xxh32, "_kernel", None)
+                    np.testing.assert_array_equal(protocols.xxh32._members(seeds, values, k, g), expected)
+    finally:
+        kernel.use_vectors(True)
+
+
+@pytest.mark.skipif(protocols.xxh32._kernel is None, reason="privest._kernel is not built")
+def test_compiled_hash_members_refuse_bad_buffers():
+    kernel = protocols.xxh32._kernel
+    seeds, values, out = np.arange(3, dtype=np.uint32), np.zeros(3, dtype=np.int64), np.empty((3, 10), dtype=bool)
+    with pytest.raises(ValueError, match=r"hash_members: values must be a C-contiguous int64 array of at least 3"):
+        kernel.hash_members(seeds, values.astype(np.int32), out, 3, 10, 4)
+    with pytest.raises(ValueError, match=r"hash_members: out must be a C-contiguous bool array of at least 30"):
+        kernel.hash_members(seeds, values, out.view(np.uint8), 3, 10, 4)
+    with pytest.raises(ValueError, match=r"hash_members: .*g in \[1, 2\^32\], got 3, 10, 0"):
+        kernel.hash_members(seeds, values, out, 3, 10, 0)
+
+
 def _group_members(group):
     """The membership rows (distinct reports x k) of a SetGroup (CSR) or a BitGroup (packed)."""
     if isinstance(group, privest.BitGroup):

@@ -19,7 +19,7 @@ from privest._checks import (
     check_text,
 )
 from privest.protocols.base import EPS_MIN, _grr, _RandomisedResponse
-from privest.protocols.xxh32 import _hash_table, xxh32_decimal
+from privest.protocols.xxh32 import _members, xxh32_decimal
 
 __all__ = [
     "BLH",
@@ -118,7 +118,7 @@ class _LocalHashing(_RandomisedResponse):
 
     def membership(self, reports: HashReports) -> np.ndarray:
         reports = self._reports(reports)
-        return self._hashed(_hash_table(reports.seeds, self.k)) == reports.values[:, None]
+        return _members(reports.seeds, reports.values, self.k, self.g)
 
     def log_scale(self, reports: HashReports) -> np.ndarray:
         return np.full(len(self._reports(reports)), -math.log(self.hashes or 2**32))

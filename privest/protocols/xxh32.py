@@ -1,5 +1,8 @@
 """xxh32 of the decimal string of a value, vectorised: the hash of local hashing (BLH, OLH), equal to
 ``xxhash.xxh32(str(v).encode(), seed)`` as the peers compute it, without a Python loop or the xxhash package.
+Local hashing's table of every seed's hashes of 0..k-1 (``_hash_table``) and its membership matrix (``_members``)
+run in the compiled kernel (``privest._kernel.hash_table``, ``hash_members``: about 1 ns a hash with AVX2) where it
+is built, else in numpy (30-70 ns a hash).
 """
 
 
@@ -8,6 +11,13 @@ import numpy as np
 from privest._checks import (
     check_integers,
 )
+
+try:  # the compiled table (privest/_kernel.c), built with the package where a C compiler is found
+    from privest import _kernel
+except ImportError:  # then numpy computes the same hashes
+    _kernel = None
+if _kernel is not None and not hasattr(_kernel, "hash_members"):  # a build of an older _kernel.c: numpy, until rebuilt
+    _kernel = None
 
 __all__ = [
     "xxh32_decimal",
@@ -75,11 +85,27 @@ def xxh32_decimal(values: np.ndarray, seeds: np.ndarray) -> np.ndarray:
 
 
 def _hash_table(seeds: np.ndarray, k: int) -> np.ndarray:
-    """xxh32_decimal(v, seed) for every seed (rows) and v in 0..k-1 (columns), shape (len(seeds), k): the values of
-    one decimal length are a contiguous block of columns, hashed by broadcasting without masks."""
+    """xxh32_decimal(v, seed) for every seed (rows) and v in 0..k-1 (columns), shape (len(seeds), k): in the compiled
+    kernel where it is built; else in numpy, where the values of one decimal length are a contiguous block of
+    columns, hashed by broadcasting without masks."""
     table = np.empty((seeds.size, k), dtype=np.uint32)
+    if _kernel is not None:
+        _kernel.hash_table(np.ascontiguousarray(seeds, dtype=np.uint32), table, seeds.size, k)
+        return table
     seeds = seeds.astype(np.uint32)[:, None]
     for length in range(1, len(str(k - 1)) + 1):
         low, high = (0 if length == 1 else 10 ** (length - 1)), min(k, 10**length)
         table[:, low:high] = _xxh32_decimal_fixed(np.arange(low, high)[None, :], seeds, length)
     return table
+
+
+def _members(seeds: np.ndarray, values: np.ndarray, k: int, g: int) -> np.ndarray:
+    """Local hashing's membership, shape (len(seeds), k) bool: xxh32_decimal(v, seeds[i]) mod g == values[i] (g = 2^32
+    compares the hash itself), in the compiled kernel where it is built (no (n, k) table of hashes), else in numpy."""
+    if _kernel is not None:
+        member = np.empty((seeds.size, k), dtype=bool)
+        _kernel.hash_members(np.ascontiguousarray(seeds, dtype=np.uint32), np.ascontiguousarray(values, dtype=np.int64),
+                             member, seeds.size, k, g)
+        return member
+    table = _hash_table(seeds, k)
+    return (table if g == 2**32 else table % np.uint32(g)) == np.asarray(values)[:, None]
