@@ -273,11 +273,21 @@ def job_megabytes_of(experiment: Experiment, family: str | None) -> int:
 
 def dataset_size(experiment: Experiment) -> tuple[int, int] | None:
     """k and the number of the dataset's own users (0 without them), read from the dataset's files (relative to the
-    working directory); None while they do not exist yet (the data rules write them at the start of a first run)."""
+    working directory); None while they do not exist yet (the data rules write them at the start of a first run).
+    Read once per version of the files: Snakemake asks for a ready job's resources again every second while it
+    waits for a core, and loading a dataset of 10^6 users each time kept its scheduler busy (15% of a core)."""
     alphabet, data = Path(experiment.alphabet_file), Path(experiment.data_file)
-    if not (alphabet.exists() and data.exists()):
+    try:
+        stamps = tuple((path.stat().st_mtime_ns, path.stat().st_size) for path in (alphabet, data))
+    except FileNotFoundError:
         return None
-    k = int(json.loads(alphabet.read_text())["k"])
+    return _dataset_size(str(alphabet.resolve()), str(data.resolve()), stamps)
+
+
+@cache
+def _dataset_size(alphabet: str, data: str, stamps: tuple) -> tuple[int, int]:
+    """``dataset_size`` of the files as they are at ``stamps`` (their modification times and sizes)."""
+    k = int(json.loads(Path(alphabet).read_text())["k"])
     with np.load(data) as arrays:
         users = int(arrays["secrets"].size) if "secrets" in arrays.files else 0
     return k, users

@@ -136,3 +136,15 @@ def test_the_memory_model_grows_with_runs_users_and_gibus_groups_and_never_goes_
 def test_a_job_whose_dataset_is_not_written_yet_declares_the_floor(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert cost.job_megabytes_of(experiment("sue", users=(10**7,), data="nowhere"), "gibu") == cost.MIN_MEGABYTES
+
+
+def test_the_dataset_size_is_read_once_per_version_of_its_files(tmp_path, monkeypatch):
+    """Snakemake asks for a waiting job's memory every second: the dataset is read again only when a file changes."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d_alphabet.json").write_text('{"kind": "linear", "k": 7}')
+    np.savez(tmp_path / "d.npz", secrets=np.zeros(40, dtype=np.int64))
+    reads = []
+    monkeypatch.setattr(cost.np, "load", lambda path, real=np.load: reads.append(path) or real(path))
+    assert [cost.dataset_size(experiment()) for _ in range(3)] == [(7, 40)] * 3 and len(reads) == 1
+    np.savez(tmp_path / "d.npz", secrets=np.zeros(50, dtype=np.int64))  # another size: read again
+    assert cost.dataset_size(experiment()) == (7, 50) and len(reads) == 2
