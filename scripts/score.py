@@ -9,7 +9,7 @@ def main() -> None:
     spec = experiment.Experiment.from_dict(snakemake.params.experiment)
     alphabet = Alphabet.from_dict(files.load_json(snakemake.input.alphabet))
     rows, columns = experiment.score(spec, alphabet, files.load_npz(snakemake.input.data)["theta"],
-                                     files.load_npz(snakemake.input.reports),
+                                     files.NpzArrays(snakemake.input.reports),
                                      [files.load_npz(path) for path in snakemake.input.estimates])
     files.save_rows(rows, columns, snakemake.output[0])
 

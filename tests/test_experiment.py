@@ -1,6 +1,8 @@
 """The one experiment chain (privest_studies.experiment): mechanisms stored and read back, reports, every estimator
 family against the estimators it wraps, perturb's users and generators, and the tidy scores."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -315,8 +317,13 @@ def test_the_parts_of_a_split_estimate_job_gather_into_the_whole_jobs_archive_by
     reports = experiment.perturb(spec, built, {"theta": binomial_theta(5)}, seed=6)
     whole = experiment.estimate(spec, family, built, reports, STOPPING)
     blocks = [experiment.Part(p, first, min(first + 2, 5)) for p in (1, 0) for first in (4, 0, 2)]  # any order
-    gathered = experiment.gather(spec, family, [experiment.estimate_part(spec, family, built, reports, STOPPING, part)
-                                                for part in blocks])
+    files.save_npz(tmp_path / "reports.npz", **reports)
+    archives = [files.NpzArrays(tmp_path / "reports.npz") for _ in blocks]  # as rule estimate_part reads them
+    gathered = experiment.gather(spec, family, [experiment.estimate_part(spec, family, built, arrays, STOPPING, part)
+                                                for part, arrays in zip(blocks, archives, strict=True)])
+    if family == "gibu":  # a part reads its own point's reports, not the others'
+        assert all(name.startswith(f"p{part.point}_") for part, arrays in zip(blocks, archives, strict=True)
+                   for name in arrays.arrays_read if re.match(r"p\d+_", name)) and archives[0].arrays_read
     files.save_npz(tmp_path / "whole.npz", **whole)
     files.save_npz(tmp_path / "gathered.npz", **gathered)
     assert (tmp_path / "whole.npz").read_bytes() == (tmp_path / "gathered.npz").read_bytes()
