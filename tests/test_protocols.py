@@ -271,26 +271,30 @@ def _numpy_hash_table(seeds, k, monkeypatch):
         return protocols.xxh32._hash_table(seeds, k)
 
 
-@pytest.mark.skipif(protocols.xxh32._kernel is None, reason="privest._kernel is not built")
-@pytest.mark.parametrize("vectors", [True, False])
-def test_compiled_hash_table_is_numpy_s_bit_for_bit(vectors, monkeypatch):
+@pytest.fixture(params=[True, False], ids=["vectors", "portable"])
+def kernel_path(request):
+    """The compiled kernel on its AVX2 path, then on its portable one (restored to AVX2 after the test)."""
     kernel = protocols.xxh32._kernel
+    if kernel is None:
+        pytest.skip("privest._kernel is not built")
+    kernel.use_vectors(request.param)
+    yield kernel
+    kernel.use_vectors(True)
+
+
+def test_compiled_hash_table_is_numpy_s_bit_for_bit(kernel_path, monkeypatch):
     rng = privest.rng_for(2026, "hash-table")
     seeds = np.concatenate([[0, 7, 2**32 - 1], rng.integers(0, 2**32, 13)]).astype(np.uint32)
-    try:
-        kernel.use_vectors(vectors)
-        for k in (1, 9, 10, 11, 99, 100, 1001, 4096, 4097, 12345):  # every length to 5 digits, tiles of 4096
-            np.testing.assert_array_equal(protocols.xxh32._hash_table(seeds, k),
-                                          _numpy_hash_table(seeds, k, monkeypatch), err_msg=f"k = {k}")
-        # 6 to 8 digits: a row of 10^7 + 1 values against xxh32_decimal at values across every boundary
-        row = protocols.xxh32._hash_table(seeds[2:3], 10**7 + 1)[0]
-        values = np.concatenate([10 ** np.arange(8)[:, None] + np.arange(-1, 2), rng.integers(0, 10**7, (1, 50))],
-                                axis=None)
-        values = values[(values >= 0) & (values <= 10**7)]
-        np.testing.assert_array_equal(row[values], protocols.xxh32_decimal(values, 2**32 - 1))
-        _check_known_hashes(protocols.xxh32._hash_table)
-    finally:
-        kernel.use_vectors(True)
+    for k in (1, 9, 10, 11, 99, 100, 1001, 4096, 4097, 12345):  # every length to 5 digits, tiles of 4096
+        np.testing.assert_array_equal(protocols.xxh32._hash_table(seeds, k),
+                                      _numpy_hash_table(seeds, k, monkeypatch), err_msg=f"k = {k}")
+    # 6 to 8 digits: a row of 10^7 + 1 values against xxh32_decimal at values across every boundary
+    row = protocols.xxh32._hash_table(seeds[2:3], 10**7 + 1)[0]
+    values = np.concatenate([10 ** np.arange(8)[:, None] + np.arange(-1, 2), rng.integers(0, 10**7, (1, 50))],
+                            axis=None)
+    values = values[(values >= 0) & (values <= 10**7)]
+    np.testing.assert_array_equal(row[values], protocols.xxh32_decimal(values, 2**32 - 1))
+    _check_known_hashes(protocols.xxh32._hash_table)
 
 
 def test_hash_table_numpy_path_is_xxh32(monkeypatch):
@@ -314,28 +318,21 @@ def test_compiled_hash_table_refuses_bad_buffers():
         kernel.hash_table(seeds, np.frombuffer(bytes(120), dtype=np.uint32), 3, 10)
 
 
-@pytest.mark.skipif(protocols.xxh32._kernel is None, reason="privest._kernel is not built")
-@pytest.mark.parametrize("vectors", [True, False])
-def test_compiled_hash_members_are_numpy_s(vectors, monkeypatch):
-    kernel = protocols.xxh32._kernel
+def test_compiled_hash_members_are_numpy_s(kernel_path, monkeypatch):
     rng = privest.rng_for(2026, "hash-members")
     seeds = np.concatenate([[0, 7, 2**32 - 1], rng.integers(0, 2**32, 197)]).astype(np.uint32)
-    try:
-        kernel.use_vectors(vectors)
-        for g in (1, 2, 3, 4, 7, 1000, 2**31 + 11, 2**32 - 1, 2**32):
-            for k in (11, 4097):  # a tile of 4096 and one more value
-                table = _numpy_hash_table(seeds, k, monkeypatch)
-                # values: every row's hash of value 3 mod g (so that rows hold members), else uniform in [0, g)
-                values = np.where(rng.random(seeds.size) < 0.5, table[:, 3].astype(np.int64) % g,
-                                  rng.integers(0, g, seeds.size))
-                expected = (table.astype(np.int64) % g) == values[:, None]
-                np.testing.assert_array_equal(protocols.xxh32._members(seeds, values, k, g), expected,
-                                              err_msg=f"g = {g}, k = {k}")
-                with monkeypatch.context() as patch:
-                    patch.setattr(protocols.xxh32, "_kernel", None)
-                    np.testing.assert_array_equal(protocols.xxh32._members(seeds, values, k, g), expected)
-    finally:
-        kernel.use_vectors(True)
+    for g in (1, 2, 3, 4, 7, 1000, 2**31 + 11, 2**32 - 1, 2**32):
+        for k in (11, 4097):  # a tile of 4096 and one more value
+            table = _numpy_hash_table(seeds, k, monkeypatch)
+            # values: every row's hash of value 3 mod g (so that rows hold members), else uniform in [0, g)
+            values = np.where(rng.random(seeds.size) < 0.5, table[:, 3].astype(np.int64) % g,
+                              rng.integers(0, g, seeds.size))
+            expected = (table.astype(np.int64) % g) == values[:, None]
+            np.testing.assert_array_equal(protocols.xxh32._members(seeds, values, k, g), expected,
+                                          err_msg=f"g = {g}, k = {k}")
+            with monkeypatch.context() as patch:
+                patch.setattr(protocols.xxh32, "_kernel", None)
+                np.testing.assert_array_equal(protocols.xxh32._members(seeds, values, k, g), expected)
 
 
 @pytest.mark.skipif(protocols.xxh32._kernel is None, reason="privest._kernel is not built")
