@@ -163,8 +163,9 @@ class RapporReports:
         return int(self.counts.sum())
 
     def bit_sums(self) -> np.ndarray:
-        """The number of reports with each bit set, shape (k,): n * s[n] of free-will section 5.4."""
-        return self.counts @ self.bits.astype(np.int64)
+        """The number of reports with each bit set, shape (k,): n * s[n] of free-will section 5.4 (one BLAS product in
+        float64, exact: every partial sum is an integer below 2^53)."""
+        return (self.counts.astype(np.float64) @ self.bits).astype(np.int64)
 
     def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:
         """The arrays to store this group in an npz file under ``prefix``."""

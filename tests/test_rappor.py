@@ -21,3 +21,12 @@ def test_from_bits_groups_as_row_wise_unique_does(k):
 def test_from_bits_of_no_reports_is_empty():
     reports = RapporReports.from_bits(np.zeros((0, 10), dtype=np.uint8), 1.0)
     assert reports.bits.shape == (0, 10) and reports.n == 0
+
+
+def test_bit_sums_are_exact_integers_for_counts_up_to_the_float_limit():
+    rng = rng_for(0, "bit_sums")
+    bits = (rng.random((300, 24)) < 0.5).astype(np.uint8)
+    counts = rng.integers(0, 2**43, 300)  # every sum below 300 * 2^43 < 2^53
+    sums = RapporReports(bits, counts, 1.0).bit_sums()
+    assert sums.dtype == np.int64
+    np.testing.assert_array_equal(sums, (bits.astype(object) * counts.astype(object)[:, None]).sum(axis=0))
