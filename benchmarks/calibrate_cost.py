@@ -1,17 +1,18 @@
 """Calibrate the cost model of privest_studies/cost.py on a finished run, and show it against every estimate job.
 
-    .venv/bin/python benchmarks/calibrate_cost.py [--directory DIR] [--scale quick|paper] [--fit] [--markdown FILE]
+    .venv/bin/python benchmarks/calibrate_cost.py [--run SCALE=DIR ...] [--fit] [--markdown FILE]
 
-DIR (default: the project root) is the working directory of a run of `snakemake` at that scale: its config.yaml,
-results/*/*/estimates_*.npz (every run's IBU iterations) and benchmarks/*/*/estimate_*.tsv (each job's CPU and wall
-seconds). For every estimate job (or part of a split one) the script counts the cells of each kind of work the
-model prices (``cost.run_work``) with the iterations that job's runs actually made, and then:
+Each DIR (default: quick=the project root) is the working directory of a whole run of `snakemake` at SCALE (quick or
+paper): its config.yaml, results/*/*/estimates_*.npz (every run's IBU iterations) and benchmarks/*/*/estimate_*.tsv
+(each job's CPU and wall seconds). For every estimate job (or part of a split one) of every run the script counts the
+cells of each kind of work the model prices (``cost.run_work``) with the iterations that job's runs actually made,
+and then:
 
 - records the mean iterations per (study, experiment, family, point) in privest_studies/cost_calibration.json
   (merged with those of the other scale: a point measured at both keeps the run with more runs per point);
-- with ``--fit``, fits the price of each kind of work (non-negative least squares on the jobs' wall seconds, or CPU
-  seconds with ``--cpu`` for a run on a busy machine, each job weighted by 1/seconds so that short jobs count as
-  much as long ones, i.e. relative errors) and stores it;
+- with ``--fit``, fits the price of each kind of work on the jobs of every run given (non-negative prices
+  minimising the squared log ratios of model to measured wall seconds, or CPU seconds with ``--cpu`` for a run on a
+  busy machine: relative errors, short jobs counting as much as long ones) and stores it;
 - prints, per job, the model's seconds *before* the run (the iterations of the calibration as it was, i.e. what the
   budget warning would have said) and with the measured iterations, against the measured wall seconds, as ratios.
 
@@ -27,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
-from scipy.optimize import nnls
+from scipy.optimize import least_squares, nnls
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -109,15 +110,19 @@ def _size(directory: Path, spec: experiment.Experiment) -> tuple[int, int] | Non
 
 
 def fit(rows: list[dict], measure: str = "wall") -> dict[str, float]:
-    """Prices of ``cost.WORK_KINDS`` by non-negative least squares of the jobs' seconds (``measure``: wall, or cpu
-    for a run on a busy machine), relative errors."""
+    """Prices of ``cost.WORK_KINDS`` (non-negative) that minimise the sum over jobs of the squared log of model over
+    measured seconds (``measure``: wall, or cpu for a run on a busy machine): relative errors, a job modelled 2x too
+    long weighing as one 2x too short. Started from non-negative least squares on the seconds weighted by 1/seconds."""
     kinds = cost.WORK_KINDS
     X = np.array([[1.0] + [row[kind] for kind in kinds[1:]] for row in rows])
-    y = np.array([row[measure] for row in rows])
-    weight = 1 / np.maximum(y, 0.5)
+    y = np.maximum(np.array([row[measure] for row in rows]), 0.05)
     scale = np.maximum(X.max(axis=0), 1e-300)
-    prices, _ = nnls(X / scale * weight[:, None], y * weight)
-    prices = prices / scale
+    weight = 1 / np.maximum(y, 0.5)
+    start, _ = nnls(X / scale * weight[:, None], y * weight)
+    start = np.maximum(start, 1e-9 * max(float(start.max()), 1e-300))  # inside the bounds
+    result = least_squares(lambda p: np.log(np.maximum(X / scale @ p, 1e-12) / y), start, bounds=(0, np.inf))
+    prices = result.x / scale
+    prices[(X * prices / y[:, None]).max(axis=0) < 1e-3] = 0.0  # a kind that is never 0.1% of a job: no price
     return {kind: float(f"{price:.3g}") for kind, price in zip(kinds, prices, strict=True)}
 
 
@@ -139,46 +144,63 @@ def merged_iterations(before: cost.Calibration, rows: list[dict], runs: dict[str
 
 def markdown(rows: list[dict], model: cost.Calibration) -> str:
     """The model against every job: planned (before the run), with the measured iterations, and measured."""
-    lines = ["| job | runs | model before the run | model, measured iterations | measured wall | measured CPU | "
-             "ratio before | ratio |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| scale | job | runs | model before the run | model, measured iterations | measured wall | "
+             "measured CPU | ratio before | ratio |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     ratios = []
-    for row in sorted(rows, key=lambda r: -r["wall"]):
+    for row in sorted(rows, key=lambda r: (r.get("scale", ""), -r["wall"])):
         work = {kind: row[kind] for kind in cost.WORK_KINDS[1:]}
         modelled = cost.seconds_of(work, model, startup=True)
         ratio, before = modelled / row[MEASURE], row["planned"] / row[MEASURE]
         ratios.append((before, ratio))
         job = f"{row['study']}/{row['experiment']} {row['family']}" + (f" {row['part']}" if row["part"] else "")
-        lines.append(f"| {job} | {row['runs']} | {cost.describe(row['planned'])} | {cost.describe(modelled)} | "
-                     f"{cost.describe(row['wall'])} | {cost.describe(row['cpu'])} | {before:.2f} | {ratio:.2f} |")
+        measured = f"{cost.describe(row['wall'])} | {cost.describe(row['cpu'])}"
+        lines.append(f"| {row.get('scale', '')} | {job} | {row['runs']} | {cost.describe(row['planned'])} | "
+                     f"{cost.describe(modelled)} | {measured} | {before:.2f} | {ratio:.2f} |")
     before, after = np.array(ratios).T
     within = np.mean((before >= 0.5) & (before <= 2)), np.mean((after >= 0.5) & (after <= 2))
     lines.append(f"\n{len(rows)} jobs; model / measured within [0.5, 2]: {within[0]:.0%} before the run, "
                  f"{within[1]:.0%} with the measured iterations; ratios before the run {before.min():.2f} to "
-                 f"{before.max():.2f}.")
+                 f"{before.max():.2f}, with the measured iterations {after.min():.2f} to {after.max():.2f}.")
     return "\n".join(lines)
+
+
+def runs_of(specs: list[str]) -> list[tuple[str, Path]]:
+    """[(scale, directory)] of the --run arguments SCALE=DIR."""
+    runs = []
+    for spec in specs:
+        scale, _, directory = spec.partition("=")
+        if scale not in ("quick", "paper") or not directory:
+            raise SystemExit(f"calibrate_cost: --run takes SCALE=DIR with SCALE quick or paper, got {spec!r}")
+        runs.append((scale, Path(directory)))
+    return runs
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--directory", type=Path, default=ROOT)
-    parser.add_argument("--scale", default="quick", choices=["quick", "paper"])
-    parser.add_argument("--fit", action="store_true", help="refit the prices on this run (else keep them)")
+    parser.add_argument("--run", action="append", default=[], metavar="SCALE=DIR",
+                        help="a finished run at a scale (repeat for several; default quick=the project root)")
+    parser.add_argument("--fit", action="store_true", help="refit the prices on these runs (else keep them)")
     parser.add_argument("--markdown", type=Path, help="also write the table here")
     parser.add_argument("--cpu", action="store_true", help="compare with CPU seconds (a run on a busy machine)")
     args = parser.parse_args(argv)
     global MEASURE
     MEASURE = "cpu" if args.cpu else "wall"
     before = cost.calibration()
-    found, runs_per_job = experiments_of(args.directory, args.scale)
-    rows = job_rows(args.directory, found, runs_per_job, before)
-    if not rows:
-        raise SystemExit(f"calibrate_cost: no estimate job with results and a benchmark file under {args.directory}")
+    rows, iterations, runs = [], dict(before.iterations), {}
+    for scale, directory in runs_of(args.run or [f"quick={ROOT}"]):
+        found, runs_per_job = experiments_of(directory, scale)
+        measured = [{**row, "scale": scale} for row in job_rows(directory, found, runs_per_job, before)]
+        if not measured:
+            raise SystemExit(f"calibrate_cost: no estimate job with results and a benchmark file under {directory}")
+        runs = {f"{s}/{n}/{f}": spec.runs for s, by in found.items() for n, spec in by.items() for f in spec.families}
+        iterations = merged_iterations(cost.Calibration(before.seconds, iterations), measured, runs)
+        rows += measured
+    scales = " and ".join(dict.fromkeys(row["scale"] for row in rows))
+    scales += " scales" if " and " in scales else " scale"
     prices = fit(rows, MEASURE) if args.fit else dict(before.seconds)
-    runs = {f"{s}/{n}/{f}": spec.runs for s, by in found.items() for n, spec in by.items() for f in spec.families}
-    measured = f"iterations measured at the {args.scale} scale"
-    source = (f"prices fitted on the {args.scale} scale's jobs; {measured}" if args.fit
-              else before.source if measured in before.source else f"{before.source}; {measured}")
-    after = cost.Calibration(prices, merged_iterations(before, rows, runs), source)
+    source = (f"prices fitted on the {scales}'s jobs ({MEASURE} seconds); iterations measured at the {scales}"
+              if args.fit else f"{before.source}; iterations measured at the {scales}")
+    after = cost.Calibration(prices, iterations, source)
     cost.CALIBRATION.write_text(json.dumps(after.to_dict(), indent=1) + "\n")
     table = markdown(rows, after)
     print(table)

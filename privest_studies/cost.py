@@ -5,22 +5,27 @@ budget.job_minutes).
 The model. An estimate job (rule estimate: one family on every point and run of one experiment; or one part of it,
 rule estimate_part) costs ``startup`` plus, for every (point, run), the work of its family on that point's reports:
 
-- each mechanism's *cells* of one kind, the work one IBU/GIBU iteration does on it: ``matrix``, k x k for a matrix
-  (the mechanisms of ``privest.mechanisms`` report on the secrets' alphabet, or Shokri's square matrix;
-  ``large_matrix`` above k = ``LARGE_MATRIX``), ``mixture`` the same for GIBU over several matrices (another loop:
-  the columns of every matrix side by side); ``bits``,
-  distinct reports x (ceil(k / 8) bytes + ``ROW_BYTES``) for the bit-packed reports of RAPPOR, SUE, OUE and SS
-  (``BitGroup``), and of the protocols whose sets hold more than ``PACKED_SETS`` of the secrets (BLH, HR, OLH at a
-  small eps), with at most min(users, 2^k) distinct reports; ``sets``, the members of the distinct reports' sets of
-  the others (GRR, OLH at a larger eps; ``SetGroup``): distinct reports times the expected set size (``set_size``),
-  at least ``GROUP_FLOOR``;
+- each mechanism's *cells* of each kind, the work one IBU/GIBU iteration does on it: ``matrix``, k x (the columns
+  its users can have reported, at most min(k, users)) for a matrix (the mechanisms of ``privest.mechanisms`` report
+  on the secrets' alphabet, or Shokri's square matrix; IBU drops the columns nobody reported; ``large_matrix`` above
+  k = ``LARGE_MATRIX``), ``mixture`` the same for GIBU over several matrices (another loop: the columns of every
+  matrix side by side); ``bit_rows`` and ``bits``, the distinct reports and their ceil(k / 8) bytes each for the
+  bit-packed reports of RAPPOR, SUE, OUE and SS (``BitGroup``; a row's weight, division and log, and a byte's lookup
+  and histogram add), and of the protocols whose sets hold more than ``PACKED_SETS`` of the secrets (BLH, HR, OLH at
+  a small eps), with the distinct reports expected of ``distinct_reports``; ``sets``, the members of the distinct
+  reports' sets of the others (GRR, OLH at a larger eps; ``SetGroup``): distinct reports times the expected set size
+  (``set_size``), at least ``GROUP_FLOOR``;
 - the iterative families (ibu, ibu_r, ibu_m, gibu) do every mechanism's cells once an iteration (ibu_m the one average
-  k x k matrix), plus a fixed cost per iteration (``iterations``), for the *iterations* IBU is expected to run
-  there: the mean over runs measured by an earlier run of the same study, experiment and family at the nearest point
+  matrix), plus a fixed cost per iteration and loop (``iterations``: one loop per mechanism for ibu_r, one for the
+  others) and per iteration and group of reports (``group_iterations``: a RAPPOR or protocol group's own pass, its
+  tables and calls), for the *iterations* IBU is expected to run there: the mean
+  over runs measured by an earlier run of the same study, experiment and family at the nearest point
   (``Calibration.iterations``, from ``cost_calibration.json``), else the cap max_iter (an upper bound: most runs stop
   well before it) or ``SQUAREM_UPDATES`` under SQUAREM;
-- the closed forms (inv, rap, inv_r, inv_m, rap_r, rap_m) do them once, a protocol's ``CLOSED_SET_PASSES`` times (its
-  unbiased estimator reads every user's report, not the distinct ones), at the ``closed`` price.
+- the closed forms (inv, rap, inv_r, inv_m, rap_r, rap_m) do them once: ``closed`` a matrix's cells,
+  ``closed_bits`` k cells per distinct bit report (unpacked), ``closed_sets`` a set group's members;
+- every run's reports are read from the reports archive (``reading``: their bytes as stored, ``report_bytes``; a
+  part reads its own point's runs only).
 
 The seconds per cell of each kind and the startup are fitted (non-negative least squares on wall seconds) to the
 benchmark files of a finished run by ``benchmarks/calibrate_cost.py``, which also records the iterations each
@@ -45,22 +50,21 @@ from privest_studies.jobs import Progress
 
 CALIBRATION = Path(__file__).with_name("cost_calibration.json")
 """The fitted seconds per cell and the measured iterations (``benchmarks/calibrate_cost.py`` writes it)."""
-WORK_KINDS = ("startup", "iterations", "matrix", "large_matrix", "mixture", "bits", "sets", "closed")
+WORK_KINDS = ("startup", "iterations", "group_iterations", "matrix", "large_matrix", "mixture", "bit_rows", "bits",
+              "sets", "closed", "closed_bits", "closed_sets", "reading")
 """The kinds of work a job's seconds are the sum of, each at its own price: per job (startup), per IBU iteration of a
-run (its fixed cost: numpy calls, the stopping test), per cell."""
+run and loop (its fixed cost: numpy calls, the stopping test), per cell, per byte read."""
 BIT_KINDS = ("rappor", "sue", "oue", "ss")
 """The mechanisms whose reports GIBU iterates on bit-packed (``privest.groups.BitGroup``)."""
-ROW_BYTES = 8
-"""A distinct bit report's fixed work per iteration (its weight, division and log), in units of one byte's lookup."""
 LARGE_MATRIX = 256
 """Above this k a matrix's IBU iterations go another way (numpy's products on every run at once, not the compiled
 loop run by run: ``privest.estimators._iteration``), at another price per cell."""
 GROUP_FLOOR = 10_000
 """The fewest cells a protocol's set group is counted as: below, the per-call overheads dominate (GRR's 1,024
 members)."""
-CLOSED_SET_PASSES = 60
-"""A protocol's closed form does its cells this many times (fitted to the quick scale's standard-protocols zipf inv_r
-job: 26 s measured, 0.4 s for one pass)."""
+SHOKRI_OUTPUTS = 0.4
+"""The share of its k outputs an LP-optimal Shokri mechanism reports with a positive probability (the others are
+all-zero columns, which IBU drops): 15-61% for the free-will paper's 10 linear and 10 planar ones (mean 40%)."""
 SQUAREM_UPDATES = 1_000
 """The updates of a SQUAREM run (capped by max_iter): above the 960 the quick scale's runs used at most."""
 BUDGET_KEY = "budget.job_minutes"
@@ -136,35 +140,66 @@ def distinct_reports(member: Member, k: int, users: float) -> float:
     return users
 
 
-def cells(member: Member, k: int, users: float) -> tuple[str, float]:
-    """The kind and number of cells one iteration does on one mechanism with ``users`` users."""
+@cache
+def expected_distinct_reports(member: Member, k: int, users: float) -> float:
+    """How many distinct reports ``users`` users of a member are expected to send, secrets uniform on k (what the
+    time of a ``BitGroup`` scales with). For the unary encodings (RAPPOR, SUE, OUE: the secret's bit set with
+    probability a, every other bit with b) the sum over report weights w of C(k, w) (1 - (1 - P_w)^users), P_w the
+    probability of one report of weight w; ``distinct_reports`` (the bound) otherwise."""
+    bound = distinct_reports(member, k, users)
+    if member.kind not in ("rappor", "sue", "oue") or users <= 0:
+        return bound
+    if member.kind == "oue":
+        a, b = 0.5, 1 / (1 + math.exp(member.parameter))
+    else:  # basic one-time RAPPOR and SUE: every bit flipped with 1 / (1 + e^(eps/2))
+        b = 1 / (1 + math.exp(member.parameter / 2))
+        a = 1 - b
+    w = np.arange(k + 1, dtype=float)
+    log_choose = math.lgamma(k + 1) - np.array([math.lgamma(j + 1) + math.lgamma(k - j + 1) for j in range(k + 1)])
+    with np.errstate(divide="ignore"):  # w = 0 or k: one of the two ways to weight w is impossible
+        log_p = np.logaddexp(np.log(w / k) + math.log(a) + (w - 1) * math.log(b) + (k - w) * math.log1p(-b),
+                             np.log((k - w) / k) + math.log1p(-a) + w * math.log(b) + (k - 1 - w) * math.log1p(-b))
+        # log(1 - (1 - P)^users), as log(users P) where users P is too small for the other form's rounding
+        log_seen = np.where(log_p + math.log(users) < -30, log_p + math.log(users),
+                            np.log(-np.expm1(users * np.log1p(-np.exp(log_p)))))
+    return float(min(bound, np.exp(log_choose + log_seen).sum()))
+
+
+def cells(member: Member, k: int, users: float) -> dict[str, float]:
+    """The cells of each kind one iteration does on one mechanism with ``users`` users."""
     if member.kind in BIT_KINDS or packed_sets(member, k):
-        return "bits", distinct_reports(member, k, users) * (math.ceil(k / 8) + ROW_BYTES)
+        rows = expected_distinct_reports(member, k, users)
+        return {"bit_rows": rows, "bits": rows * math.ceil(k / 8)}
     if member.kind in PROTOCOL_KINDS:
-        return "sets", max(GROUP_FLOOR, distinct_reports(member, k, users) * set_size(member, k))
-    return ("matrix" if k <= LARGE_MATRIX else "large_matrix"), float(k * k)
+        return {"sets": max(GROUP_FLOOR, distinct_reports(member, k, users) * set_size(member, k))}
+    outputs = SHOKRI_OUTPUTS * k if member.kind == "shokri" else k  # IBU drops the columns no secret can report
+    return {"matrix" if k <= LARGE_MATRIX else "large_matrix": float(k * min(outputs, max(users, 1.0)))}
 
 
 def run_work(family: str, members: Sequence[Member], k: int, users: float, iterations: float) -> dict[str, float]:
     """The cells of each kind one run of ``family`` does on a point whose ``users`` users are split equally over
-    ``members``, IBU running ``iterations`` iterations."""
+    ``members``, IBU running ``iterations`` iterations, and the bytes of its reports it reads."""
     per_mechanism = users / len(members)
     work = dict.fromkeys(WORK_KINDS[1:], 0.0)
-    matrices = all(m.kind not in PROTOCOL_KINDS and m.kind != "rappor" for m in members)
+    work["reading"] = sum(report_bytes(member, k, per_mechanism)[0] for member in members)
+    groups = sum(member.kind in PROTOCOL_KINDS or member.kind == "rappor" for member in members)
     if family == "ibu_m":
-        if matrices:  # else NA at once: the [e]_M families need one common matrix
+        if groups == 0:  # else NA at once: the [e]_M families need one common matrix
             work["iterations"] = iterations
-            work["matrix" if k <= LARGE_MATRIX else "large_matrix"] = iterations * k * k
+            work.update({kind: iterations * count for kind, count in cells(members[0], k, users).items()})
         return work
-    if family in ITERATIVE:  # [IBU]_R iterates on each mechanism apart
+    if family in ITERATIVE:  # [IBU]_R iterates on each mechanism apart, the others once on all of them
         work["iterations"] = iterations * (len(members) if family == "ibu_r" else 1)
+        work["group_iterations"] = iterations * groups  # each group's own pass an iteration
+    mixture = family == "gibu" and len(members) - groups > 1
     for member in members:
-        kind, count = cells(member, k, per_mechanism)
-        if family in ITERATIVE:
-            mixture = kind in ("matrix", "large_matrix") and family == "gibu" and len(members) > 1
-            work["mixture" if mixture else kind] += iterations * count
-        else:
-            work["closed"] += count * (CLOSED_SET_PASSES if member.kind in PROTOCOL_KINDS else 1)
+        for kind, count in cells(member, k, per_mechanism).items():
+            if family in ITERATIVE:
+                work["mixture" if mixture and kind in ("matrix", "large_matrix") else kind] += iterations * count
+            elif kind == "bit_rows":  # a closed form unpacks each distinct bit report: k cells a row
+                work["closed_bits"] += count * k
+            elif kind != "bits":
+                work["closed_sets" if kind == "sets" else "closed"] += count
     return work
 
 

@@ -17,8 +17,9 @@ def experiment(kind="rappor", users=(1000,), runs=5, families=("ibu",), max_iter
                       data=data, labels=(("study", "s"),), stopping=(("delta", 1e-10), ("max_iter", max_iter)))
 
 
-PRICES = {"startup": 1.0, "iterations": 1e-6, "matrix": 1e-9, "large_matrix": 2e-9, "mixture": 3e-9, "bits": 4e-9,
-          "sets": 5e-9, "closed": 6e-9}
+PRICES = {"startup": 1.0, "iterations": 1e-6, "group_iterations": 2e-6, "matrix": 1e-9, "large_matrix": 2e-9,
+          "mixture": 3e-9, "bit_rows": 7e-9, "bits": 4e-9, "sets": 5e-9, "closed": 6e-9, "closed_bits": 8e-9,
+          "closed_sets": 9e-9, "reading": 1e-10}
 """Prices of a model to test with: every kind of work priced, each at its own price."""
 
 
@@ -43,12 +44,34 @@ def test_the_cost_grows_with_users_runs_k_mechanisms_and_the_cap(kind, model):
         assert cost.job_seconds(experiment(kind, users=(1_000_000,)), "ibu", 64, 0) > base
 
 
-def test_rappor_on_adult_ages_prices_its_bytes_and_iterations_at_the_cap_where_none_were_measured(model):
+def test_rappor_on_adult_ages_prices_its_rows_bytes_reading_and_iterations_at_the_cap_where_none_were_measured(model):
     adult = experiment(users=(48_842,), runs=20)
+    rows = cost.expected_distinct_reports(Member("rappor", 1.0), 100, 48_842)
+    assert rows == pytest.approx(48_842, rel=1e-6)  # 2^100 reports: every user's is another
+    stored = rows * (13 + 8)  # packed bits and a count per distinct report
     ibu = cost.job_seconds(adult, "ibu", 100, 0)
-    per_iteration = PRICES["iterations"] + 48_842 * (13 + cost.ROW_BYTES) * PRICES["bits"]
-    assert ibu == pytest.approx(PRICES["startup"] + 20 * 10_000 * per_iteration)
-    assert cost.job_seconds(adult, "rap", 100, 0) == pytest.approx(PRICES["startup"] + 20 * 48_842 * 21 * 6e-9)
+    per_iteration = (PRICES["iterations"] + PRICES["group_iterations"]
+                     + rows * (PRICES["bit_rows"] + 13 * PRICES["bits"]))
+    assert ibu == pytest.approx(PRICES["startup"] + 20 * (10_000 * per_iteration + stored * PRICES["reading"]))
+    rap = PRICES["startup"] + 20 * (rows * 100 * PRICES["closed_bits"] + stored * PRICES["reading"])
+    assert cost.job_seconds(adult, "rap", 100, 0) == pytest.approx(rap)
+
+
+@pytest.mark.parametrize(("kind", "eps", "k", "users"), [("rappor", 5.0, 16, 20_000), ("rappor", 1.0, 12, 3_000),
+                                                         ("oue", 3.0, 14, 10_000), ("sue", 8.0, 10, 500)])
+def test_the_expected_distinct_unary_reports_match_a_simulation(kind, eps, k, users):
+    from privest import protocols, sampling
+
+    rng = np.random.default_rng(3)
+    secrets = rng.integers(0, k, users)
+    if kind == "rappor":
+        bits = sampling.rappor(secrets, k, eps, rng)
+    else:
+        bits = protocols.by_name(kind, k, eps).sample(secrets, rng)
+    seen = len(np.unique(np.packbits(np.asarray(bits, dtype=np.uint8), axis=1), axis=0))
+    expected = cost.expected_distinct_reports(Member(kind, eps), k, users)
+    assert expected <= min(users, 2**k)
+    assert abs(seen - expected) <= 4 * np.sqrt(expected) + 0.01 * expected, (seen, expected)
 
 
 def test_measured_iterations_replace_the_cap_at_the_nearest_point_and_parts_split_the_work(model):
