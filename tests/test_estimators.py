@@ -88,13 +88,29 @@ def sum_of_rows(A: np.ndarray, s: np.ndarray) -> np.ndarray:
     return total
 
 
+def strided_dots(G: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+    """G ratio summed row by row as privest/_kernel.c's ``strided_dot``: 16 partial sums s[j] over the columns
+    z = j mod 16 in order (the first m - m % 16), then (t0 + t1) + (t2 + t3) with t_l = (s[l] + s[4 + l]) +
+    (s[8 + l] + s[12 + l]), then the last m % 16 terms in order."""
+    m16 = G.shape[1] - G.shape[1] % 16
+    s = np.zeros((G.shape[0], 16))
+    for z in range(0, m16, 16):
+        s = s + G[:, z : z + 16] * ratio[z : z + 16]
+    t = [(s[:, lane] + s[:, 4 + lane]) + (s[:, 8 + lane] + s[:, 12 + lane]) for lane in range(4)]
+    total = (t[0] + t[1]) + (t[2] + t[3])
+    for z in range(m16, G.shape[1]):
+        total = total + G[:, z] * ratio[z]
+    return total
+
+
 def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int, products: str = "numpy"
                   ) -> tuple[np.ndarray, int, float, bool]:
     """IBU as documented, written out one step at a time: from uniform, theta <- theta * G (w / m) with m = G^T theta,
     G the reported columns and w their frequencies; L = w . log m; stop at the first t with |L^t - L^(t-1)| < delta,
     else after max_iter. The products are taken in the order of one of privest's kernels, so that the result can be
     compared bit for bit: "numpy" (numpy's products G ratio and theta @ G) or "rows" (theta @ G on G in F order to
-    start, as privest 0.1 did, then sums of scaled rows, as the compiled loop adds them)."""
+    start, as privest 0.1 did, then sums of scaled rows, as the compiled loop adds them) or "strided" (as "rows",
+    with G ratio's dot products as ``strided_dots``: the compiled loop's order from 2^14 entries)."""
     seen = q > 0
     G, w = np.compress(seen, A, axis=1), q[seen] / q[seen].sum()  # C-contiguous, as A: the layout fixes numpy's bits
     GT = np.ascontiguousarray(G.T)
@@ -107,7 +123,7 @@ def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int, pro
             theta = theta * np.dot(G, w / m)
             m = theta @ G
         else:
-            theta = theta * sum_of_rows(GT, w / m)
+            theta = theta * (sum_of_rows(GT, w / m) if products == "rows" else strided_dots(G, w / m))
             m = sum_of_rows(G, theta)
         current = float(np.dot(w, np.log(m)))
         if abs(current - previous) < delta:
@@ -148,7 +164,27 @@ def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k, kernel, monke
 
 
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
-@pytest.mark.parametrize("k", [3, 37, 100, 300])  # 300: a G of over 2^16 entries, the strided dot products
+@pytest.mark.parametrize("k, m", [(127, 130), (127, 131), (33, 510)])  # k m >= 2^14 entries
+def test_from_2_to_the_14_entries_the_compiled_loop_sums_g_ratio_in_16_partial_sums(k, m):
+    # G's size picks the order of G ratio's dot products: 16 partial sums a row from 2^14 entries (faster there),
+    # in order below (privest 0.1's bits); the start up to 2^16 entries stays numpy's theta @ G on G in F order.
+    rng = rng_for(14, "strided-order", k, m)
+    A = random_mechanism(rng, k, m)
+    q = rng.multinomial(10**5, rng.dirichlet(np.ones(k)) @ A).astype(float)
+    assert (q > 0).all() and 2**14 <= k * m <= 2**16
+    for delta, max_iter in [(1e-300, 40), (1e-5, 2000)]:
+        theta, iterations, log_likelihood, capped = reference_ibu(A, q, delta, max_iter, "strided")
+        result = est.ibu(A, q, delta=delta, max_iter=max_iter)
+        assert np.array_equal(result.theta, theta)
+        assert (result.iterations, result.log_likelihood, result.capped) == (iterations, log_likelihood, capped)
+    assert not capped  # the delta rule stopped the second run
+    rows, strided = reference_ibu(A, q, 1e-300, 40, "rows")[0], reference_ibu(A, q, 1e-300, 40, "strided")[0]
+    assert not np.array_equal(rows, strided)  # the two orders round differently here
+    np.testing.assert_allclose(strided, rows, rtol=0, atol=1e-14)
+
+
+@pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
+@pytest.mark.parametrize("k", [3, 37, 100, 130, 300])  # 130, 300: G of over 2^14, 2^16 entries (strided sums)
 def test_the_compiled_loops_vector_and_portable_paths_give_the_same_bits(k):
     rng = rng_for(13, "kernel-paths", k)
     A = random_mechanism(rng, k, k + 5)

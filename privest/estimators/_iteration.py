@@ -241,6 +241,14 @@ the last bits. Without a C compiler at install, numpy runs them."""
 _LEGACY_START = 1 << 16
 
 
+# From this many entries, the compiled loop sums each dot product of G ratio as 16 partial sums (``strided`` in
+# privest/_kernel.c: no chain of dependent additions a row long), 7-14% faster per iteration than the sum in order
+# from k = 128 to 256 (G square; measured 2026-11-26, benchmarks/bench_peers.py's k-RR and the geometric mechanism)
+# and no slower beyond; below (k = 100 and under: the same speed, 2x slower at k = 16), the sum in order of privest
+# 0.1, whose bits those results keep.
+_STRIDED_START = 1 << 14
+
+
 def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter: int) -> IbuResult:
     """The GIBU iteration from theta: per iteration one division, two matrix-vector products (and two sparse ones
     for set-valued groups), a log and a dot product, into reused buffers (numpy's call overhead, not arithmetic, is
@@ -316,8 +324,8 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
         G, w = np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
         if G.size > _LEGACY_START:  # G^T theta summed as the compiled updates sum it, with no copy of G
             _kernel.combine_rows(G, T[0], M[0], k, columns)
-        # beyond 0.1's compiled loop, G ratio's dot products as 16 partial sums a row (no bits of 0.1's to keep there)
-        smallest, strided = 64, G.size > _LEGACY_START
+        # from _STRIDED_START entries, G ratio's dot products as 16 partial sums a row (the faster order there)
+        smallest, strided = 64, G.size >= _STRIDED_START
     else:
         M[0] = theta @ G  # as _iterate starts
         T_rows, M_rows, smallest = list(T), list(M), 16  # row views, made once
