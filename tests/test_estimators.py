@@ -183,6 +183,37 @@ def test_from_2_to_the_14_entries_the_compiled_loop_sums_g_ratio_in_16_partial_s
     np.testing.assert_allclose(strided, rows, rtol=0, atol=1e-14)
 
 
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_the_screen_of_rows_that_cannot_stop_changes_no_result_even_with_delta_at_a_change(kernel, monkeypatch):
+    # _iterate_blocks takes no logarithm for rows whose change of L is bounded below (log r >= 1 - 1/r) by delta plus
+    # the rounding bound; every result must be the one without the screen, bit for bit, also where delta sits just
+    # above a change of L as computed (the stop at that iteration), and the screen must rule rows out early on.
+    if kernel == "numpy":
+        monkeypatch.setattr(est._iteration, "_KERNEL_WORK", 0)
+    monkeypatch.setattr(est._iteration, "_SCREEN_COLUMNS", 1)  # every size here (from 64 columns otherwise)
+    screened, unscreened = est._iteration._first_candidate, lambda M, w, b, delta, offset, scratch: 1
+    rng = rng_for(15, "ibu-screen", kernel)
+    for A in [mech.krr(50, 2.0), mech.geometric(40, 0.3), random_mechanism(rng, 30, 33), mech.krr(130, 1.0)]:
+        q = rng.multinomial(10**4, rng.dirichlet(np.ones(A.shape[0])) @ A).astype(float)
+        L = [est.ibu(A, q, max_iter=t, delta=1e-300).log_likelihood for t in range(1, 41)]
+        changes = np.abs(np.diff(L))
+        deltas = [np.nextafter(changes[t], np.inf) for t in (3, 17, 35)] + [changes[20], 1e-8, 1e-300]
+        for delta in deltas:
+            monkeypatch.setattr(est._iteration, "_first_candidate", unscreened)
+            plain = est.ibu(A, q, delta=delta, max_iter=3000)
+            monkeypatch.setattr(est._iteration, "_first_candidate", screened)
+            result = est.ibu(A, q, delta=delta, max_iter=3000)
+            assert np.array_equal(result.theta, plain.theta)
+            assert (result.iterations, result.log_likelihood, result.capped) == (plain.iterations,
+                                                                                 plain.log_likelihood, plain.capped)
+        G, w = A[:, q > 0], q[q > 0] / q.sum()
+        T = np.full((9, A.shape[0]), 1 / A.shape[0])
+        for t in range(1, 9):
+            T[t] = T[t - 1] * (G @ (w / (T[t - 1] @ G)))
+        M = T @ G
+        assert screened(M, w, 8, 1e-10, 0.0, np.empty_like(M)) == 9  # the first 8 iterations: no candidate
+
+
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
 @pytest.mark.parametrize("k", [3, 37, 100, 130, 300])  # 130, 300: G of over 2^14, 2^16 entries (strided sums)
 def test_the_compiled_loops_vector_and_portable_paths_give_the_same_bits(k):
