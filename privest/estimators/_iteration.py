@@ -217,8 +217,8 @@ _BLOCK_BYTES = 1 << 21
 
 
 # From this many reported columns, a block's rows whose change of L cannot fall below delta take no logarithm
-# (``_first_candidate``): 5% of an iteration at k = 256 and 3% at k = 1024 saved; below, its few numpy calls a block
-# cost more than the logarithms they save (k = 16: 20-35% slower, measured 2026-11-26).
+# (``_first_candidate``): 5-12% of an iteration at k = 256 and 3% at k = 1024 saved; below, its few numpy calls a
+# block cost more than the logarithms they save (k = 16: 18-36% slower, measured 2026-11-26).
 _SCREEN_COLUMNS = 64
 
 
