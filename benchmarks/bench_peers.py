@@ -123,7 +123,8 @@ class Table:
 # --- IBU on a matrix ----------------------------------------------------------------------------------------------
 
 
-def bench_ibu(tables: dict[str, Table], k: int, eps: float, n: int, rounds: int) -> None:
+def bench_ibu(tables: dict[str, Table], k: int, eps: float, n: int, rounds: int, every_row: bool = True) -> None:
+    """The IBU rows of one case: per iteration, and (``every_row``) one call and each library's own stop."""
     from multi_freq_ldpy.estimators.Histogram_estimator import IBU
 
     A = privest.krr(k, eps)
@@ -144,6 +145,8 @@ def bench_ibu(tables: dict[str, Table], k: int, eps: float, n: int, rounds: int)
     tables["iteration"].add(case, (more["ours"] - one["ours"]) / (ours_ran - 1),
                             (more["mfl"] - one["mfl"]) / (theirs_ran - 1),
                             note=f"iterations {ours_ran - 1:,} / {theirs_ran - 1:,} after the first")
+    if not every_row:
+        return
     tables["call"].add(case, one["ours"], one["mfl"], note=f"{calls:,} calls a round")
     stop_rounds = rounds if k < 1024 else 1
     t = interleaved({"ours": lambda: privest.ibu(A, counts, max_iter=CAP),
@@ -278,7 +281,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; each time is their median")
     parser.add_argument("--ks", type=int, nargs="*", default=list(KS))
     parser.add_argument("--sections", nargs="*", default=["ibu", "gibu", "client", "memory"],
-                        help="ibu, gibu, client (clients and unbiased estimates), memory")
+                        help="ibu, gibu, client (clients and unbiased estimates), memory; or iteration: only IBU's "
+                             "per-iteration rows")
     parser.add_argument("--protocols", nargs="*", default=list(NAMES), help="the clients' and estimates' protocols")
     parser.add_argument("--output", help="also write the record (markdown) to this file")
     parser.add_argument("--memory-child", nargs=5, help=argparse.SUPPRESS)
@@ -310,8 +314,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for k in args.ks:
         for eps in EPSES:
-            if "ibu" in args.sections:
-                bench_ibu(tables, k, eps, args.users, args.rounds)
+            if "ibu" in args.sections or "iteration" in args.sections:
+                bench_ibu(tables, k, eps, args.users, args.rounds, every_row="ibu" in args.sections)
             if "gibu" in args.sections:
                 bench_gibu(tables, k, eps, args.users, args.rounds)
             if "client" in args.sections:

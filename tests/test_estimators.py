@@ -88,13 +88,29 @@ def sum_of_rows(A: np.ndarray, s: np.ndarray) -> np.ndarray:
     return total
 
 
+def strided_dots(G: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+    """G ratio summed row by row as privest/_kernel.c's ``strided_dot``: 16 partial sums s[j] over the columns
+    z = j mod 16 in order (the first m - m % 16), then (t0 + t1) + (t2 + t3) with t_l = (s[l] + s[4 + l]) +
+    (s[8 + l] + s[12 + l]), then the last m % 16 terms in order."""
+    m16 = G.shape[1] - G.shape[1] % 16
+    s = np.zeros((G.shape[0], 16))
+    for z in range(0, m16, 16):
+        s = s + G[:, z : z + 16] * ratio[z : z + 16]
+    t = [(s[:, lane] + s[:, 4 + lane]) + (s[:, 8 + lane] + s[:, 12 + lane]) for lane in range(4)]
+    total = (t[0] + t[1]) + (t[2] + t[3])
+    for z in range(m16, G.shape[1]):
+        total = total + G[:, z] * ratio[z]
+    return total
+
+
 def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int, products: str = "numpy"
                   ) -> tuple[np.ndarray, int, float, bool]:
     """IBU as documented, written out one step at a time: from uniform, theta <- theta * G (w / m) with m = G^T theta,
     G the reported columns and w their frequencies; L = w . log m; stop at the first t with |L^t - L^(t-1)| < delta,
     else after max_iter. The products are taken in the order of one of privest's kernels, so that the result can be
     compared bit for bit: "numpy" (numpy's products G ratio and theta @ G) or "rows" (theta @ G on G in F order to
-    start, as privest 0.1 did, then sums of scaled rows, as the compiled loop adds them)."""
+    start, as privest 0.1 did, then sums of scaled rows, as the compiled loop adds them) or "strided" (as "rows",
+    with G ratio's dot products as ``strided_dots``: the compiled loop's order from 2^14 entries)."""
     seen = q > 0
     G, w = np.compress(seen, A, axis=1), q[seen] / q[seen].sum()  # C-contiguous, as A: the layout fixes numpy's bits
     GT = np.ascontiguousarray(G.T)
@@ -107,7 +123,7 @@ def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int, pro
             theta = theta * np.dot(G, w / m)
             m = theta @ G
         else:
-            theta = theta * sum_of_rows(GT, w / m)
+            theta = theta * (sum_of_rows(GT, w / m) if products == "rows" else strided_dots(G, w / m))
             m = sum_of_rows(G, theta)
         current = float(np.dot(w, np.log(m)))
         if abs(current - previous) < delta:
@@ -148,7 +164,58 @@ def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k, kernel, monke
 
 
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
-@pytest.mark.parametrize("k", [3, 37, 100, 300])  # 300: a G of over 2^16 entries, the strided dot products
+@pytest.mark.parametrize("k, m", [(127, 130), (127, 131), (33, 510)])  # k m >= 2^14 entries
+def test_from_2_to_the_14_entries_the_compiled_loop_sums_g_ratio_in_16_partial_sums(k, m):
+    # G's size picks the order of G ratio's dot products: 16 partial sums a row from 2^14 entries (faster there),
+    # in order below (privest 0.1's bits); the start up to 2^16 entries stays numpy's theta @ G on G in F order.
+    rng = rng_for(14, "strided-order", k, m)
+    A = random_mechanism(rng, k, m)
+    q = rng.multinomial(10**5, rng.dirichlet(np.ones(k)) @ A).astype(float)
+    assert (q > 0).all() and 2**14 <= k * m <= 2**16
+    for delta, max_iter in [(1e-300, 40), (1e-5, 2000)]:
+        theta, iterations, log_likelihood, capped = reference_ibu(A, q, delta, max_iter, "strided")
+        result = est.ibu(A, q, delta=delta, max_iter=max_iter)
+        assert np.array_equal(result.theta, theta)
+        assert (result.iterations, result.log_likelihood, result.capped) == (iterations, log_likelihood, capped)
+    assert not capped  # the delta rule stopped the second run
+    rows, strided = reference_ibu(A, q, 1e-300, 40, "rows")[0], reference_ibu(A, q, 1e-300, 40, "strided")[0]
+    assert not np.array_equal(rows, strided)  # the two orders round differently here
+    np.testing.assert_allclose(strided, rows, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_the_screen_of_rows_that_cannot_stop_changes_no_result_even_with_delta_at_a_change(kernel, monkeypatch):
+    # _iterate_blocks takes no logarithm for rows whose change of L is bounded below (log r >= 1 - 1/r) by delta plus
+    # the rounding bound; every result must be the one without the screen, bit for bit, also where delta sits just
+    # above a change of L as computed (the stop at that iteration), and the screen must rule rows out early on.
+    if kernel == "numpy":
+        monkeypatch.setattr(est._iteration, "_KERNEL_WORK", 0)
+    monkeypatch.setattr(est._iteration, "_SCREEN_COLUMNS", 1)  # every size here (from 64 columns otherwise)
+    screened, unscreened = est._iteration._first_candidate, lambda M, w, b, delta, offset, scratch: 1
+    rng = rng_for(15, "ibu-screen", kernel)
+    for A in [mech.krr(50, 2.0), mech.geometric(40, 0.3), random_mechanism(rng, 30, 33), mech.krr(130, 1.0)]:
+        q = rng.multinomial(10**4, rng.dirichlet(np.ones(A.shape[0])) @ A).astype(float)
+        L = [est.ibu(A, q, max_iter=t, delta=1e-300).log_likelihood for t in range(1, 41)]
+        changes = np.abs(np.diff(L))
+        deltas = [np.nextafter(changes[t], np.inf) for t in (3, 17, 35)] + [changes[20], 1e-8, 1e-300]
+        for delta in deltas:
+            monkeypatch.setattr(est._iteration, "_first_candidate", unscreened)
+            plain = est.ibu(A, q, delta=delta, max_iter=3000)
+            monkeypatch.setattr(est._iteration, "_first_candidate", screened)
+            result = est.ibu(A, q, delta=delta, max_iter=3000)
+            assert np.array_equal(result.theta, plain.theta)
+            assert (result.iterations, result.log_likelihood, result.capped) == (plain.iterations,
+                                                                                 plain.log_likelihood, plain.capped)
+        G, w = A[:, q > 0], q[q > 0] / q.sum()
+        T = np.full((9, A.shape[0]), 1 / A.shape[0])
+        for t in range(1, 9):
+            T[t] = T[t - 1] * (G @ (w / (T[t - 1] @ G)))
+        M = T @ G
+        assert screened(M, w, 8, 1e-10, 0.0, np.empty_like(M)) == 9  # the first 8 iterations: no candidate
+
+
+@pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
+@pytest.mark.parametrize("k", [3, 37, 100, 130, 300])  # 130, 300: G of over 2^14, 2^16 entries (strided sums)
 def test_the_compiled_loops_vector_and_portable_paths_give_the_same_bits(k):
     rng = rng_for(13, "kernel-paths", k)
     A = random_mechanism(rng, k, k + 5)

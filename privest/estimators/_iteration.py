@@ -216,6 +216,12 @@ _COMPILED_BLOCK_ROWS = 512
 _BLOCK_BYTES = 1 << 21
 
 
+# From this many reported columns, a block's rows whose change of L cannot fall below delta take no logarithm
+# (``_first_candidate``): 5-12% of an iteration at k = 256 and 3% at k = 1024 saved; below, its few numpy calls a
+# block cost more than the logarithms they save (k = 16: 18-36% slower, measured 2026-11-26).
+_SCREEN_COLUMNS = 64
+
+
 # The compiled update loop (privest._kernel) runs matrix groups of up to _KERNEL_WORK entries: it reads G once an
 # iteration for both products where numpy (and numba) read it twice, so it is the faster at every k measured
 # (benchmarks/bench_ibu.py, benchmarks/bench_peers.py: k = 16 to 1024); the bound only keeps a huge G, whose sums
@@ -239,6 +245,14 @@ the last bits. Without a C compiler at install, numpy runs them."""
 # G in F order, as 0.1 did (its G was always a gathered copy in F order), so its results keep their bits; beyond,
 # from G^T theta summed by the compiled loop (a copy in F order would cost more than the iterations there).
 _LEGACY_START = 1 << 16
+
+
+# From this many entries, the compiled loop sums each dot product of G ratio as 16 partial sums (``strided`` in
+# privest/_kernel.c: no chain of dependent additions a row long), 7-14% faster per iteration than the sum in order
+# from k = 128 to 256 (G square; measured 2026-11-26, benchmarks/bench_peers.py's k-RR and the geometric mechanism)
+# and no slower beyond; below (k = 100 and under: the same speed, 2x slower at k = 16), the sum in order of privest
+# 0.1, whose bits those results keep.
+_STRIDED_START = 1 << 14
 
 
 def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter: int) -> IbuResult:
@@ -316,8 +330,8 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
         G, w = np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
         if G.size > _LEGACY_START:  # G^T theta summed as the compiled updates sum it, with no copy of G
             _kernel.combine_rows(G, T[0], M[0], k, columns)
-        # beyond 0.1's compiled loop, G ratio's dot products as 16 partial sums a row (no bits of 0.1's to keep there)
-        smallest, strided = 64, G.size > _LEGACY_START
+        # from _STRIDED_START entries, G ratio's dot products as 16 partial sums a row (the faster order there)
+        smallest, strided = 64, G.size >= _STRIDED_START
     else:
         M[0] = theta @ G  # as _iterate starts
         T_rows, M_rows, smallest = list(T), list(M), 16  # row views, made once
@@ -328,7 +342,8 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
 
     with np.errstate(all="ignore"):  # a zero m gives L = -inf, and -inf - -inf a NaN change: no stop, as _iterate
         L[0] = float(w @ np.log(M[0])) + offset
-        t = 0
+        # known: L[0] holds L of M[0]; screen: rule out rows that cannot stop (_first_candidate) where logs cost more
+        t, known, screen = 0, True, columns >= _SCREEN_COLUMNS
         while True:
             b = min(rows, max_iter - t, max(smallest, t // 8))
             if compiled:
@@ -340,15 +355,38 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
                     G_dot(ratio, update)
                     multiply(theta_old, update, theta_new)
                     transposed_dot(theta_new, m_new)
-            np.add(_log_likelihoods(np.log(M[1 : b + 1], out=logs[1 : b + 1]), w), offset, out=L[1 : b + 1])
-            held = np.flatnonzero(np.abs(L[1 : b + 1] - L[:b]) < delta)
-            if held.size:
-                j = int(held[0]) + 1
-                return IbuResult(T[j] / T[j].sum(), t + j, float(L[j]), False)
-            t += b
+            first = _first_candidate(M, w, b, delta, offset, logs) if screen else 1
+            screen = first > 1  # a candidate at the block's first row: near the stop, where no row is screened out
+            if first <= b:  # L^t of rows first - 1 .. b (row 0's too if not yet known), as _iterate computes it
+                low = first - 1 if first > 1 or not known else 1
+                np.add(_log_likelihoods(np.log(M[low : b + 1], out=logs[low : b + 1]), w), offset, out=L[low : b + 1])
+                held = np.flatnonzero(np.abs(L[first : b + 1] - L[first - 1 : b]) < delta)
+                if held.size:
+                    j = first + int(held[0])
+                    return IbuResult(T[j] / T[j].sum(), t + j, float(L[j]), False)
+            known, t = first <= b, t + b
             if t == max_iter:
+                if not known:
+                    L[b] = float(_log_likelihoods(np.log(M[b : b + 1], out=logs[b : b + 1]), w)[0]) + offset
                 return IbuResult(T[b] / T[b].sum(), max_iter, float(L[b]), True)
             T[0], M[0], L[0] = T[b], M[b], L[b]
+
+
+def _first_candidate(M: np.ndarray, w: np.ndarray, b: int, delta: float, offset: float, scratch: np.ndarray) -> int:
+    """The first row j of 1..b whose change |L^j - L^(j-1)|, as ``_iterate_blocks`` computes it, may be below delta
+    (b + 1 if none), without a logarithm: log r >= 1 - 1/r gives L^j - L^(j-1) >= sum_z w_z (1 - M[j-1, z] / M[j, z]),
+    and a row is screened out when that bound, less twice the rounding error of every sum and log involved (each a
+    sum of m terms: (m + 6) u times its absolute terms, u = 2^-53), still reaches delta. A zero or NaN: a candidate."""
+    q = np.divide(M[:b], M[1 : b + 1], out=scratch[1 : b + 1])
+    ratios = _log_likelihoods(q, w)
+    lowest, highest, total, u = float(M[: b + 1].min()), float(M[: b + 1].max()), float(np.sum(w)), 2.0**-53
+    if not (lowest > 0 and math.isfinite(highest)):
+        return 1
+    largest_log = max(abs(math.log(lowest)), abs(math.log(highest)))
+    m = M.shape[1] + 6
+    margin = 2.1 * m * u * (ratios + total + 2 * (1.01 * total * largest_log + abs(offset)))
+    unsafe = np.flatnonzero(~((total - ratios) - margin >= delta))
+    return int(unsafe[0]) + 1 if unsafe.size else b + 1
 
 
 def _squarem(likelihood: _Likelihood, theta: np.ndarray, delta: float | None, max_iter: int, tol: float | None = None,
