@@ -28,7 +28,7 @@ if _kernel is not None and not hasattr(_kernel, "bits_sums"):  # a build of an o
     _kernel = None
 
 # bytes a row from which the compiled kernel's direct sums (bits_sums) beat its histograms (bits_pass): measured,
-# benchmarks/README.md (bench_bits.py --cutoff): at 8 and 16 bytes the histograms, in L1, are faster or as fast
+# benchmarks/README.md (bench_bits.py --passes): at 8 and 16 bytes the histograms, in L1, are faster or as fast
 _SUMS_BYTES = 32
 
 # BYTE_BITS[v, j] = 1 if byte value v holds bit j in numpy.packbits' order (secret 8 b + j is bit 7 - j of byte b)
