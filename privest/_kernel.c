@@ -1,6 +1,6 @@
 /* privest._kernel: the update loop of IBU on a matrix, compiled (privest/estimators/_iteration.py, _iterate_blocks).
-   (Also GIBU's pass over bit-packed reports, bits_pass, and local hashing's xxh32 table and membership, hash_table
-   and hash_members: each described where it is defined below.)
+   (Also GIBU's pass over bit-packed reports, bits_pass and bits_sums, and local hashing's xxh32 table and membership,
+   hash_table and hash_members: each described where it is defined below.)
 
    One call runs b IBU updates (free-will eq. 10) from row 0 of two buffers, T (theta^t) and M (m^t = G^T theta^t):
        ratio = w / M[j];  T[j+1] = T[j] * (G ratio);  M[j+1] = G^T T[j+1]        j = 0 .. b-1
@@ -366,9 +366,11 @@ static void bits_rows(const uint8_t *restrict bits, const double *restrict w, co
 
 /* The same pass with the update's per-secret sums summed directly (privest/estimators/_bits.py, bits_sums), by
    tables over groups of 8 rows rather than histograms over bytes (the "four Russians" turned on its side). Rows go by
-   in blocks of SUM_ROWS, copied with zero padding to Bq = B rounded up to 4 bytes (and to a multiple of 8 rows) where
-   they are not already so. Per block: s_i, d_i, L, R and r_i gap exactly as bits_rows computes them (the same sums in
-   the same order: the same bits); then, for each group g of 8 rows,
+   in blocks of SUM_ROWS, their bytes copied into planes of 8 byte positions (each plane read densely by the lookups
+   while its 16 KB of T stays in the L1 cache; the next block prefetched meanwhile): s_i, d_i, L, R and r_i gap exactly
+   as bits_rows computes them (the same sums in the same order: the same bits). Then, a block of GROUP_ROWS rows at a
+   time (copied with zero padding to Bq = B rounded up to 4 bytes and to whole groups where they are not already so),
+   for each group g of 8 rows,
        U_g[v] = sum_{j in v} r_{8g+j} gap      v = 0 .. 255, built by doubling: U_g[2^j + v] = U_g[v] + r_{8g+j} gap
    and the rows' bits transposed, so that secret x's byte over the group's rows, t_gx (bit j: x in S_{8g+j}), indexes
    U_g: the update's sum at x gains U_g[t_gx], one lookup and one add per secret and 8 rows (the histograms' one store

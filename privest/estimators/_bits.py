@@ -27,8 +27,9 @@ except ImportError:  # then numpy runs the same pass
 if _kernel is not None and not hasattr(_kernel, "bits_sums"):  # a build of an older _kernel.c: numpy, until rebuilt
     _kernel = None
 
-# bytes a row from which the compiled kernel's direct sums (bits_sums) beat its histograms (bits_pass): measured,
-# benchmarks/README.md (bench_bits.py --passes): at 8 and 16 bytes the histograms, in L1, are faster or as fast
+# bytes a row from which the compiled kernel's direct sums (bits_sums) beat its histograms (bits_pass) where the
+# kernel runs its vector path (AVX2: the rows' bits transposed by byte shuffles and movemasks; its portable C
+# transposition is slower than the histograms): measured, benchmarks/README.md (bench_bits.py --passes)
 _SUMS_BYTES = 32
 
 # BYTE_BITS[v, j] = 1 if byte value v holds bit j in numpy.packbits' order (secret 8 b + j is bit 7 - j of byte b)
@@ -88,7 +89,7 @@ class _Bits:
         """(sum_i w_i log d_i, the update's term sum_i r_i low_i + sum_{i : x in S_i} r_i gap_i for every x)."""
         T = bit_tables(theta, self.B)
         L, constant = 0.0, 0.0
-        if _kernel is not None and self.B >= _SUMS_BYTES:
+        if _kernel is not None and self.B >= _SUMS_BYTES and _kernel.vector_width() == 256:
             sums = np.zeros(8 * self.B)
             for bits, w, low, gap in self.parts:
                 part_L, R = _kernel.bits_sums(bits, w, T, sums, bits.shape[0], self.B, low, gap)
