@@ -29,8 +29,9 @@ if _kernel is not None and not hasattr(_kernel, "bits_sums"):  # a build of an o
 
 # bytes a row from which the compiled kernel's direct sums (bits_sums) beat its histograms (bits_pass) where the
 # kernel runs its vector path (AVX2: the rows' bits transposed by byte shuffles and movemasks; its portable C
-# transposition is slower than the histograms): measured, benchmarks/README.md (bench_bits.py --passes)
-_SUMS_BYTES = 32
+# transposition is slower than the histograms): measured, benchmarks/README.md (bench_bits.py --passes: at 32
+# bytes the histograms still win, at 48 the sums by 1.2x)
+_SUMS_BYTES = 48
 
 # BYTE_BITS[v, j] = 1 if byte value v holds bit j in numpy.packbits' order (secret 8 b + j is bit 7 - j of byte b)
 BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float64)
