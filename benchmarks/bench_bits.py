@@ -13,6 +13,14 @@
 - multi-freq-ldpy's UE IBU per iteration (its numba ``IBU`` kernel on the k x k support problem, as bench_peers.py
   times it) where that library is installed (``make .venv/.installed-peers``).
 
+With ``--passes``, only the compiled pass's two ways of summing the update's terms, side by side in one run: the
+histograms over bytes then folded (``bits_pass``, main's pass before the direct sums) against the direct sums over
+tables of 8-row subsets (``bits_sums``), GIBU per iteration on the same BitGroups (SUE, OUE, SS at n = 10^6, k = 1024,
+eps = 1, and RAPPOR's ``rappor_high`` mixture) in alternating rounds, the pass alone in ns per row, the bytes read per
+iteration and the fraction of the bandwidth, the largest |theta difference| after the timed iterations and the ratio
+to the recorded SetGroup path of issue 26 (359, 267, 256 ms); then the pass alone at k = 64 .. 1024 (8 .. 128 bytes a
+row): where the direct sums start to win (``_bits._SUMS_BYTES``).
+
 Single-thread BLAS, as bench_peers.py. Old and new per iteration are timed in alternating rounds (best of each), so
 that a load that comes and goes on a shared machine weighs on both. Run from the repository root:
 ``python benchmarks/bench_bits.py`` (``make bench-bits``; about 5 minutes on this machine, 7 GB at most).
@@ -24,6 +32,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")  # before numpy loads: single-thread BLAS
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -149,16 +158,107 @@ def bench_mfl(k: int, eps: float) -> list[str]:
     return rows
 
 
+# GIBU per iteration on the SetGroup path of before, at n = 10^6, k = 1024, eps = 1 (bench_peers.py's record, issue 26)
+RECORDED_SETGROUP = {"sue": 0.359, "oue": 0.267, "ss": 0.256}
+HISTOGRAMS, SUMS = 10**9, 1  # _bits._SUMS_BYTES that sends every BitGroup to bits_pass, or to bits_sums
+
+
+@contextlib.contextmanager
+def sums_from(nbytes: int):
+    """_Bits sums the update's terms directly (bits_sums) from ``nbytes`` bytes a row, by histograms below."""
+    saved, _bits._SUMS_BYTES = _bits._SUMS_BYTES, nbytes
+    try:
+        yield
+    finally:
+        _bits._SUMS_BYTES = saved
+
+
+def compare_passes(groups: list, extra: int, rounds: int) -> dict:
+    """GIBU per iteration ``(t(1 + extra) - t(1)) / extra`` and the pass alone (``_Bits.forward`` at theta uniform) on
+    the histograms and on the direct sums, in alternating rounds (best of each); and the largest |theta difference|
+    after 1 + extra iterations."""
+    best, theta = {}, {}
+    n = sum(float(g.counts.sum()) for g in groups)
+    bits = _bits._Bits(groups, n)
+    uniform = np.full(groups[0].k, 1 / groups[0].k)
+    for _ in range(rounds):
+        for label, nbytes in (("histograms", HISTOGRAMS), ("sums", SUMS)):
+            with sums_from(nbytes):
+                t, _ = best_time(lambda: bits.forward(uniform))
+                best[label, "pass"] = min(best.get((label, "pass"), float("inf")), t)
+                for iterations in (1, 1 + extra):
+                    t, result = best_time(lambda i=iterations: privest.gibu(groups, delta=NO_STOP, max_iter=i))
+                    assert result.iterations == iterations
+                    best[label, iterations] = min(best.get((label, iterations), float("inf")), t)
+                theta[label] = result.theta
+    out = {label: (best[label, 1 + extra] - best[label, 1]) / extra for label in ("histograms", "sums")}
+    out.update({f"{label} pass": best[label, "pass"] for label in ("histograms", "sums")})
+    out["theta"] = float(np.max(np.abs(theta["histograms"] - theta["sums"])))
+    return out
+
+
+def pass_rows(case: str, groups: list, rate: float, extra: int, rounds: int, recorded: float | None) -> str:
+    times = compare_passes(groups, extra, rounds)
+    rows, touched = sum(g.counts.size for g in groups), bit_bytes(groups)
+    old, new = times["histograms"], times["sums"]
+    today = f"{seconds(recorded)}: {recorded / new:.1f}x" if recorded else "—"
+    return (f"| {case} | {seconds(old)} | {seconds(new)} | {old / new:.2f}x | {today} | "
+            f"{times['histograms pass'] / rows * 1e9:.0f} → {times['sums pass'] / rows * 1e9:.0f} | "
+            f"{touched / 1e6:.0f} MB: {touched / new / 1e9:.2f} GB/s, {touched / new / rate:.0%} | "
+            f"{times['theta']:.1e} |")
+
+
+def rappor_groups(n: int, rng: np.random.Generator) -> list:
+    """The free-will study's rappor_high mixture: k = 20, 10 RAPPOR mechanisms of eps 0.1 .. 1.0, n users split."""
+    k, levels = 20, np.arange(1, 11) / 10
+    secrets = rng.binomial(k - 1, 0.5, size=n)
+    return [privest.rappor_group(RapporReports.from_bits(privest.sampling.rappor(secrets[j::levels.size], k, eps, rng),
+                                                         eps)) for j, eps in enumerate(levels)]
+
+
+def bench_passes(args: argparse.Namespace, rate: float, rng: np.random.Generator) -> None:
+    print("| case | histograms (main's pass) | direct sums | histograms / sums | recorded SetGroup path: its / sums "
+          "| pass alone, ns a row (histograms → sums) | read an iteration (sums): rate, of the bandwidth "
+          "| max abs theta diff |\n|---|---|---|---|---|---|---|---|", flush=True)
+    print(pass_rows(f"RAPPOR rappor_high, k = 20, 10 eps 0.1..1, n = {powers(args.n)} (B = 3: histograms used)",
+                    rappor_groups(args.n, rng), rate, 50, 3, None), flush=True)
+    for name in args.protocols.split(","):
+        protocol = protocols.by_name(name, args.k, 1.0)
+        group = protocol.group(protocol.sample(rng.integers(0, args.k, args.n), rng))
+        case = f"{name.upper()}, k = {args.k}, n = {powers(args.n)}, eps = 1 ({group.counts.size:,} distinct)"
+        print(pass_rows(case, [group], rate, 10, 3, RECORDED_SETGROUP.get(name) if args.k == 1024 else None),
+              flush=True)
+    print("\nThe pass alone (OUE, eps = 1, 2 10^5 users), ns a row, by bytes a row B:\n\n"
+          "| k | B | histograms | direct sums | histograms / sums |\n|---|---|---|---|---|")
+    for k in (64, 128, 256, 384, 512, 1024):
+        protocol = protocols.by_name("oue", k, 1.0)
+        group = protocol.group(protocol.sample(rng.integers(0, k, 200_000), rng))
+        times = compare_passes([group], 2, 3)
+        rows = group.counts.size
+        print(f"| {k} | {group.bits.shape[1]} | {times['histograms pass'] / rows * 1e9:.1f} | "
+              f"{times['sums pass'] / rows * 1e9:.1f} | {times['histograms pass'] / times['sums pass']:.2f}x |",
+              flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=10**6)
     parser.add_argument("--k", type=int, default=1024)
     parser.add_argument("--protocols", default="sue,oue,ss")
+    parser.add_argument("--passes", action="store_true",
+                        help="only the compiled pass: histograms (main's) against direct sums, side by side")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(2026)
     rate = bandwidth()
     kernel = "compiled" if _bits._kernel is not None else "numpy"
     print(f"memory bandwidth (numpy.sum over 512 MB, best of 5): {rate / 1e9:.1f} GB/s; bit pass: {kernel}\n")
+    if args.passes:
+        if _bits._kernel is None:
+            raise SystemExit("--passes: privest._kernel is not built")
+        start = time.perf_counter()
+        bench_passes(args, rate, rng)
+        print(f"\n({time.perf_counter() - start:.0f} s)")
+        return
     print("| case | old path | BitGroup | old / new | note |\n|---|---|---|---|---|")
     start = time.perf_counter()
     for line in bench_rappor(args.n, rate, rng):

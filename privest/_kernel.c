@@ -1,6 +1,6 @@
 /* privest._kernel: the update loop of IBU on a matrix, compiled (privest/estimators/_iteration.py, _iterate_blocks).
-   (Also GIBU's pass over bit-packed reports, bits_pass, and local hashing's xxh32 table and membership, hash_table
-   and hash_members: each described where it is defined below.)
+   (Also GIBU's pass over bit-packed reports, bits_pass and bits_sums, and local hashing's xxh32 table and membership,
+   hash_table and hash_members: each described where it is defined below.)
 
    One call runs b IBU updates (free-will eq. 10) from row 0 of two buffers, T (theta^t) and M (m^t = G^T theta^t):
        ratio = w / M[j];  T[j+1] = T[j] * (G ratio);  M[j+1] = G^T T[j+1]        j = 0 .. b-1
@@ -364,6 +364,196 @@ static void bits_rows(const uint8_t *restrict bits, const double *restrict w, co
     *L_out = L, *R_out = R;
 }
 
+/* The same pass with the update's per-secret sums summed directly (privest/estimators/_bits.py, bits_sums), by
+   tables over groups of 8 rows rather than histograms over bytes (the "four Russians" turned on its side). Rows go by
+   in blocks of SUM_ROWS, their bytes copied into planes of 8 byte positions (each plane read densely by the lookups
+   while its 16 KB of T stays in the L1 cache; the next block prefetched meanwhile): s_i, d_i, L, R and r_i gap exactly
+   as bits_rows computes them (the same sums in the same order: the same bits). Then, a block of GROUP_ROWS rows at a
+   time (copied with zero padding to Bq = B rounded up to 4 bytes and to whole groups where they are not already so),
+   for each group g of 8 rows,
+       U_g[v] = sum_{j in v} r_{8g+j} gap      v = 0 .. 255, built by doubling: U_g[2^j + v] = U_g[v] + r_{8g+j} gap
+   and the rows' bits transposed, so that secret x's byte over the group's rows, t_gx (bit j: x in S_{8g+j}), indexes
+   U_g: the update's sum at x gains U_g[t_gx], one lookup and one add per secret and 8 rows (the histograms' one store
+   per byte and row is what bound bits_rows). The secrets go by 8 at a time in registers over the block's groups.
+   Each secret's sum is in a fixed order (its groups in row order, each U_g entry over its rows in order j = 0 .. 7),
+   another order than bits_rows' histograms then fold, so the two differ in the last bits. The transposed bytes of a
+   group are held in a permuted order, position p = 32 q + 4 c + b for secret x = 32 q + 8 b + c, which is what the
+   AVX2 transposition (vpshufb, vpermd, then 8 movemasks of the bytes shifted left one bit at a time) writes; the
+   portable one writes the same bytes (a multiply gathering one bit of each of 8 bytes). Both paths: the same bits. */
+#define SUM_ROWS 512 /* rows a block for the lookups */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch((address), 0, 2)
+#else
+#define PREFETCH(address) ((void)0)
+#endif
+#define GROUP_ROWS 64 /* rows a block for the update's sums, a multiple of 8: its tables stay in the L1 cache */
+
+static void transpose_groups_portable(const uint8_t *restrict rows, uint8_t *restrict t, Py_ssize_t groups,
+                                      Py_ssize_t Bq) {
+    for (Py_ssize_t g = 0; g < groups; g++) {
+        const uint8_t *group = rows + 8 * g * Bq;
+        uint8_t *out = t + 8 * g * Bq;
+        for (Py_ssize_t b = 0; b < Bq; b++) {
+            uint64_t x = 0; /* byte j: row j's byte b */
+            for (int j = 0; j < 8; j++) x |= (uint64_t)group[j * Bq + b] << (8 * j);
+            uint8_t *o = out + 32 * (b >> 2) + (b & 3);
+            for (int c = 0; c < 8; c++) /* bit 7 - c of each byte, gathered into bits 56 + j by the multiply */
+                o[4 * c] = (uint8_t)((((x >> (7 - c)) & 0x0101010101010101ULL) * 0x0102040810204080ULL) >> 56);
+        }
+    }
+}
+
+static void (*transpose_groups)(const uint8_t *restrict, uint8_t *restrict, Py_ssize_t, Py_ssize_t) =
+    transpose_groups_portable;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) static void transpose_groups_avx2(const uint8_t *restrict rows, uint8_t *restrict t,
+                                                                   Py_ssize_t groups, Py_ssize_t Bq) {
+    const __m256i within = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                            0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i across = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (Py_ssize_t g = 0; g < groups; g++) {
+        const uint8_t *group = rows + 8 * g * Bq;
+        uint8_t *out = t + 8 * g * Bq;
+        for (Py_ssize_t q = 0; q < Bq; q += 4) {
+            int32_t word[8]; /* row j's bytes q .. q + 3 */
+            for (int j = 0; j < 8; j++) memcpy(word + j, group + j * Bq + q, 4);
+            __m256i v = _mm256_setr_epi32(word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]);
+            v = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, within), across); /* byte 8 b + j: row j's q + b */
+            for (int c = 0; c < 8; c++) {
+                const int mask = _mm256_movemask_epi8(v); /* bit 8 b + j: bit 7 - c of row j's byte q + b */
+                memcpy(out + 8 * q + 4 * c, &mask, 4);
+                v = _mm256_add_epi8(v, v);
+            }
+        }
+    }
+}
+#endif
+
+/* s_i = sum_b T[b, byte_ib] for the rows of a block, in bits_rows' order, from the block's bytes held as planes: the
+   eight bytes c0 .. c0 + 7 of row i at planes + 8 (c0 rows + i), so that each plane is read densely while its part of
+   T (16 KB) stays in the L1 cache, and T, read once a block of SUM_ROWS rows, costs little of the L2 cache's bandwidth.
+   Not vectorised by GCC (its SSE2 version, two rows at a time with the bytes moved out of vector registers, is
+   slower). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-vectorize")))
+#endif
+static void sums_of_planes(const uint8_t *restrict planes, const double *restrict T, double *restrict s,
+                           Py_ssize_t rows, Py_ssize_t B) {
+    for (Py_ssize_t i = 0; i < rows; i++) s[i] = 0.0;
+    for (Py_ssize_t c0 = 0; c0 < B; c0 += BIT_COLUMNS) {
+        const Py_ssize_t columns = B - c0 < BIT_COLUMNS ? B - c0 : BIT_COLUMNS;
+        const double *restrict Tc = T + c0 * 256;
+        const uint8_t *restrict plane = planes + c0 * rows;
+        if (columns == BIT_COLUMNS)
+            for (Py_ssize_t i = 0; i < rows; i++) {
+                uint64_t v;
+                memcpy(&v, plane + 8 * i, 8);
+                s[i] += ((Tc[BYTE(v, 0)] + Tc[256 + BYTE(v, 1)]) + (Tc[512 + BYTE(v, 2)] + Tc[768 + BYTE(v, 3)])) +
+                        ((Tc[1024 + BYTE(v, 4)] + Tc[1280 + BYTE(v, 5)]) +
+                         (Tc[1536 + BYTE(v, 6)] + Tc[1792 + BYTE(v, 7)]));
+            }
+        else
+            for (Py_ssize_t i = 0; i < rows; i++) {
+                const uint8_t *row = plane + 8 * i;
+                double a = 0.0;
+                for (Py_ssize_t c = 0; c < columns; c++) a += Tc[c * 256 + row[c]];
+                s[i] += a;
+            }
+    }
+}
+
+/* U_g[v] = the sum of r[8 g + j] over the bits j of v (v = 0 .. 255), for the groups g < groups, by doubling:
+   U[2^j + v] = U[v] + r[j] for v < 2^j (the adds independent of each other: vectorised, the same sums either way). */
+#define SUBSET_SUMS_BODY                                                                                           \
+    for (Py_ssize_t g = 0; g < groups; g++) {                                                                    \
+        double *restrict U = tables + 256 * g;                                                                   \
+        const double *restrict r = rg + 8 * g;                                                                   \
+        U[0] = 0.0, U[1] = r[0], U[2] = r[1], U[3] = r[0] + r[1];                                                \
+        for (int j = 2; j < 8; j++) {                                                                            \
+            double *restrict high = U + (1 << j);                                                                \
+            const double *restrict lower = U, x = r[j];                                                          \
+            for (int v = 0; v < (1 << j); v++) high[v] = lower[v] + x;                                           \
+        }                                                                                                        \
+    }
+
+static void subset_sums_portable(const double *restrict rg, double *restrict tables, Py_ssize_t groups) {
+    SUBSET_SUMS_BODY
+}
+
+static void (*subset_sums)(const double *restrict, double *restrict, Py_ssize_t) = subset_sums_portable;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) static void subset_sums_avx2(const double *restrict rg, double *restrict tables,
+                                                              Py_ssize_t groups) {
+    SUBSET_SUMS_BODY
+}
+#endif
+
+/* The update's sums of a block of at most GROUP_ROWS rows (row i at rows + i B) into the permuted sums acc, from their
+   r_i gap in rg (zero past the block's rows). */
+static void add_group_sums(const uint8_t *restrict rows, const double *restrict rg, Py_ssize_t count, Py_ssize_t B,
+                           uint8_t *restrict pad, uint8_t *restrict t, double *restrict tables, double *restrict acc) {
+    const Py_ssize_t Bq = (B + 3) & ~(Py_ssize_t)3, P = 8 * Bq, groups = (count + 7) / 8;
+    if (Bq != B || count != 8 * groups) { /* a padded copy: zero bytes to Bq a row, zero rows to whole groups */
+        memset(pad, 0, 8 * groups * Bq);
+        for (Py_ssize_t i = 0; i < count; i++) memcpy(pad + i * Bq, rows + i * B, B);
+        rows = pad;
+    }
+    subset_sums(rg, tables, groups);
+    transpose_groups(rows, t, groups, Bq);
+    for (Py_ssize_t p0 = 0; p0 < P; p0 += 8) { /* 8 positions in registers over the groups in order */
+        double a0 = acc[p0], a1 = acc[p0 + 1], a2 = acc[p0 + 2], a3 = acc[p0 + 3], a4 = acc[p0 + 4],
+               a5 = acc[p0 + 5], a6 = acc[p0 + 6], a7 = acc[p0 + 7];
+        for (Py_ssize_t g = 0; g < groups; g++) {
+            const double *restrict U = tables + 256 * g;
+            uint64_t v;
+            memcpy(&v, t + g * P + p0, 8);
+            a0 += U[BYTE(v, 0)], a1 += U[BYTE(v, 1)], a2 += U[BYTE(v, 2)], a3 += U[BYTE(v, 3)];
+            a4 += U[BYTE(v, 4)], a5 += U[BYTE(v, 5)], a6 += U[BYTE(v, 6)], a7 += U[BYTE(v, 7)];
+        }
+        acc[p0] = a0, acc[p0 + 1] = a1, acc[p0 + 2] = a2, acc[p0 + 3] = a3;
+        acc[p0 + 4] = a4, acc[p0 + 5] = a5, acc[p0 + 6] = a6, acc[p0 + 7] = a7;
+    }
+}
+
+static void bits_sums_rows(const uint8_t *restrict bits, const double *restrict w, const double *restrict T,
+                           double *restrict sums, Py_ssize_t m, Py_ssize_t B, double low, double gap,
+                           uint8_t *restrict planes, uint8_t *restrict pad, uint8_t *restrict t,
+                           double *restrict tables, double *restrict acc, double *L_out, double *R_out) {
+    const Py_ssize_t Bq = (B + 3) & ~(Py_ssize_t)3, P = 8 * Bq;
+    double s[SUM_ROWS], d[SUM_ROWS], logs[SUM_ROWS], rg[SUM_ROWS + 8], L = 0.0, R = 0.0;
+    for (Py_ssize_t p = 0; p < P; p++) acc[p] = 0.0;
+    for (Py_ssize_t i0 = 0; i0 < m; i0 += SUM_ROWS) {
+        const Py_ssize_t rows = m - i0 < SUM_ROWS ? m - i0 : SUM_ROWS;
+        const uint8_t *chunk = bits + i0 * B;
+        const Py_ssize_t whole = B & ~(Py_ssize_t)7, next = m - i0 - rows < SUM_ROWS ? m - i0 - rows : SUM_ROWS;
+        for (Py_ssize_t c0 = 0; c0 < whole; c0 += 8) /* the block's bytes as planes of 8 byte positions */
+            for (Py_ssize_t i = 0; i < rows; i++) memcpy(planes + c0 * rows + 8 * i, chunk + i * B + c0, 8);
+        if (whole < B)
+            for (Py_ssize_t i = 0; i < rows; i++) memcpy(planes + whole * rows + 8 * i, chunk + i * B + whole, B - whole);
+        for (Py_ssize_t j = 0; j < next * B; j += 64) PREFETCH(chunk + rows * B + j); /* the next block, meanwhile */
+        sums_of_planes(planes, T, s, rows, B);
+        for (Py_ssize_t i = 0; i < rows; i++) d[i] = low + gap * s[i];
+        logs_of(d, logs, rows);
+        for (Py_ssize_t i = 0; i < rows; i++) {
+            const double wi = w[i0 + i], r = wi / d[i];
+            rg[i] = r * gap;
+            L += wi * logs[i];
+            R += r;
+        }
+        for (Py_ssize_t i = rows; i < rows + 8; i++) rg[i] = 0.0;
+        for (Py_ssize_t j0 = 0; j0 < rows; j0 += GROUP_ROWS)
+            add_group_sums(chunk + j0 * B, rg + j0, rows - j0 < GROUP_ROWS ? rows - j0 : GROUP_ROWS, B, pad, t,
+                           tables, acc);
+    }
+    for (Py_ssize_t p = 0; p < P; p++) { /* position p = 32 q + 4 c + b holds secret x = 32 q + 8 b + c */
+        const Py_ssize_t x = (p & ~(Py_ssize_t)31) + 8 * (p & 3) + ((p >> 2) & 7);
+        if (x < 8 * B) sums[x] += acc[p];
+    }
+    *L_out = L, *R_out = R;
+}
+
 /* One pass over a candidate mechanism A (k, m) row-major: whether every entry is >= 0 (no NaN, no negative entry),
    the row whose sum is farthest from 1 and that distance (infinite or NaN if an entry is), and each column's largest
    entry into column_max. The row sums are eight partial sums each (a tolerance test: their order does not matter). */
@@ -713,6 +903,56 @@ static PyObject *bits_pass(PyObject *self, PyObject *args) {
     return Py_BuildValue("(dd)", L, R);
 }
 
+static const char *const SUM_NAMES[3] = {"w", "T", "sums"};
+
+static PyObject *bits_sums(PyObject *self, PyObject *args) {
+    PyObject *objects[4];
+    Py_ssize_t m, B;
+    double low, gap, L, R;
+    if (!PyArg_ParseTuple(args, "OOOOnndd:bits_sums", &objects[0], &objects[1], &objects[2], &objects[3], &m, &B,
+                          &low, &gap))
+        return NULL;
+    if (m < 0 || B < 1 || B > PY_SSIZE_T_MAX / 64 / SUM_ROWS) {
+        PyErr_Format(PyExc_ValueError, "bits_sums: m must be >= 0 and B >= 1, got %zd, %zd", m, B);
+        return NULL;
+    }
+    Py_buffer bits;
+    if (PyObject_GetBuffer(objects[0], &bits, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (bits.itemsize != 1 || bits.format == NULL || strcmp(bits.format, "B") != 0 || bits.len < m * B) {
+        PyBuffer_Release(&bits);
+        PyErr_Format(PyExc_ValueError, "bits_sums: bits must be a C-contiguous uint8 array of at least %zd bytes",
+                     m * B);
+        return NULL;
+    }
+    const Py_ssize_t needed[3] = {m, B * 256, 8 * B}, Bq = (B + 3) & ~(Py_ssize_t)3;
+    Py_buffer views[3];
+    int held = hold_buffers("bits_sums", objects + 1, SUM_NAMES, needed, 3, 2, views);
+    if (held < 0) {
+        release_buffers(views, -held - 1);
+        PyBuffer_Release(&bits);
+        return NULL;
+    }
+    /* the block's padded rows and transposed bytes (SUM_ROWS Bq bytes each), its tables and the permuted sums */
+    const Py_ssize_t B8 = (B + 7) & ~(Py_ssize_t)7;
+    double *work = PyMem_RawMalloc((GROUP_ROWS / 8 * 256 + 8 * Bq) * sizeof(double) + 2 * GROUP_ROWS * Bq +
+                                   SUM_ROWS * B8);
+    if (work == NULL) {
+        release_buffers(views, held);
+        PyBuffer_Release(&bits);
+        return PyErr_NoMemory();
+    }
+    double *acc = work + GROUP_ROWS / 8 * 256;
+    uint8_t *planes = (uint8_t *)(acc + 8 * Bq), *pad = planes + SUM_ROWS * B8;
+    Py_BEGIN_ALLOW_THREADS
+    bits_sums_rows(bits.buf, views[0].buf, views[1].buf, views[2].buf, m, B, low, gap, planes, pad,
+                   pad + GROUP_ROWS * Bq, work, acc, &L, &R);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(work);
+    release_buffers(views, held);
+    PyBuffer_Release(&bits);
+    return Py_BuildValue("(dd)", L, R);
+}
+
 static PyObject *log_values(PyObject *self, PyObject *args) {
     PyObject *objects[2];
     Py_ssize_t n;
@@ -836,12 +1076,15 @@ static PyObject *use_vectors(PyObject *self, PyObject *arg) {
     int wanted = PyObject_IsTrue(arg);
     if (wanted < 0) return NULL;
     rows_update = rows_update_portable, add_rows = add_rows_portable, log_block = log_block_portable;
-    hash_rows = hash_rows_portable, members_of = members_portable;
+    hash_rows = hash_rows_portable, members_of = members_portable, transpose_groups = transpose_groups_portable,
+    subset_sums = subset_sums_portable;
 #ifdef HAVE_AVX_PATH
     summarise = summarise_portable, strided_dot = strided_dot_portable;
     if (wanted && __builtin_cpu_supports("avx"))
         rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
-    if (wanted && __builtin_cpu_supports("avx2")) log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2;
+    if (wanted && __builtin_cpu_supports("avx2"))
+        log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2,
+        transpose_groups = transpose_groups_avx2, subset_sums = subset_sums_avx2;
 #endif
     return vector_width(self, NULL);
 }
@@ -863,6 +1106,10 @@ static PyMethodDef methods[] = {
      "bits_pass(bits, w, T, H, m, B, low, gap) -> (L, R): one GIBU pass over the m rows of one bit-packed group\n"
      "(bits (m, B) uint8): d_i = low + gap sum_b T[b, bits[i, b]], L = sum_i w_i log d_i, R = sum_i w_i / d_i, and\n"
      "H[b, bits[i, b]] += gap w_i / d_i. w (m,), T (B, 256) read, H (B, 256) added to: C-contiguous float64."},
+    {"bits_sums", bits_sums, METH_VARARGS,
+     "bits_sums(bits, w, T, sums, m, B, low, gap) -> (L, R): bits_pass with the update's per-secret sums added to\n"
+     "sums (8 B,) directly: sums[x] += gap sum_{i: bit x of row i set} w_i / d_i (bit x: bit 7 - x % 8 of byte\n"
+     "x // 8), summed by tables over groups of 8 rows. w (m,), T (B, 256) read, sums written: C-contiguous float64."},
     {"log_values", log_values, METH_VARARGS,
      "log_values(x, out, n): out = log(x) as bits_pass takes it (within 1 ulp of libm; x, out C-contiguous float64)."},
     {"hash_table", hash_table, METH_VARARGS,
@@ -886,7 +1133,9 @@ PyMODINIT_FUNC PyInit__kernel(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx"))
         rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
-    if (__builtin_cpu_supports("avx2")) log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2;
+    if (__builtin_cpu_supports("avx2"))
+        log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2,
+        transpose_groups = transpose_groups_avx2, subset_sums = subset_sums_avx2;
 #endif
     return PyModule_Create(&module);
 }

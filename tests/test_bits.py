@@ -12,16 +12,18 @@ from privest.groups import Group
 from privest.protocols.base import Protocol
 from privest.rappor import RapporReports, _distinct_packed, _packed_sizes, log_probability
 
-KERNELS = ["numpy", pytest.param("compiled", marks=pytest.mark.skipif(_bits._kernel is None,
-                                                                      reason="privest._kernel is not built"))]
+_COMPILED = pytest.mark.skipif(_bits._kernel is None, reason="privest._kernel is not built")
+KERNELS = ["numpy", pytest.param("compiled", marks=_COMPILED), pytest.param("compiled sums", marks=_COMPILED)]
 
 
 @pytest.fixture
 def kernel(request, monkeypatch):
-    """Every set-valued group on its sparse or bit path (no dense matrix), the bit pass in numpy or compiled."""
+    """Every set-valued group on its sparse or bit path (no dense matrix), the bit pass in numpy, compiled with
+    histograms (bits_pass) or compiled with direct sums (bits_sums), whatever the number of bytes a row."""
     monkeypatch.setattr(_iteration, "_DENSE_SETS", 0)
     if request.param == "numpy":
         monkeypatch.setattr(_bits, "_kernel", None)
+    monkeypatch.setattr(_bits, "_SUMS_BYTES", 1 if request.param == "compiled sums" else 10**9)
     return request.param
 
 
@@ -131,6 +133,39 @@ def test_a_bit_group_of_other_k_and_an_ss_report_of_other_size_are_refused():
     reports[0, :] = True
     with pytest.raises(ValueError, match="omega"):
         protocol.group(reports)
+
+
+@_COMPILED
+@pytest.mark.parametrize("k", [1, 7, 8, 63, 64, 65, 200, 1024])
+def test_compiled_direct_sums_are_numpys_pass_on_both_vector_paths(k):
+    # 1100 rows: two whole blocks of 512 and a last one of 76 (not a whole group of 8); all-zero and all-one rows;
+    # weights from counts up to 40; the sums added to what the array holds
+    rng = privest.rng_for(2026, "test_bits", "direct sums", k)
+    m, B, low, gap = 1100, (k + 7) // 8, 0.2, 1.7
+    rows = rng.random((m, k)) < rng.uniform(0.0, 1.0, (m, 1))
+    rows[[0, 600, m - 1]], rows[[1, 601, m - 2]] = False, True
+    bits, counts = np.packbits(rows, axis=1), rng.integers(1, 41, m)
+    w, theta = counts / counts.sum(), rng.dirichlet(np.ones(k))
+    T, H = _bits.bit_tables(theta, B), np.zeros((B, 256))
+    numpy_L, numpy_R = _bits._numpy_pass(bits, w, T, H, low, gap)
+    expected = _bits._fold(H, k)
+    np.testing.assert_allclose(expected, (w / (low + gap * (rows @ theta)) * gap) @ rows, rtol=1e-12)
+    histograms_L, histograms_R = _bits._kernel.bits_pass(bits, w, T, np.zeros((B, 256)), m, B, low, gap)
+    kernel, outputs = _bits._kernel, []
+    try:
+        for vectors in (False, True, True):
+            kernel.use_vectors(vectors)
+            sums = np.ones(8 * B)
+            L, R = kernel.bits_sums(bits, w, T, sums, m, B, low, gap)
+            assert (L, R) == (histograms_L, histograms_R)  # the same forward sums in the same order
+            assert L == pytest.approx(numpy_L, rel=1e-12) and R == pytest.approx(numpy_R, rel=1e-12)
+            np.testing.assert_allclose(sums[:k] - 1, expected, rtol=1e-12, atol=1e-15)
+            np.testing.assert_array_equal(sums[k:], 1.0)  # no bits past k: nothing added
+            outputs.append(sums)
+    finally:
+        kernel.use_vectors(True)
+    np.testing.assert_array_equal(outputs[0], outputs[1])  # portable C and AVX2: the same bits
+    np.testing.assert_array_equal(outputs[1], outputs[2])  # and the same on every run
 
 
 @pytest.mark.skipif(_bits._kernel is None, reason="privest._kernel is not built")

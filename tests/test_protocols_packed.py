@@ -148,3 +148,15 @@ def test_samplers_are_reproducible_and_chunked_alike(monkeypatch):
     monkeypatch.setattr(packed, "_CHUNK_BYTES", 15)
     chunked = m.sample(secrets, privest.rng_for(2026, "again"), packed=True)
     assert np.all(chunked.set_counts() == m.omega)
+
+
+@pytest.mark.parametrize("name", ["sue", "oue", "ss"])
+def test_unpacked_samples_are_the_packed_ones_when_the_unpacking_step_does_not_divide_a_chunk(name, monkeypatch):
+    # chunks of 10 users (30 bytes at k = 24), unpacked 4 users at a time: each chunk's last part holds 2 users
+    m = protocols.by_name(name, 24, 1.0)
+    secrets = np.arange(24).repeat(2)
+    monkeypatch.setattr(packed, "_CHUNK_BYTES", 30)
+    monkeypatch.setattr(packed, "_UNPACK_ENTRIES", 96)
+    reports = m.sample(secrets, privest.rng_for(2026, "unpack step", name))
+    expected = m.sample(secrets, privest.rng_for(2026, "unpack step", name), packed=True).unpack()
+    np.testing.assert_array_equal(reports, expected)

@@ -8,7 +8,10 @@ T[b, v] is theta summed over the bits of byte value v at byte position b (B x 25
 the update's per-secret sum sum_{i : x in S_i} r_i (high - low), r_i = w_i / d_i, comes from the histograms
 H[b, v] = sum_{i : byte_ib = v} r_i (high - low), folded back to bits. One pass over the bytes gives d, the
 log-likelihood and the histograms: in the compiled kernel (``privest._kernel.bits_pass``) where it is built, else
-numpy on blocks of rows.
+numpy on blocks of rows. From ``_SUMS_BYTES`` bytes a row the compiled kernel sums the update's per-secret terms
+directly instead (``privest._kernel.bits_sums``: tables of r_i (high - low) summed over the subsets of 8 rows, indexed
+by the rows' bits transposed, one lookup per secret and 8 rows where the histograms make one store per byte and row):
+the same sums in another order, so equal to the histograms' to the last bits.
 """
 
 from collections.abc import Sequence
@@ -21,8 +24,14 @@ try:  # the compiled pass (privest/_kernel.c), built with the package where a C 
     from privest import _kernel
 except ImportError:  # then numpy runs the same pass
     _kernel = None
-if _kernel is not None and not hasattr(_kernel, "bits_pass"):  # a build of an older _kernel.c: numpy, until rebuilt
+if _kernel is not None and not hasattr(_kernel, "bits_sums"):  # a build of an older _kernel.c: numpy, until rebuilt
     _kernel = None
+
+# bytes a row from which the compiled kernel's direct sums (bits_sums) beat its histograms (bits_pass) where the
+# kernel runs its vector path (AVX2: the rows' bits transposed by byte shuffles and movemasks; its portable C
+# transposition is slower than the histograms): measured, benchmarks/README.md (bench_bits.py --passes: at 32
+# bytes the histograms still win, at 48 the sums by 1.2x)
+_SUMS_BYTES = 48
 
 # BYTE_BITS[v, j] = 1 if byte value v holds bit j in numpy.packbits' order (secret 8 b + j is bit 7 - j of byte b)
 BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float64)
@@ -80,8 +89,15 @@ class _Bits:
     def forward(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         """(sum_i w_i log d_i, the update's term sum_i r_i low_i + sum_{i : x in S_i} r_i gap_i for every x)."""
         T = bit_tables(theta, self.B)
-        H = np.zeros((self.B, 256))
         L, constant = 0.0, 0.0
+        if _kernel is not None and self.B >= _SUMS_BYTES and _kernel.vector_width() == 256:
+            sums = np.zeros(8 * self.B)
+            for bits, w, low, gap in self.parts:
+                part_L, R = _kernel.bits_sums(bits, w, T, sums, bits.shape[0], self.B, low, gap)
+                L += part_L
+                constant += R * low
+            return L, constant + sums[:self.k]
+        H = np.zeros((self.B, 256))
         for bits, w, low, gap in self.parts:
             if _kernel is not None:
                 part_L, R = _kernel.bits_pass(bits, w, T, H, bits.shape[0], self.B, low, gap)

@@ -309,5 +309,6 @@ def sample_by_chunks(secrets: np.ndarray, k: int, draw: Callable[[np.ndarray], n
             continue
         step = max(1, _UNPACK_ENTRIES // k)  # unpacked a few MB at a time: the temporary stays in cache
         for at in range(0, block.shape[0], step):
-            out[start + at:start + at + step] = np.unpackbits(block[at:at + step], axis=1, count=k).view(bool)
+            part = block[at:at + step]  # the chunk's last part may be shorter than step
+            out[start + at:start + at + part.shape[0]] = np.unpackbits(part, axis=1, count=k).view(bool)
     return PackedBits(out, k) if packed else out
