@@ -185,3 +185,20 @@ def test_the_kernels_log_is_within_one_ulp_and_its_paths_give_the_same_bits():
     expected = np.log(x)
     assert np.max(np.abs(outputs[1] - expected) / np.spacing(np.abs(expected))) <= 1.0
     np.testing.assert_array_equal(outputs[0], outputs[1])
+
+
+@_COMPILED
+def test_gibu_on_wide_bit_reports_gives_the_same_bytes_on_the_vector_and_the_portable_kernel():
+    # 400 secrets: 50 bytes a row, where GIBU takes the direct sums on either path (a result must not depend on the
+    # CPU it was computed on)
+    protocol, reports = _reports("sue", 400, 3000, "either path")
+    results = []
+    try:
+        for vectors in (False, True):
+            _bits._kernel.use_vectors(vectors)
+            results.append(privest.gibu([protocol.group(reports)], delta=1e-10, max_iter=300))
+    finally:
+        _bits._kernel.use_vectors(True)
+    assert results[0].iterations == results[1].iterations
+    np.testing.assert_array_equal(results[0].theta, results[1].theta)
+    assert results[0].log_likelihood == results[1].log_likelihood
