@@ -786,6 +786,27 @@ static void release_buffers(Py_buffer *views, int held) {
     for (int i = 0; i < held; i++) PyBuffer_Release(&views[i]);
 }
 
+/* The buffers of a pass over bit-packed rows (bits_pass, bits_sums): objects[0] the rows, a C-contiguous uint8 buffer
+   of at least m B bytes, then three float64 buffers (``names``, at least ``needed`` entries; the last written).
+   Returns how many float64 buffers are held, or -1 with an exception set and nothing held. */
+static int hold_bit_pass(const char *function, PyObject **objects, const char *const *names,
+                         const Py_ssize_t *needed, Py_ssize_t m, Py_ssize_t B, Py_buffer *bits, Py_buffer *views) {
+    if (PyObject_GetBuffer(objects[0], bits, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+    if (bits->itemsize != 1 || bits->format == NULL || strcmp(bits->format, "B") != 0 || bits->len < m * B) {
+        PyBuffer_Release(bits);
+        PyErr_Format(PyExc_ValueError, "%s: bits must be a C-contiguous uint8 array of at least %zd bytes", function,
+                     m * B);
+        return -1;
+    }
+    int held = hold_buffers(function, objects + 1, names, needed, 3, 2, views);
+    if (held < 0) {
+        release_buffers(views, -held - 1);
+        PyBuffer_Release(bits);
+        return -1;
+    }
+    return held;
+}
+
 static const char *const UPDATE_NAMES[5] = {"G", "w", "T", "M", "ratio"};
 
 static PyObject *ibu_updates(PyObject *self, PyObject *args) {
@@ -879,22 +900,10 @@ static PyObject *bits_pass(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "bits_pass: m must be >= 0 and B >= 1, got %zd, %zd", m, B);
         return NULL;
     }
-    Py_buffer bits;
-    if (PyObject_GetBuffer(objects[0], &bits, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
-    if (bits.itemsize != 1 || bits.format == NULL || strcmp(bits.format, "B") != 0 || bits.len < m * B) {
-        PyBuffer_Release(&bits);
-        PyErr_Format(PyExc_ValueError, "bits_pass: bits must be a C-contiguous uint8 array of at least %zd bytes",
-                     m * B);
-        return NULL;
-    }
     const Py_ssize_t needed[3] = {m, B * 256, B * 256};
-    Py_buffer views[3];
-    int held = hold_buffers("bits_pass", objects + 1, BIT_NAMES, needed, 3, 2, views);
-    if (held < 0) {
-        release_buffers(views, -held - 1);
-        PyBuffer_Release(&bits);
-        return NULL;
-    }
+    Py_buffer bits, views[3];
+    int held = hold_bit_pass("bits_pass", objects, BIT_NAMES, needed, m, B, &bits, views);
+    if (held < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS
     bits_rows(bits.buf, views[0].buf, views[1].buf, views[2].buf, m, B, low, gap, &L, &R);
     Py_END_ALLOW_THREADS
@@ -916,22 +925,10 @@ static PyObject *bits_sums(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "bits_sums: m must be >= 0 and B >= 1, got %zd, %zd", m, B);
         return NULL;
     }
-    Py_buffer bits;
-    if (PyObject_GetBuffer(objects[0], &bits, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
-    if (bits.itemsize != 1 || bits.format == NULL || strcmp(bits.format, "B") != 0 || bits.len < m * B) {
-        PyBuffer_Release(&bits);
-        PyErr_Format(PyExc_ValueError, "bits_sums: bits must be a C-contiguous uint8 array of at least %zd bytes",
-                     m * B);
-        return NULL;
-    }
     const Py_ssize_t needed[3] = {m, B * 256, 8 * B}, Bq = (B + 3) & ~(Py_ssize_t)3;
-    Py_buffer views[3];
-    int held = hold_buffers("bits_sums", objects + 1, SUM_NAMES, needed, 3, 2, views);
-    if (held < 0) {
-        release_buffers(views, -held - 1);
-        PyBuffer_Release(&bits);
-        return NULL;
-    }
+    Py_buffer bits, views[3];
+    int held = hold_bit_pass("bits_sums", objects, SUM_NAMES, needed, m, B, &bits, views);
+    if (held < 0) return NULL;
     /* the block's padded rows and transposed bytes (SUM_ROWS Bq bytes each), its tables and the permuted sums */
     const Py_ssize_t B8 = (B + 7) & ~(Py_ssize_t)7;
     double *work = PyMem_RawMalloc((GROUP_ROWS / 8 * 256 + 8 * Bq) * sizeof(double) + 2 * GROUP_ROWS * Bq +
