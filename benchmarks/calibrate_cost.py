@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
     global MEASURE
     MEASURE = "cpu" if args.cpu else "wall"
     before = cost.calibration()
-    rows, iterations, runs = [], dict(before.iterations), {}
+    rows, iterations = [], dict(before.iterations)
     for scale, directory in runs_of(args.run or [f"quick={ROOT}"]):
         found, runs_per_job = experiments_of(directory, scale)
         measured = [{**row, "scale": scale} for row in job_rows(directory, found, runs_per_job, before)]

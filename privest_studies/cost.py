@@ -12,7 +12,7 @@ rule estimate_part) costs ``startup`` plus, for every (point, run), the work of 
   matrix side by side); ``bit_rows`` and ``bits``, the distinct reports and their ceil(k / 8) bytes each for the
   bit-packed reports of RAPPOR, SUE, OUE and SS (``BitGroup``; a row's weight, division and log, and a byte's lookup
   and histogram add), and of the protocols whose sets hold more than ``PACKED_SETS`` of the secrets (BLH, HR, OLH at
-  a small eps), with the distinct reports expected of ``distinct_reports``; ``sets``, the members of the distinct
+  a small eps), with the distinct reports of ``expected_distinct_reports``; ``sets``, the members of the distinct
   reports' sets of the others (GRR, OLH at a larger eps; ``SetGroup``): distinct reports times the expected set size
   (``set_size``), at least ``GROUP_FLOOR``;
 - the iterative families (ibu, ibu_r, ibu_m, gibu) do every mechanism's cells once an iteration (ibu_m the one average
@@ -44,7 +44,9 @@ from pathlib import Path
 
 import numpy as np
 
+from privest import protocols
 from privest.protocols.base import PACKED_SETS
+from privest.rappor import flip_probability
 from privest_studies.experiment import HASHED_KINDS, ITERATIVE, PROTOCOL_KINDS, Experiment, Member, Part, parts
 from privest_studies.jobs import Progress
 
@@ -149,11 +151,12 @@ def expected_distinct_reports(member: Member, k: int, users: float) -> float:
     bound = distinct_reports(member, k, users)
     if member.kind not in ("rappor", "sue", "oue") or users <= 0:
         return bound
-    if member.kind == "oue":
-        a, b = 0.5, 1 / (1 + math.exp(member.parameter))
-    else:  # basic one-time RAPPOR and SUE: every bit flipped with 1 / (1 + e^(eps/2))
-        b = 1 / (1 + math.exp(member.parameter / 2))
+    if member.kind == "rappor":  # basic one-time RAPPOR: every bit flipped
+        b = float(flip_probability(member.parameter))
         a = 1 - b
+    else:  # the protocol's probabilities of the secret's bit and of every other bit
+        protocol = protocols.by_name(member.kind, k, member.parameter)
+        a, b = protocol.one, protocol.flip
     w = np.arange(k + 1, dtype=float)
     log_choose = math.lgamma(k + 1) - np.array([math.lgamma(j + 1) + math.lgamma(k - j + 1) for j in range(k + 1)])
     with np.errstate(divide="ignore"):  # w = 0 or k: one of the two ways to weight w is impossible
