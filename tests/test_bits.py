@@ -168,6 +168,29 @@ def test_compiled_direct_sums_are_numpys_pass_on_both_vector_paths(k):
     np.testing.assert_array_equal(outputs[1], outputs[2])  # and the same on every run
 
 
+@_COMPILED
+@pytest.mark.parametrize("k", [3, 20, 45, 60, 70])  # B = 1, 3, 6, 8 (no short block: carry unused), 9
+def test_carried_histograms_give_the_same_bits(k):
+    # sorted distinct rows (long runs in the leading bytes) and the same rows shuffled (runs of 1), 700 rows: two
+    # blocks of 256 and a short one; every position carried, none, and the mask _Bits finds
+    rng = privest.rng_for(2026, "test_bits", "carried", k)
+    rows = np.unique(rng.random((700, k)) < 0.5, axis=0)
+    for order in (np.arange(rows.shape[0]), rng.permutation(rows.shape[0])):
+        bits = np.ascontiguousarray(np.packbits(rows[order], axis=1))
+        m, B = bits.shape
+        w = rng.integers(1, 9, m) / m
+        T = _bits.bit_tables(rng.dirichlet(np.ones(k)), B)
+        plain = np.full((B, 256), 0.25)
+        expected = _bits._kernel.bits_pass(bits, w, T, plain, m, B, 0.3, 1.1)
+        for carry in ((1 << min(B, 64)) - 1, _bits._repeating(bits), 0):
+            H = np.full((B, 256), 0.25)
+            assert _bits._kernel.bits_pass(bits, w, T, H, m, B, 0.3, 1.1, carry) == expected
+            np.testing.assert_array_equal(H, plain)
+    if k == 20:  # 4,000 sorted distinct rows: the first byte repeats in 15 rows of 16, the third (4 bits) rarely
+        sorted_bits = np.packbits(np.unique(rng.random((4000, k)) < 0.5, axis=0), axis=1)
+        assert _bits._repeating(sorted_bits) == 1
+
+
 @pytest.mark.skipif(_bits._kernel is None, reason="privest._kernel is not built")
 def test_the_kernels_log_is_within_one_ulp_and_its_paths_give_the_same_bits():
     rng = privest.rng_for(2026, "test_bits", "log")
