@@ -29,12 +29,13 @@ def describe(value: Any) -> str:
 
 def check_int(value: Any, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
     """value as a Python int: an int or numpy integer (not a bool, not a float), within [minimum, maximum]."""
-    bound = "" if minimum is None else f" >= {minimum}"
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be an integer{bound}, got {describe(value)}")
-    value = int(value)
+    if type(value) is not int:  # a plain int (the usual case) skips the type tests; bool is not int here
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            bound = "" if minimum is None else f" >= {minimum}"
+            raise TypeError(f"{name} must be an integer{bound}, got {describe(value)}")
+        value = int(value)
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        within = f" in {minimum}..{maximum}" if maximum is not None else bound
+        within = f" in {minimum}..{maximum}" if maximum is not None else f" >= {minimum}"
         raise ValueError(f"{name} must be an integer{within}, got {value}")
     return value
 
@@ -43,16 +44,16 @@ def check_real(value: Any, name: str, *, positive: bool = False, non_negative: b
                finite: bool = True) -> float:
     """value as a float: a real number (int, float or a numpy scalar; not a bool, a string or None), finite unless
     ``finite=False`` (NaN is never accepted), positive or non-negative if asked."""
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {describe(value)}")
-    value = float(value)
-    what = "a positive" if positive else "a non-negative" if non_negative else "a"
-    finite_text = " finite" if finite else ""
+    if type(value) is not float:  # a plain float (the usual case) skips the type tests (an ABC's isinstance)
+        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+            value = value.item()
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a real number, got {describe(value)}")
+        value = float(value)
     if math.isnan(value) or (finite and math.isinf(value)) or (positive and not value > 0) or (
             non_negative and not value >= 0):
-        raise ValueError(f"{name} must be {what}{finite_text} number, got {value!r}")
+        what = "a positive" if positive else "a non-negative" if non_negative else "a"
+        raise ValueError(f"{name} must be {what}{' finite' if finite else ''} number, got {value!r}")
     return value
 
 
@@ -118,7 +119,8 @@ def check_mapping(value: Any, name: str, keys: Sequence[str]) -> Mapping:
 
 def check_sequence(value: Any, name: str, minimum: int = 0) -> Sequence:
     """value, a list or tuple (not a string, not an array's single item) of at least ``minimum`` items."""
-    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence | np.ndarray):
+    if type(value) is not list and type(value) is not tuple and (  # lists and tuples skip the ABC's isinstance
+            isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence | np.ndarray)):
         raise TypeError(f"{name} must be a list, got {describe(value)}")
     if len(value) < minimum:
         raise ValueError(f"{name} must hold at least {minimum} item{'s' if minimum > 1 else ''}, got {len(value)}")

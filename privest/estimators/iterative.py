@@ -4,7 +4,6 @@ SQUAREM acceleration and batches over runs. The iteration itself is in ``privest
 """
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Literal
 
 import numpy as np
@@ -90,7 +89,7 @@ def squarem(groups: Sequence[GroupLike], delta: float | None = 1e-10, max_iter: 
     tol = None if tol is None else check_positive(tol, "tol")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     likelihood = _Likelihood.of([_as_group(item) for item in groups])
-    return replace(_squarem(likelihood, _start(likelihood.k, theta0), delta, max_iter, tol), likelihood=likelihood)
+    return _squarem(likelihood, _start(likelihood.k, theta0), delta, max_iter, tol)._holding(likelihood)
 
 
 def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_000,
@@ -150,8 +149,8 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
     likelihood = _Likelihood.of([_as_group(item) for item in groups], dense_sets=accelerate is None)
     theta = _start(likelihood.k, theta0)
     if accelerate == "squarem":
-        return replace(_squarem(likelihood, theta, delta, max_iter), likelihood=likelihood)
-    return replace(_iterate(likelihood, theta, delta, max_iter), likelihood=likelihood)
+        return _squarem(likelihood, theta, delta, max_iter)._holding(likelihood)
+    return _iterate(likelihood, theta, delta, max_iter)._holding(likelihood)
 
 
 def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000,
@@ -231,7 +230,7 @@ def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: 
     G, W = _columns(np.ascontiguousarray(A), seen), _columns(counts, seen) / n
     results = _iterate_batch(G, W, delta, max_iter)
     # every run's likelihood shares G (a column a run did not report weighs 0 in it): no copy per run
-    return [replace(result, likelihood=_Likelihood(G, w, 0.0, None, float(users)))
+    return [result._holding(_Likelihood(G, w, 0.0, None, float(users)))
             for result, w, users in zip(results, W, n[:, 0], strict=True)]
 
 
