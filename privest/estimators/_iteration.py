@@ -11,9 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
-from privest._checks import (
-    check_weights,
-)
+from privest._checks import check_weights
 from privest.estimators._bits import _Bits, _Parts, dense_bits, set_parts
 from privest.groups import BitGroup, Group, SetGroup
 from privest.intervals import Interval, fisher_interval
@@ -376,18 +374,13 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
 
 
 def _first_stop(L: np.ndarray, first: int, b: int, delta: float) -> int:
-    """The first j of first..b with ``|L[j] - L[j - 1]| < delta``, 0 if none: numpy's comparison over a long block, a
-    loop over Python floats over a short one (the same doubles and test, without numpy's calls: one call of a few
-    iterations costs tens of microseconds in them)."""
-    if b - first < _SHORT_TEST:
+    """The first j of first..b with ``|L[j] - L[j - 1]| < delta``, 0 if none; over a short block (up to 16 rows) a loop
+    over Python floats: the same doubles and test without numpy's calls (tens of µs in a call of a few iterations)."""
+    if b - first < 16:
         values = L[first - 1 : b + 1].tolist()
         return next((first + i for i in range(b - first + 1) if abs(values[i + 1] - values[i]) < delta), 0)
     held = np.flatnonzero(np.abs(L[first : b + 1] - L[first - 1 : b]) < delta)
     return first + int(held[0]) if held.size else 0
-
-
-# Up to this many rows a block's stopping test runs on Python floats (``_first_stop``)
-_SHORT_TEST = 16
 
 
 def _first_candidate(M: np.ndarray, w: np.ndarray, b: int, delta: float, offset: float, scratch: np.ndarray) -> int:
