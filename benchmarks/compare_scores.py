@@ -15,7 +15,6 @@ is 0 unless the arguments are wrong.
 """
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -40,16 +39,13 @@ def cells(old: pd.DataFrame, new: pd.DataFrame, score: str, level: float) -> pd.
         if a.size < 2 or b.size < 2:
             continue
         difference = b.mean() - a.mean()
-        va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
-        se = math.sqrt(va + vb)
-        if se == 0:
+        if a.var() == 0 and b.var() == 0:  # no spread on either side: the difference is exact
             low = high = difference
             p = 1.0 if difference == 0 else 0.0
-        else:
-            dof = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1)) if va + vb > 0 else a.size + b.size - 2
-            t = stats.t.ppf(0.5 + level / 2, dof)
-            low, high = difference - t * se, difference + t * se
-            p = float(2 * stats.t.sf(abs(difference) / se, dof))
+        else:  # Welch's test, scipy's
+            welch = stats.ttest_ind(b, a, equal_var=False)
+            low, high = welch.confidence_interval(level)
+            p = float(welch.pvalue)
         rows.append(dict(zip(keys, cell if isinstance(cell, tuple) else (cell,), strict=True))
                     | {"runs_old": a.size, "runs_new": b.size, "mean_old": a.mean(), "mean_new": b.mean(),
                        "difference": difference, "low": low, "high": high, "p": p,
