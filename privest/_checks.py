@@ -307,22 +307,27 @@ def check_row_stochastic(A: np.ndarray, name: str = "A", atol: float = 1e-12) ->
     return check_mechanism_columns(A, name, atol)[0]
 
 
-def check_mechanism_columns(A: np.ndarray, name: str = "A", atol: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
+def check_mechanism_columns(A: np.ndarray, name: str = "A", atol: float = 1e-12,
+                            start: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``check_row_stochastic``, and each column's largest entry (m,), from one pass over A where privest's compiled
-    kernel is built and A is C-contiguous (else numpy's: the smallest entry, the row sums, the column maxima)."""
+    kernel is built and A is C-contiguous (else numpy's: the smallest entry, the row sums, the column maxima). With
+    ``start`` (a value f), that pass also gives sum_x f A[x, z] for every column z, summed as the compiled IBU loop
+    sums G^T theta (IBU's first product from the uniform start theta = (f, ..., f)); else, or without the kernel,
+    None in its place."""
     A = as_array(A, name)
     atol = check_non_negative(atol, "atol")
     if A.ndim != 2 or A.size == 0:
         check_matrix(A, name)  # raises, naming the shape
     if _kernel is not None and A.flags.c_contiguous:
         column_max = np.empty(A.shape[1])
-        entries_ok, error, worst = _kernel.mechanism_summary(A, column_max, *A.shape)
+        product = None if start is None else np.empty(A.shape[1])
+        entries_ok, error, worst = _kernel.mechanism_summary(A, column_max, *A.shape, product, float(start or 0.0))
         if entries_ok and error <= atol:
-            return A, column_max
+            return A, column_max, product
     else:  # the smallest entry (NaN if any is) and the row sums (not finite if an entry is infinite)
         errors = np.abs(A.sum(axis=1) - 1.0)
         if A.min() >= 0 and errors.max() <= atol:
-            return A, A.max(axis=0)
+            return A, A.max(axis=0), None
         worst = int(np.argmax(errors))
     check_matrix(A, name)  # raises for a non-finite or negative entry, naming it
     raise ValueError(f"{name} must be row-stochastic: row {worst} sums to {A[worst].sum()!r} (tolerance {atol})")

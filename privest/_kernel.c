@@ -289,21 +289,27 @@ static void updates(const double *G, const double *w, double *T, double *M, doub
         out[i] = k * LN2_HI - ((hfsq - (s * (hfsq + (t2 + t1)) + k * LN2_LO)) - f);                              \
     }
 
-static void log_block_portable(const double *restrict x, double *restrict out, Py_ssize_t n) { LOG_BODY }
+/* Whether every x is a positive normal number (a NaN is not): an OR of the comparisons, which vectorises. */
+#define NORMAL_BODY                                                                                              \
+    int bad = 0;                                                                                                 \
+    for (Py_ssize_t i = 0; i < n; i++)                                                                           \
+        bad |= !(x[i] >= 2.2250738585072014e-308) | !(x[i] <= 1.7976931348623157e308);                          \
+    return !bad;
 
-static void (*log_block)(const double *restrict, double *restrict, Py_ssize_t) = log_block_portable;
+/* log_block: out = log(x) by LOG_BODY, and whether every x was a positive normal number (else libm's log must
+   replace the others). */
+static int log_block_portable(const double *restrict x, double *restrict out, Py_ssize_t n) { LOG_BODY NORMAL_BODY }
+
+static int (*log_block)(const double *restrict, double *restrict, Py_ssize_t) = log_block_portable;
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("avx2"))) static void log_block_avx2(const double *restrict x, double *restrict out,
-                                                            Py_ssize_t n) { LOG_BODY }
+__attribute__((target("avx2"))) static int log_block_avx2(const double *restrict x, double *restrict out,
+                                                           Py_ssize_t n) { LOG_BODY NORMAL_BODY }
 #endif
 
 /* log_block, then libm's log where x is not a positive normal number. */
 static void logs_of(const double *restrict x, double *restrict out, Py_ssize_t n) {
-    log_block(x, out, n);
-    int normal = 1;
-    for (Py_ssize_t i = 0; i < n; i++) normal &= (x[i] >= 2.2250738585072014e-308) & (x[i] <= 1.7976931348623157e308);
-    if (!normal)
+    if (!log_block(x, out, n))
         for (Py_ssize_t i = 0; i < n; i++)
             if (!(x[i] >= 2.2250738585072014e-308 && x[i] <= 1.7976931348623157e308)) out[i] = log(x[i]);
 }
@@ -328,6 +334,17 @@ static void add_carried(const uint8_t *restrict bytes, Py_ssize_t B, const doubl
     Hb[current] = sum;
 }
 
+/* The lookups of a short block of C byte positions: s_i += ((0 + T[0, byte_i0]) + T[1, byte_i1]) + ... */
+#define SHORT_LOOKUPS(C)                                                                                         \
+    case C:                                                                                                      \
+        for (Py_ssize_t i = 0; i < rows; i++) {                                                                  \
+            const uint8_t *row = chunk + i * B + c0;                                                             \
+            double a = 0.0;                                                                                      \
+            for (int c = 0; c < (C); c++) a += Tc[c * 256 + row[c]];                                             \
+            s[i] += a;                                                                                           \
+        }                                                                                                        \
+        break;
+
 static void bits_rows(const uint8_t *restrict bits, const double *restrict w, const double *restrict T,
                       double *restrict H, Py_ssize_t m, Py_ssize_t B, double low, double gap, uint64_t carry,
                       double *L_out, double *R_out) {
@@ -347,13 +364,9 @@ static void bits_rows(const uint8_t *restrict bits, const double *restrict w, co
                             ((Tc[1024 + BYTE(v, 4)] + Tc[1280 + BYTE(v, 5)]) +
                              (Tc[1536 + BYTE(v, 6)] + Tc[1792 + BYTE(v, 7)]));
                 }
-            else
-                for (Py_ssize_t i = 0; i < rows; i++) {
-                    const uint8_t *row = chunk + i * B + c0;
-                    double a = 0.0;
-                    for (Py_ssize_t c = 0; c < columns; c++) a += Tc[c * 256 + row[c]];
-                    s[i] += a;
-                }
+            else /* a short block: its count of byte positions a constant of the loop, so that it unrolls */
+                switch (columns) { SHORT_LOOKUPS(1) SHORT_LOOKUPS(2) SHORT_LOOKUPS(3) SHORT_LOOKUPS(4) SHORT_LOOKUPS(5)
+                                   SHORT_LOOKUPS(6) SHORT_LOOKUPS(7) }
         }
         for (Py_ssize_t i = 0; i < rows; i++) d[i] = low + gap * s[i];
         logs_of(d, logs, rows);
@@ -579,75 +592,102 @@ static void bits_sums_rows(const uint8_t *restrict bits, const double *restrict 
 
 /* One pass over a candidate mechanism A (k, m) row-major: whether every entry is >= 0 (no NaN, no negative entry),
    the row whose sum is farthest from 1 and that distance (infinite or NaN if an entry is), and each column's largest
-   entry into column_max. The row sums are eight partial sums each (a tolerance test: their order does not matter). */
-static int summarise_portable(const double *restrict A, double *restrict column_max, Py_ssize_t k, Py_ssize_t m,
-                     double *worst_error, Py_ssize_t *worst_row) {
-    int entries_ok = 1;
+   entry into column_max; with `product` (not NULL), also IBU's first product from a uniform start f into it,
+       product[z] = sum_x f A[x, z]        over x = 0, 1, ... in order, a multiply then an add
+   as combine_rows sums it (the same bits), so that one call of IBU reads A once less. The row sums are partial sums
+   (a tolerance test: their order does not matter). Rows go by in blocks of SUMMARY_ROWS, so that a block's column
+   maxima and products stay in registers while its rows go by. */
+#define SUMMARY_ROWS 8
+
+static void row_error(double total, Py_ssize_t x, double *worst_error, Py_ssize_t *worst_row) {
+    const double error = fabs(total - 1.0);
+    if (!(error <= *worst_error) && *worst_error == *worst_error) /* a NaN error is the worst */
+        *worst_error = error, *worst_row = x;
+}
+
+static int summarise_portable(const double *restrict A, double *restrict column_max, double *restrict product,
+                              double f, Py_ssize_t k, Py_ssize_t m, double *worst_error, Py_ssize_t *worst_row) {
+    int bad = 0;
     *worst_error = 0.0, *worst_row = 0;
     for (Py_ssize_t z = 0; z < m; z++) column_max[z] = A[z];
+    if (product)
+        for (Py_ssize_t z = 0; z < m; z++) product[z] = 0.0;
     for (Py_ssize_t x = 0; x < k; x++) {
         const double *restrict row = A + x * m;
-        double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-        int bad = 0;
-        Py_ssize_t z = 0;
-        for (; z + 8 <= m; z += 8)
-            for (int c = 0; c < 8; c++) {
-                const double v = row[z + c];
-                s[c] += v;
-                bad |= !(v >= 0.0);
-                column_max[z + c] = v > column_max[z + c] ? v : column_max[z + c];
-            }
-        for (; z < m; z++) {
+        double total = 0.0;
+        for (Py_ssize_t z = 0; z < m; z++) {
             const double v = row[z];
-            s[0] += v;
+            total += v;
             bad |= !(v >= 0.0);
             column_max[z] = v > column_max[z] ? v : column_max[z];
         }
-        entries_ok &= !bad;
-        const double error = fabs((((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) - 1.0);
-        if (!(error <= *worst_error) && *worst_error == *worst_error) /* a NaN error is the worst */
-            *worst_error = error, *worst_row = x;
+        if (product)
+            for (Py_ssize_t z = 0; z < m; z++) product[z] += f * row[z];
+        row_error(total, x, worst_error, worst_row);
     }
-    return entries_ok;
+    return !bad;
 }
 
-static int (*summarise)(const double *restrict, double *restrict, Py_ssize_t, Py_ssize_t, double *,
-                        Py_ssize_t *) = summarise_portable;
+static int (*summarise)(const double *restrict, double *restrict, double *restrict, double, Py_ssize_t, Py_ssize_t,
+                        double *, Py_ssize_t *) = summarise_portable;
 
 #ifdef HAVE_AVX_PATH
-/* The same pass with AVX: two vectors of partial row sums, the sign test and the column maxima four at a time. */
+/* The same pass with AVX: a block's rows go by four columns at a time, each row's partial sums in a vector, the
+   sign test, the column maxima and the products four at a time (the products' terms in the same order: the same
+   bits as the portable path). */
 __attribute__((target("avx"))) static int summarise_avx(const double *restrict A, double *restrict column_max,
-                                                         Py_ssize_t k, Py_ssize_t m, double *worst_error,
-                                                         Py_ssize_t *worst_row) {
-    const __m256d zero = _mm256_setzero_pd();
+                                                         double *restrict product, double f, Py_ssize_t k,
+                                                         Py_ssize_t m, double *worst_error, Py_ssize_t *worst_row) {
+    const __m256d zero = _mm256_setzero_pd(), scale = _mm256_set1_pd(f);
     __m256d bad = zero;
-    int entries_ok = 1;
+    int tail_ok = 1;
     *worst_error = 0.0, *worst_row = 0;
+    const Py_ssize_t m4 = m - m % 4;
     for (Py_ssize_t z = 0; z < m; z++) column_max[z] = A[z];
-    for (Py_ssize_t x = 0; x < k; x++) {
-        const double *restrict row = A + x * m;
-        __m256d s0 = zero, s1 = zero;
-        Py_ssize_t z = 0;
-        for (; z + 8 <= m; z += 8) {
-            const __m256d v0 = _mm256_loadu_pd(row + z), v1 = _mm256_loadu_pd(row + z + 4);
-            s0 = _mm256_add_pd(s0, v0), s1 = _mm256_add_pd(s1, v1);
-            bad = _mm256_or_pd(bad, _mm256_or_pd(_mm256_cmp_pd(v0, zero, _CMP_NGE_UQ), _mm256_cmp_pd(v1, zero, _CMP_NGE_UQ)));
-            _mm256_storeu_pd(column_max + z, _mm256_max_pd(v0, _mm256_loadu_pd(column_max + z)));
-            _mm256_storeu_pd(column_max + z + 4, _mm256_max_pd(v1, _mm256_loadu_pd(column_max + z + 4)));
+    if (product)
+        for (Py_ssize_t z = 0; z < m; z++) product[z] = 0.0;
+    for (Py_ssize_t x0 = 0; x0 < k; x0 += SUMMARY_ROWS) {
+        const Py_ssize_t rows = k - x0 < SUMMARY_ROWS ? k - x0 : SUMMARY_ROWS;
+        const double *restrict block = A + x0 * m;
+        __m256d s[SUMMARY_ROWS];
+        for (int r = 0; r < SUMMARY_ROWS; r++) s[r] = zero;
+        for (Py_ssize_t z = 0; z < m4; z += 4) {
+            __m256d most = _mm256_loadu_pd(column_max + z);
+            if (product) {
+                __m256d sum = _mm256_loadu_pd(product + z);
+                for (Py_ssize_t r = 0; r < rows; r++) {
+                    const __m256d v = _mm256_loadu_pd(block + r * m + z);
+                    s[r] = _mm256_add_pd(s[r], v);
+                    bad = _mm256_or_pd(bad, _mm256_cmp_pd(v, zero, _CMP_NGE_UQ));
+                    most = _mm256_max_pd(v, most);
+                    sum = _mm256_add_pd(sum, _mm256_mul_pd(scale, v));
+                }
+                _mm256_storeu_pd(product + z, sum);
+            } else
+                for (Py_ssize_t r = 0; r < rows; r++) {
+                    const __m256d v = _mm256_loadu_pd(block + r * m + z);
+                    s[r] = _mm256_add_pd(s[r], v);
+                    bad = _mm256_or_pd(bad, _mm256_cmp_pd(v, zero, _CMP_NGE_UQ));
+                    most = _mm256_max_pd(v, most);
+                }
+            _mm256_storeu_pd(column_max + z, most);
         }
-        double lanes[4], total = 0.0;
-        _mm256_storeu_pd(lanes, _mm256_add_pd(s0, s1));
-        total = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-        for (; z < m; z++) {
-            const double v = row[z];
-            total += v;
-            entries_ok &= v >= 0.0;
-            column_max[z] = v > column_max[z] ? v : column_max[z];
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            const double *restrict row = block + r * m;
+            double lanes[4];
+            _mm256_storeu_pd(lanes, s[r]);
+            double total = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+            for (Py_ssize_t z = m4; z < m; z++) {
+                const double v = row[z];
+                total += v;
+                tail_ok &= v >= 0.0;
+                column_max[z] = v > column_max[z] ? v : column_max[z];
+                if (product) product[z] += f * v;
+            }
+            row_error(total, x0 + r, worst_error, worst_row);
         }
-        const double error = fabs(total - 1.0);
-        if (!(error <= *worst_error) && *worst_error == *worst_error) *worst_error = error, *worst_row = x;
     }
-    return entries_ok && _mm256_movemask_pd(bad) == 0;
+    return tail_ok && _mm256_movemask_pd(bad) == 0;
 }
 #endif
 
@@ -884,27 +924,30 @@ static PyObject *combine_rows(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static const char *const SUMMARY_NAMES[2] = {"A", "column_max"};
+static const char *const SUMMARY_NAMES[3] = {"A", "column_max", "product"};
 
 static PyObject *mechanism_summary(PyObject *self, PyObject *args) {
-    PyObject *objects[2];
+    PyObject *objects[3] = {NULL, NULL, NULL};
     Py_ssize_t k, m, worst_row;
-    double worst_error;
-    if (!PyArg_ParseTuple(args, "OOnn:mechanism_summary", &objects[0], &objects[1], &k, &m)) return NULL;
+    double worst_error, f = 0.0;
+    if (!PyArg_ParseTuple(args, "OOnn|Od:mechanism_summary", &objects[0], &objects[1], &k, &m, &objects[2], &f))
+        return NULL;
     if (k < 1 || m < 1) {
         PyErr_Format(PyExc_ValueError, "mechanism_summary: k and m must be >= 1, got %zd, %zd", k, m);
         return NULL;
     }
-    const Py_ssize_t needed[2] = {k * m, m};
-    Py_buffer views[2];
-    int held = hold_buffers("mechanism_summary", objects, SUMMARY_NAMES, needed, 2, 1, views);
+    const int buffers = objects[2] && objects[2] != Py_None ? 3 : 2;
+    const Py_ssize_t needed[3] = {k * m, m, m};
+    Py_buffer views[3];
+    int held = hold_buffers("mechanism_summary", objects, SUMMARY_NAMES, needed, buffers, 1, views);
     if (held < 0) {
         release_buffers(views, -held - 1);
         return NULL;
     }
     int entries_ok;
     Py_BEGIN_ALLOW_THREADS
-    entries_ok = summarise(views[0].buf, views[1].buf, k, m, &worst_error, &worst_row);
+    entries_ok = summarise(views[0].buf, views[1].buf, buffers == 3 ? views[2].buf : NULL, f, k, m, &worst_error,
+                           &worst_row);
     Py_END_ALLOW_THREADS
     release_buffers(views, held);
     return Py_BuildValue("(Ndn)", PyBool_FromLong(entries_ok), worst_error, worst_row);
@@ -1120,9 +1163,11 @@ static PyMethodDef methods[] = {
      "combine_rows(G, s, out, k, m): out[z] = sum_x s[x] G[x, z], each sum in the order x = 0, 1, ... (G^T s, as\n"
      "ibu_updates sums it).\n\nG (k, m) and s (k,) read, out (m,) written: every array C-contiguous float64."},
     {"mechanism_summary", mechanism_summary, METH_VARARGS,
-     "mechanism_summary(A, column_max, k, m) -> (entries_ok, worst_error, worst_row): one pass over A (k, m): whether\n"
-     "every entry is >= 0 (none NaN), the largest |row sum - 1| (inf or NaN if an entry is) and its row; each column's\n"
-     "largest entry written to column_max (m,). A read, column_max written: C-contiguous float64."},
+     "mechanism_summary(A, column_max, k, m[, product, f]) -> (entries_ok, worst_error, worst_row): one pass over A\n"
+     "(k, m): whether every entry is >= 0 (none NaN), the largest |row sum - 1| (inf or NaN if an entry is) and its\n"
+     "row; each column's largest entry written to column_max (m,); with product (m,), sum_x f A[x, z] written to it\n"
+     "as combine_rows sums it (IBU's first product from a uniform start f). A read, column_max and product written:\n"
+     "C-contiguous float64."},
     {"bits_pass", bits_pass, METH_VARARGS,
      "bits_pass(bits, w, T, H, m, B, low, gap[, carry]) -> (L, R): one GIBU pass over the m rows of one bit-packed\n"
      "group (bits (m, B) uint8): d_i = low + gap sum_b T[b, bits[i, b]], L = sum_i w_i log d_i, R = sum_i w_i / d_i,\n"

@@ -11,7 +11,7 @@ A data model, below both ``privest.protocols`` (which build SetGroups and BitGro
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -59,6 +59,9 @@ class Group:
     G: np.ndarray
     counts: np.ndarray
     log_scale: np.ndarray
+    # (f, G^T (f, ..., f)) where ``ibu``'s one pass over its matrix computed it: IBU's first product from the
+    # uniform start, summed as the compiled loop sums it, so that the iteration does not read G once more for it
+    _start: tuple[float, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def _of_checked(cls, G: np.ndarray, counts: np.ndarray, log_scale: np.ndarray) -> "Group":
@@ -210,21 +213,27 @@ def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
         If A is not row-stochastic, counts has the wrong shape, a negative or non-finite entry or a zero sum, or an
         observable was reported that no secret can produce under A.
     """
-    A, column_max = check_mechanism_columns(A, "A", atol=1e-9)
+    A, column_max, _ = check_mechanism_columns(A, "A", atol=1e-9)
     return _reported_columns(A, check_weights(counts, A.shape[1], "counts"), column_max)
 
 
-def _reported_columns(A: np.ndarray, counts: np.ndarray, column_max: np.ndarray | None = None) -> Group:
-    """``matrix_group`` on a checked A and counts (and A's column maxima, if the check gave them)."""
+def _reported_columns(A: np.ndarray, counts: np.ndarray, column_max: np.ndarray | None = None,
+                      start: tuple[float, np.ndarray | None] | None = None) -> Group:
+    """``matrix_group`` on a checked A and counts (and A's column maxima, if the check gave them; and IBU's first
+    product from the uniform start (f, A^T (f, ..., f)), if it gave that: see ``Group._start``)."""
     seen = counts > 0
     if seen.all():  # A as it is, no copy (C-contiguous: numpy's products, and so their bits, depend on the layout)
         G = np.ascontiguousarray(A)
     else:  # the reported columns, C-contiguous (a boolean mask would gather them column by column, in F order)
         G = np.compress(seen, A, axis=1)
         column_max = None if column_max is None else column_max[seen]
+        start = None if start is None or start[1] is None else (start[0], start[1][seen])
     if (G.max(axis=0) if column_max is None else column_max).min() <= 0:
         raise ValueError("counts: an observable was reported that no secret can produce under A")
-    return Group._of_checked(G, counts[seen], np.zeros(G.shape[1]))
+    group = Group._of_checked(G, counts[seen], np.zeros(G.shape[1]))
+    if start is not None and start[1] is not None:
+        object.__setattr__(group, "_start", start)
+    return group
 
 
 def rappor_group(reports: RapporReports) -> BitGroup | Group:

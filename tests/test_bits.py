@@ -208,6 +208,15 @@ def test_the_kernels_log_is_within_one_ulp_and_its_paths_give_the_same_bits():
     expected = np.log(x)
     assert np.max(np.abs(outputs[1] - expected) / np.spacing(np.abs(expected))) <= 1.0
     np.testing.assert_array_equal(outputs[0], outputs[1])
+    # a block holding numbers that are not positive normal ones: libm's log for those, wherever they sit in it
+    special = np.array([0.0, np.inf, np.nan, 1e-310, 2.2250738585072014e-308, np.finfo(float).max, -1.0])
+    with np.errstate(all="ignore"):
+        for position in (0, 3, 255, 299):
+            x = rng.uniform(0.3, 3.0, 300)
+            x[position:position + special.size] = special[: 300 - position]
+            out = np.empty_like(x)
+            kernel.log_values(x, out, x.size)
+            np.testing.assert_array_equal(out[position:position + special.size], np.log(special[: 300 - position]))
 
 
 @_COMPILED

@@ -9,6 +9,7 @@ from scipy.optimize import minimize
 
 from privest import estimators as est
 from privest import mechanisms as mech
+from privest.groups import matrix_group
 from privest.rappor import RapporReports
 from privest.sampling import rappor, rng_for, sample
 
@@ -228,6 +229,41 @@ def test_the_compiled_loops_vector_and_portable_paths_give_the_same_bits(k):
     assert width == 64 and vectors in (64, 256)
     fast = est.ibu(A, q, delta=1e-300, max_iter=500)
     assert np.array_equal(portable.theta, fast.theta) and portable.log_likelihood == fast.log_likelihood
+
+
+@pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
+@pytest.mark.parametrize("vectors", [True, False])
+def test_ibu_takes_its_first_product_from_the_check_of_a_and_keeps_every_bit(vectors, monkeypatch):
+    # ibu's one pass over a large A (over 2^16 entries) also sums G^T theta for the uniform start (Group._start), so
+    # that the iteration does not read G again for it: the same result, bit for bit, as gibu on matrix_group (whose
+    # start is combine_rows'), with every column reported or some not, and combine_rows not called by ibu.
+    kernel = est._iteration._kernel
+
+    class NoCombine:
+        def __getattr__(self, name):
+            if name == "combine_rows":
+                raise AssertionError("ibu read G again for its first product")
+            return getattr(kernel, name)
+
+    rng = rng_for(16, "ibu-start", vectors)
+    A = random_mechanism(rng, 260, 270)
+    try:
+        kernel.use_vectors(vectors)
+        for unreported in (0, 7):
+            q = rng.multinomial(10**5, rng.dirichlet(np.ones(260)) @ A).astype(float)
+            q[rng.choice(270, unreported, replace=False)] = 0
+            for delta, max_iter in [(1e-300, 1), (1e-300, 30), (1e-9, 5000)]:
+                expected = est.gibu([matrix_group(A, q)], delta=delta, max_iter=max_iter)
+                monkeypatch.setattr(est._iteration, "_kernel", NoCombine())
+                result = est.ibu(A, q, delta=delta, max_iter=max_iter)
+                monkeypatch.setattr(est._iteration, "_kernel", kernel)
+                assert np.array_equal(result.theta, expected.theta)
+                assert (result.iterations, result.log_likelihood) == (expected.iterations, expected.log_likelihood)
+            start = np.full(260, 2.0)  # another start: combine_rows' product, the same as gibu's
+            assert np.array_equal(est.ibu(A, q, theta0=start, max_iter=20).theta,
+                                  est.gibu([matrix_group(A, q)], theta0=start, max_iter=20).theta)
+    finally:
+        kernel.use_vectors(True)
 
 
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")

@@ -366,8 +366,12 @@ def test_the_one_pass_mechanism_check_finds_every_bad_entry_and_row(compiled, mo
         pytest.skip("privest._kernel is not built")
     rng = np.random.default_rng(5)
     A = rng.dirichlet(np.ones(11), size=3)
-    checked, column_max = _checks.check_mechanism_columns(A, "Q", atol=1e-9)
+    checked, column_max, product = _checks.check_mechanism_columns(A, "Q", atol=1e-9, start=0.3)
     assert checked is A and np.array_equal(column_max, A.max(axis=0))
+    if compiled:  # IBU's first product from the start (0.3, 0.3, 0.3), the rows added in order, as combine_rows does
+        assert np.array_equal(product, (0.0 + 0.3 * A[0]) + 0.3 * A[1] + 0.3 * A[2])
+    else:
+        assert product is None
     for row, column, value, message in [(1, 9, np.nan, "finite"), (2, 3, np.inf, "finite"), (0, 10, -np.inf, "finite"),
                                         (2, 10, -1e-300, "non-negative"), (1, 2, A[1, 2] + 1e-6, "row 1 sums")]:
         bad = A.copy()

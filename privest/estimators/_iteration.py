@@ -93,13 +93,15 @@ class _Likelihood:
     offset: float
     sets: "_Sets | _Bits | _Parts | None"
     n: float = 1.0
+    start: tuple[float, np.ndarray] | None = None  # a single matrix group's ``Group._start``
 
     @classmethod
     def of(cls, groups: Sequence[Group | SetGroup | BitGroup], dense_sets: bool = False) -> "_Likelihood":
         if len(groups) == 1 and isinstance(groups[0], Group):  # IBU: the same values as below, fewer calls
             group = groups[0]
             n = group.n
-            return cls(group.G, group.counts / n, float((group.counts @ group.log_scale) / n), None, float(n))
+            return cls(group.G, group.counts / n, float((group.counts @ group.log_scale) / n), None, float(n),
+                       group._start)
         k = groups[0].G.shape[0] if isinstance(groups[0], Group) else groups[0].k
         if any((g.G.shape[0] if isinstance(g, Group) else g.k) != k for g in groups):
             raise ValueError(f"groups must all have k = {k} rows (secrets)")
@@ -206,23 +208,18 @@ class IbuResult:
 # iterations a block and buffers of at most about _BLOCK_BYTES.
 _BLOCK_WORK = 1 << 18
 
-
 _BLOCK_ROWS = 64
-
 
 # With the compiled loop, blocks of up to _COMPILED_BLOCK_ROWS iterations (its updates cost less than a block's test
 # at small k: about ten numpy calls), still within _BLOCK_BYTES of buffers and at most max(64, t / 8) past the stop.
 _COMPILED_BLOCK_ROWS = 512
 
-
 _BLOCK_BYTES = 1 << 21
-
 
 # From this many reported columns, a block's rows whose change of L cannot fall below delta take no logarithm
 # (``_first_candidate``): 5-12% of an iteration at k = 256 and 3% at k = 1024 saved; below, its few numpy calls a
 # block cost more than the logarithms they save (k = 16: 18-36% slower, measured 2026-11-26).
 _SCREEN_COLUMNS = 64
-
 
 # The compiled update loop (privest._kernel) runs matrix groups of up to _KERNEL_WORK entries: it reads G once an
 # iteration for both products where numpy (and numba) read it twice, so it is the faster at every k measured
@@ -230,11 +227,9 @@ _SCREEN_COLUMNS = 64
 # would round differently from numpy's, on numpy's products.
 _KERNEL_WORK = 1 << 26
 
-
 # ``ibu_runs`` runs its runs one at a time through the compiled loop while G has at most _BATCH_KERNEL_WORK entries
 # (k = 256 square); beyond, the batch's matrix-matrix products cost less per run.
 _BATCH_KERNEL_WORK = 1 << 16
-
 
 COMPILED_KERNEL = _kernel is not None
 """Whether privest's compiled IBU update loop (``privest._kernel``) is installed. It runs single-problem IBU and
@@ -242,12 +237,10 @@ GIBU on matrix mechanisms (up to 2^26 entries), and ``ibu_runs`` run by run: the
 products summed in a fixed order (the same bits on every CPU and BLAS), which differ from numpy's BLAS products in
 the last bits. Without a C compiler at install, numpy runs them."""
 
-
 # Up to this many entries (where privest 0.1 ran its compiled loop) the compiled iteration starts from theta @ G on
 # G in F order, as 0.1 did (its G was always a gathered copy in F order), so its results keep their bits; beyond,
 # from G^T theta summed by the compiled loop (a copy in F order would cost more than the iterations there).
 _LEGACY_START = 1 << 16
-
 
 # From this many entries, the compiled loop sums each dot product of G ratio as 16 partial sums (``strided`` in
 # privest/_kernel.c: no chain of dependent additions a row long), 7-14% faster per iteration than the sum in order
@@ -267,7 +260,7 @@ def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter:
     (``_Likelihood.g_fortran``), those of privest 0.1."""
     G, w, offset, sets = likelihood.G, likelihood.w, likelihood.offset, likelihood.sets
     if sets is None and 0 < G.size <= _KERNEL_WORK and _kernel is not None:
-        return _iterate_blocks(G, w, offset, theta, delta, max_iter, compiled=True)
+        return _iterate_blocks(G, w, offset, theta, delta, max_iter, compiled=True, start=likelihood.start)
     if sets is None and 0 < G.size <= _BLOCK_WORK:
         return _iterate_blocks(G, w, offset, theta, delta, max_iter)
     G = likelihood.g_fortran
@@ -307,7 +300,7 @@ _vecdot = getattr(np, "vecdot", None)
 
 
 def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarray, delta: float,
-                    max_iter: int, compiled: bool = False) -> IbuResult:
+                    max_iter: int, compiled: bool = False, start: tuple[float, np.ndarray] | None = None) -> IbuResult:
     """``_iterate`` on matrix groups alone, with its stopping rule tested once per block of iterations, exactly as if
     it were tested every iteration: numpy's products ``G ratio`` and ``theta @ G`` on G as it is, or, with
     ``compiled``, the compiled loop's in its fixed summation order.
@@ -318,7 +311,8 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
     products. Then one log and one row-wise dot product give every L(theta^t) of the block as ``_iterate`` computes it
     (``_log_likelihoods``), and the first iteration of the block where ``|L^t - L^(t-1)| < delta`` is the result; the
     updates run past it are discarded. Blocks grow with t: at most max(16, t / 8) iterations run past the stop
-    (max(64, t / 8) with the compiled loop, whose updates are cheaper).
+    (max(64, t / 8) with the compiled loop, whose updates are cheaper). ``start``: (f, G^T (f, ..., f)) as the
+    compiled loop sums it (``Group._start``), taken for G^T theta where theta is that uniform start.
     """
     k, columns = G.shape
     most = _COMPILED_BLOCK_ROWS if compiled else _BLOCK_ROWS
@@ -330,7 +324,10 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
         if G.size <= _LEGACY_START:  # the start of privest 0.1's compiled loop (its bits): theta @ G in F order
             M[0] = theta @ np.asfortranarray(G)
         G, w = np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
-        if G.size > _LEGACY_START:  # G^T theta summed as the compiled updates sum it, with no copy of G
+        uniform = start is not None and start[0] == theta[0] and (theta == start[0]).all()
+        if G.size > _LEGACY_START and uniform:  # G^T theta from the pass that checked G, as combine_rows sums it
+            M[0] = start[1]
+        elif G.size > _LEGACY_START:  # G^T theta summed as the compiled updates sum it, with no copy of G
             _kernel.combine_rows(G, T[0], M[0], k, columns)
         # from _STRIDED_START entries, G ratio's dot products as 16 partial sums a row (the faster order there)
         smallest, strided = 64, G.size >= _STRIDED_START

@@ -20,6 +20,7 @@ from privest._checks import (
     check_stopping,
     check_weights,
 )
+from privest.estimators import _iteration
 from privest.estimators._iteration import (
     COMPILED_KERNEL,
     IbuResult,
@@ -189,10 +190,21 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
     >>> result.theta.shape, bool(abs(result.theta.sum() - 1) < 1e-12), result.capped
     ((5,), True, False)
     """
-    A, column_max = check_mechanism_columns(A, "A", atol=1e-9)
+    A = as_array(A, "A")
+    # the uniform start's value, where the iteration takes its first product from the check's pass over A
+    start = _start_value(A) if theta0 is None and accelerate is None else None
+    A, column_max, product = check_mechanism_columns(A, "A", atol=1e-9, start=start)
     q = check_weights(q, A.shape[1], "q")
-    return gibu([_reported_columns(A, q, column_max)], delta=delta, max_iter=max_iter, theta0=theta0,
-                accelerate=accelerate)
+    return gibu([_reported_columns(A, q, column_max, None if start is None else (start, product))], delta=delta,
+                max_iter=max_iter, theta0=theta0, accelerate=accelerate)
+
+
+def _start_value(A: np.ndarray) -> float | None:
+    """The uniform start's value for IBU on A where the compiled loop takes G^T theta from the check's pass over A
+    (``Group._start``: A 2-D with more than _LEGACY_START entries, up to _KERNEL_WORK), else None."""
+    wanted = (_iteration._kernel is not None and A.ndim == 2
+              and _iteration._LEGACY_START < A.size <= _iteration._KERNEL_WORK)
+    return float(_start(A.shape[0], None)[0]) if wanted else None
 
 
 def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000) -> list[IbuResult]:
