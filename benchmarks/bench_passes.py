@@ -22,14 +22,14 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads: single-thread BLAS, as bench_peers
 
-import argparse  # noqa: E402
-import time  # noqa: E402
+import argparse
+import time
 
-import numpy as np  # noqa: E402
-from timing import seconds  # noqa: E402
+import numpy as np
+from timing import seconds
 
-import privest  # noqa: E402
-from privest.estimators import _iteration  # noqa: E402
+import privest
+from privest.estimators import _iteration
 
 
 def main() -> None:
