@@ -7,6 +7,7 @@ import runpy
 import stat
 import threading
 import time
+import zipfile
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -276,6 +277,26 @@ def test_save_npz_round_trips_and_is_byte_identical_on_reruns(tmp_path: Path, mo
     loaded = files.load_npz(tmp_path / "one.npz")
     assert sorted(loaded) == ["cells", "theta"] and loaded["cells"].dtype == np.int64
     np.testing.assert_array_equal(loaded["theta"], arrays["theta"])
+
+
+def test_save_npz_stores_an_array_that_hardly_deflates_and_deflates_the_others(tmp_path: Path) -> None:
+    # bit-packed reports of near-random bits are stored as they are (deflate shrinks them little, slowly); zeros, a
+    # small array and sparse bits are deflated; every array reads back equal, and a rerun writes the same bytes
+    rng = np.random.default_rng(7)
+    arrays = {"random_bits": np.packbits(rng.random((4000, 256)) < 0.4, axis=1),
+              "sparse_bits": np.packbits(rng.random((4000, 256)) < 0.01, axis=1),
+              "zeros": np.zeros(50_000), "small": rng.random(100), "strided": rng.random((400, 400))[:, ::2]}
+    files.save_npz(tmp_path / "a.npz", **arrays)
+    files.save_npz(tmp_path / "b.npz", **arrays)
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    with zipfile.ZipFile(tmp_path / "a.npz") as archive:
+        kinds = {info.filename: info.compress_type for info in archive.infolist()}
+    assert kinds == {"random_bits.npy": zipfile.ZIP_STORED, "sparse_bits.npy": zipfile.ZIP_DEFLATED,
+                     "zeros.npy": zipfile.ZIP_DEFLATED, "small.npy": zipfile.ZIP_DEFLATED,
+                     "strided.npy": zipfile.ZIP_DEFLATED}
+    loaded = files.load_npz(tmp_path / "a.npz")
+    for key, array in arrays.items():
+        np.testing.assert_array_equal(loaded[key], array)
 
 
 def test_save_table_writes_fixed_floats_without_index(tmp_path: Path) -> None:
