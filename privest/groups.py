@@ -218,7 +218,7 @@ def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
 
 
 def _reported_columns(A: np.ndarray, counts: np.ndarray, column_max: np.ndarray | None = None,
-                      start: tuple[float, np.ndarray | None] | None = None) -> Group:
+                      start: tuple[float, np.ndarray] | None = None) -> Group:
     """``matrix_group`` on a checked A and counts (and A's column maxima, if the check gave them; and IBU's first
     product from the uniform start (f, A^T (f, ..., f)), if it gave that: see ``Group._start``)."""
     seen = counts > 0
@@ -227,11 +227,11 @@ def _reported_columns(A: np.ndarray, counts: np.ndarray, column_max: np.ndarray 
     else:  # the reported columns, C-contiguous (a boolean mask would gather them column by column, in F order)
         G = np.compress(seen, A, axis=1)
         column_max = None if column_max is None else column_max[seen]
-        start = None if start is None or start[1] is None else (start[0], start[1][seen])
+        start = None if start is None else (start[0], start[1][seen])
     if (G.max(axis=0) if column_max is None else column_max).min() <= 0:
         raise ValueError("counts: an observable was reported that no secret can produce under A")
     group = Group._of_checked(G, counts[seen], np.zeros(G.shape[1]))
-    if start is not None and start[1] is not None:
+    if start is not None:
         object.__setattr__(group, "_start", start)
     return group
 

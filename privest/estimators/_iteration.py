@@ -324,9 +324,8 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
         if G.size <= _LEGACY_START:  # the start of privest 0.1's compiled loop (its bits): theta @ G in F order
             M[0] = theta @ np.asfortranarray(G)
         G, w = np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
-        uniform = start is not None and start[0] == theta[0] and (theta == start[0]).all()
-        if G.size > _LEGACY_START and uniform:  # G^T theta from the pass that checked G, as combine_rows sums it
-            M[0] = start[1]
+        if G.size > _LEGACY_START and start is not None and (theta == start[0]).all():
+            M[0] = start[1]  # G^T theta from the pass that checked G (theta its uniform start), as combine_rows sums it
         elif G.size > _LEGACY_START:  # G^T theta summed as the compiled updates sum it, with no copy of G
             _kernel.combine_rows(G, T[0], M[0], k, columns)
         # from _STRIDED_START entries, G ratio's dot products as 16 partial sums a row (the faster order there)

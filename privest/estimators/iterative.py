@@ -195,7 +195,7 @@ def ibu(A: np.ndarray, q: np.ndarray, delta: float = 1e-10, max_iter: int = 10_0
     start = _start_value(A) if theta0 is None and accelerate is None else None
     A, column_max, product = check_mechanism_columns(A, "A", atol=1e-9, start=start)
     q = check_weights(q, A.shape[1], "q")
-    return gibu([_reported_columns(A, q, column_max, None if start is None else (start, product))], delta=delta,
+    return gibu([_reported_columns(A, q, column_max, None if product is None else (start, product))], delta=delta,
                 max_iter=max_iter, theta0=theta0, accelerate=accelerate)
 
 
