@@ -23,10 +23,9 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads: single-thread BLAS, as bench_peers
 
 import argparse
-import time
 
 import numpy as np
-from timing import seconds
+from timing import interleaved, seconds
 
 import privest
 from privest.estimators import _iteration
@@ -54,16 +53,10 @@ def main() -> None:
         "update": lambda: kernel.ibu_updates(G, w, T, M, ratio, k, k, 1, strided),
         "numpy": lambda: (G @ (w / M[0]), theta @ G),
     }
-    times: dict[str, list[float]] = {name: [] for name in passes}
-    for _ in range(args.rounds):
-        for name, run in passes.items():
-            start = time.perf_counter()
-            run()
-            times[name].append(time.perf_counter() - start)
-    read = float(np.median(times["read"]))
+    medians = interleaved(passes, args.rounds)
+    read = medians["read"]
     print(f"G {k} x {k} float64 ({G.nbytes / 2**20:.0f} MiB), {args.rounds} interleaved rounds, medians:")
-    for name, values in times.items():
-        median = float(np.median(values))
+    for name, median in medians.items():
         print(f"  {name:7s} {seconds(median):>9s}  {median / read:5.2f} reads of G  "
               f"({G.nbytes / median / 1e9:5.1f} GB/s of G)")
 

@@ -55,7 +55,7 @@ from bench_protocols import (  # noqa: E402
     version,
 )
 from scipy.stats import binom  # noqa: E402
-from timing import powers, seconds  # noqa: E402
+from timing import interleaved, powers, seconds  # noqa: E402
 
 import privest  # noqa: E402
 from privest import protocols, sampling  # noqa: E402
@@ -71,19 +71,6 @@ SLOW_AGGREGATES = ("blh", "olh", "ss")  # the peers hash or visit every value of
 ITERATIONS = {16: 2000, 256: 400, 1024: 50}  # N of the per-iteration rows
 CAP, FIXED = 10_000, 100
 NO_STOP = float(np.finfo(np.float64).tiny)  # a tolerance no change undercuts unless it is exactly 0
-
-
-def interleaved(functions: dict[str, Callable[[], Any]], rounds: int, calls: int = 1) -> dict[str, float]:
-    """The median wall time of one call of each function over ``rounds`` rounds, each round running every function
-    ``calls`` times, in turn (several calls a round for the cheap ones: a timer's and a busy machine's noise)."""
-    times: dict[str, list[float]] = {name: [] for name in functions}
-    for _ in range(rounds):
-        for name, fn in functions.items():
-            start = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            times[name].append((time.perf_counter() - start) / calls)
-    return {name: float(np.median(t)) for name, t in times.items()}
 
 
 def secrets_for(k: int, n: int) -> np.ndarray:

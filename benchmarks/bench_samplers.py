@@ -23,13 +23,12 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", 
 
 import argparse  # noqa: E402
 import platform  # noqa: E402
-import statistics  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
-from timing import powers, seconds  # noqa: E402
+from timing import interleaved, powers, seconds  # noqa: E402
 
 import privest  # noqa: E402
 from privest import protocols  # noqa: E402
@@ -107,18 +106,6 @@ def unary_variant(m: Any, positions: bool) -> Callable[[np.ndarray, np.random.Ge
             packing._POSITIONS_BELOW, packing._POSITIONS_FROM_K = saved, saved_k
 
     return sample
-
-
-def interleaved(functions: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
-    """The median wall time of each function over ``rounds`` rounds, the functions called in turn in each round."""
-    times: dict[str, list[float]] = {name: [] for name in functions}
-    for _ in range(rounds):
-        for name, function in functions.items():
-            start = time.perf_counter()
-            result = function()
-            times[name].append(time.perf_counter() - start)
-            del result
-    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def peer_clients(name: str, k: int, eps: float) -> dict[str, Callable[[int], Any]]:

@@ -3,7 +3,7 @@ as they read in the tables. Imported by the scripts of benchmarks/ (run from the
 
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -18,6 +18,19 @@ def best_time(fn: Callable[[], T], repeats: int = 1) -> tuple[float, T]:
         result = fn()
         best = min(best, time.perf_counter() - start)
     return best, result
+
+
+def interleaved(functions: dict[str, Callable[[], Any]], rounds: int, calls: int = 1) -> dict[str, float]:
+    """The median wall time of one call of each function over ``rounds`` rounds, each round running every function
+    ``calls`` times, in turn (several calls a round for the cheap ones: a timer's and a busy machine's noise)."""
+    times: dict[str, list[float]] = {name: [] for name in functions}
+    for _ in range(rounds):
+        for name, fn in functions.items():
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.perf_counter() - start) / calls)
+    return {name: float(np.median(t)) for name, t in times.items()}
 
 
 def seconds(s: float) -> str:
