@@ -136,7 +136,7 @@ def test_a_bit_group_of_other_k_and_an_ss_report_of_other_size_are_refused():
 
 
 @_COMPILED
-@pytest.mark.parametrize("k", [1, 7, 8, 63, 64, 65, 200, 1024])
+@pytest.mark.parametrize("k", [1, 7, 8, 63, 64, 65, 200, 512, 520, 1000, 1024])
 def test_compiled_direct_sums_are_numpys_pass_on_both_vector_paths(k):
     # 1100 rows: two whole blocks of 512 and a last one of 76 (not a whole group of 8); all-zero and all-one rows;
     # weights from counts up to 40; the sums added to what the array holds
@@ -164,7 +164,7 @@ def test_compiled_direct_sums_are_numpys_pass_on_both_vector_paths(k):
             outputs.append(sums)
     finally:
         kernel.use_vectors(True)
-    np.testing.assert_array_equal(outputs[0], outputs[1])  # portable C and AVX2: the same bits
+    np.testing.assert_array_equal(outputs[0], outputs[1])  # portable C and AVX2 (AVX-512): the same bits
     np.testing.assert_array_equal(outputs[1], outputs[2])  # and the same on every run
 
 
