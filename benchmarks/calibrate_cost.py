@@ -92,8 +92,8 @@ def job_rows(directory: Path, found: dict, runs_per_job: dict, before: cost.Cali
                     planned = sum(cost.seconds_of(w, before) for w in
                                   (cost.point_work(spec, family, k, own_users, before)[p] for p, _ in units))
                     rows.append({"study": study, "experiment": name, "family": family, "part": part,
-                                 "runs": len(units), "wall": float(timing["s"]), "cpu": float(timing["cpu_time"]),
-                                 "planned": before.seconds["startup"] + planned, **work,
+                                 "wall": float(timing["s"]), "cpu": float(timing["cpu_time"]),
+                                 "planned": before.seconds["startup"] + planned, **work,  # work["runs"]: the runs
                                  "measured_iterations": {(spec.points[p].value, r): float(measured[p, r])
                                                          for p, r in units}})
     return rows
@@ -154,7 +154,7 @@ def markdown(rows: list[dict], model: cost.Calibration) -> str:
         ratios.append((before, ratio))
         job = f"{row['study']}/{row['experiment']} {row['family']}" + (f" {row['part']}" if row["part"] else "")
         measured = f"{cost.describe(row['wall'])} | {cost.describe(row['cpu'])}"
-        lines.append(f"| {row.get('scale', '')} | {job} | {row['runs']} | {cost.describe(row['planned'])} | "
+        lines.append(f"| {row.get('scale', '')} | {job} | {row['runs']:.0f} | {cost.describe(row['planned'])} | "
                      f"{cost.describe(modelled)} | {measured} | {before:.2f} | {ratio:.2f} |")
     before, after = np.array(ratios).T
     within = np.mean((before >= 0.5) & (before <= 2)), np.mean((after >= 0.5) & (after <= 2))

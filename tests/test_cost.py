@@ -17,9 +17,9 @@ def experiment(kind="rappor", users=(1000,), runs=5, families=("ibu",), max_iter
                       data=data, labels=(("study", "s"),), stopping=(("delta", 1e-10), ("max_iter", max_iter)))
 
 
-PRICES = {"startup": 1.0, "iterations": 1e-6, "group_iterations": 2e-6, "matrix": 1e-9, "large_matrix": 2e-9,
-          "mixture": 3e-9, "bit_rows": 7e-9, "bits": 4e-9, "sets": 5e-9, "closed": 6e-9, "closed_bits": 8e-9,
-          "closed_sets": 9e-9, "reading": 1e-10}
+PRICES = {"startup": 1.0, "runs": 1.5e-3, "iterations": 1e-6, "group_iterations": 2e-6, "matrix": 1e-9,
+          "large_matrix": 2e-9, "mixture": 3e-9, "bit_rows": 7e-9, "bits": 4e-9, "sets": 5e-9, "closed": 6e-9,
+          "closed_bits": 8e-9, "closed_sets": 9e-9, "reading": 1e-10}
 """Prices of a model to test with: every kind of work priced, each at its own price."""
 
 
@@ -52,8 +52,9 @@ def test_rappor_on_adult_ages_prices_its_rows_bytes_reading_and_iterations_at_th
     ibu = cost.job_seconds(adult, "ibu", 100, 0)
     per_iteration = (PRICES["iterations"] + PRICES["group_iterations"]
                      + rows * (PRICES["bit_rows"] + 13 * PRICES["bits"]))
-    assert ibu == pytest.approx(PRICES["startup"] + 20 * (10_000 * per_iteration + stored * PRICES["reading"]))
-    rap = PRICES["startup"] + 20 * (rows * 100 * PRICES["closed_bits"] + stored * PRICES["reading"])
+    assert ibu == pytest.approx(PRICES["startup"] + 20 * (PRICES["runs"] + 10_000 * per_iteration
+                                                          + stored * PRICES["reading"]))
+    rap = PRICES["startup"] + 20 * (PRICES["runs"] + rows * 100 * PRICES["closed_bits"] + stored * PRICES["reading"])
     assert cost.job_seconds(adult, "rap", 100, 0) == pytest.approx(rap)
 
 
@@ -171,3 +172,14 @@ def test_the_dataset_size_is_read_once_per_version_of_its_files(tmp_path, monkey
     assert [cost.dataset_size(experiment()) for _ in range(3)] == [(7, 40)] * 3 and len(reads) == 1
     np.savez(tmp_path / "d.npz", secrets=np.zeros(50, dtype=np.int64))  # another size: read again
     assert cost.dataset_size(experiment()) == (7, 50) and len(reads) == 2
+
+
+@pytest.mark.parametrize("members", [1, 2, 10])
+def test_ibu_m_on_shokri_mechanisms_prices_the_union_of_their_outputs(members):
+    """One Shokri matrix reports SHOKRI_OUTPUTS of its k outputs; the average of several, the union of theirs."""
+    shokri = tuple(Member("shokri", float(q)) for q in range(1, members + 1))
+    work = cost.run_work("ibu_m", shokri, 100, 10_000, iterations=50)
+    assert work["matrix"] == pytest.approx(50 * 100 * 100 * (1 - (1 - cost.SHOKRI_OUTPUTS) ** members))
+    assert work["runs"] == 1.0
+    mixed = cost.run_work("ibu_m", (*shokri, Member("krr", 1.0)), 100, 10_000, iterations=50)
+    assert mixed["matrix"] == pytest.approx(50 * 100 * 100)  # k-RR reports every output
