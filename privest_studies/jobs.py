@@ -6,9 +6,8 @@ the Shokri LP's rounds, ...) goes to its log, before those lines.
 Every job computes on one thread: the BLAS and OpenMP pools are limited to one thread around the work, whatever the
 rule's ``threads``, ``--set-threads`` or OPENBLAS_NUM_THREADS say, since OpenBLAS splits a solve or a product by its
 thread count and the last bits of the result follow (measured: the planar INV estimates at 1 and 2 threads). So an
-output is byte-identical on any core count; Snakemake runs jobs side by side instead. And OpenBLAS picks its kernels
-by CPU (SkylakeX where the CPU has AVX-512, Haswell where it has AVX2), whose products and solves round differently:
-``pin_blas_kernels``, called by the workflow before any job, makes every job on an x86-64 node use the same ones.
+output is byte-identical on any core count; Snakemake runs jobs side by side instead. (Across CPU families it is so
+only with OpenBLAS's kernels fixed, OPENBLAS_CORETYPE: docs/site/guide/reproducing.md.)
 
 Set the environment variable ``PRIVEST_TRACEBACK=1`` to get the traceback on stderr too when debugging.
 """
@@ -16,12 +15,11 @@ Set the environment variable ``PRIVEST_TRACEBACK=1`` to get the traceback on std
 import contextlib
 import logging
 import os
-import platform
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -32,37 +30,6 @@ INTERRUPTED = "interrupted (Ctrl-C): this job wrote no output; the next run does
 # The variables of the BLAS and OpenMP libraries that set their thread count when they load (Snakemake's list).
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
-# OpenBLAS's kernels every job uses on x86-64 (pin_blas_kernels), and the CPU flags they need.
-BLAS_KERNELS = "Haswell"
-BLAS_KERNELS_NEED = {"avx2", "fma"}
-
-
-def pin_blas_kernels(environ: MutableMapping[str, str] = os.environ, cpuinfo: str | None = None,
-                     machine: str | None = None) -> str | None:
-    """Set OPENBLAS_CORETYPE to ``BLAS_KERNELS`` in ``environ`` (the workflow's environment, which every job's process
-    inherits and reads when numpy loads OpenBLAS), whatever it was, where the CPU is x86-64 with AVX2 and FMA; return
-    the kernels set, or None where nothing was set (another architecture, or an older CPU: its jobs' last bits are
-    then those of its own kernels).
-
-    OpenBLAS picks its kernels by CPU, and a product or a solve rounds differently under each: measured, a 384 x 384
-    solve, a product and a transposed matrix-vector product, each with other last bits under SkylakeX's kernels
-    (AVX-512) than under Haswell's; IBU's section 8 estimates on 10,000 secrets moved by 5.6e-9 (one iteration more
-    at the stopping rule). Haswell's are the newest that every AVX2 CPU runs, AVX-512 ones included. ``cpuinfo``
-    (the text of /proc/cpuinfo) and ``machine`` (``platform.machine()``) are read from this machine when None.
-    """
-    machine = platform.machine() if machine is None else machine
-    if machine.lower() not in ("x86_64", "amd64"):
-        return None
-    if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text()
-        except OSError:
-            return None
-    flags = next((line.split(":", 1)[1].split() for line in cpuinfo.splitlines() if line.startswith("flags")), [])
-    if not BLAS_KERNELS_NEED <= set(flags):
-        return None
-    environ["OPENBLAS_CORETYPE"] = BLAS_KERNELS
-    return BLAS_KERNELS
 
 
 def one_line(error: BaseException) -> str:

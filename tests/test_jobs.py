@@ -81,15 +81,3 @@ def test_an_lp_job_logs_each_lp_round_and_its_progress_before_the_seconds(tmp_pa
     assert [line.split()[0] for line in lines[-2:]] == ["startup_seconds", "work_seconds"]
     assert not logging.getLogger("privest").handlers  # the job's log is detached when it ends
     np.testing.assert_equal(len(lines), len(rounds) + 5)
-
-
-CPUINFO = "processor\t: 0\nflags\t\t: fpu sse2 {flags}\nbugs\t\t: spectre_v1\n"
-
-
-@pytest.mark.parametrize(("machine", "flags", "kernels"), [
-    ("x86_64", "avx avx2 fma avx512f", "Haswell"), ("AMD64", "avx2 fma", "Haswell"),
-    ("x86_64", "avx avx2", None), ("x86_64", "avx fma", None), ("aarch64", "fp asimd", None)])
-def test_blas_kernels_are_pinned_to_haswell_on_x86_64_with_avx2_and_fma_whatever_was_set(machine, flags, kernels):
-    environ = {"OPENBLAS_CORETYPE": "SkylakeX"}
-    assert jobs.pin_blas_kernels(environ, CPUINFO.format(flags=flags), machine) == kernels
-    assert environ == {"OPENBLAS_CORETYPE": kernels or "SkylakeX"}
