@@ -522,7 +522,8 @@ __attribute__((target("avx512f"))) static void copy_planes_avx512(const uint8_t 
 }
 #endif
 
-/* s_i = sum_b T[b, byte_ib] for the rows of a block, in bits_rows' order, from the block's bytes held as planes: the
+/* s_i = sum_b T[b, byte_ib] for the rows from <= i < rows of a block, in bits_rows' order, from the block's bytes held
+   as planes: the
    eight bytes c0 .. c0 + 7 of row i at planes + 8 (c0 rows + i), so that each plane is read densely while its part of
    T (16 KB) stays in the L1 cache, and T, read once a block of SUM_ROWS rows, costs little of the L2 cache's bandwidth.
    Not vectorised by GCC (its SSE2 version, two rows at a time with the bytes moved out of vector registers, is
@@ -531,14 +532,14 @@ __attribute__((target("avx512f"))) static void copy_planes_avx512(const uint8_t 
 __attribute__((optimize("no-tree-vectorize")))
 #endif
 static void sums_of_planes(const uint8_t *restrict planes, const double *restrict T, double *restrict s,
-                           Py_ssize_t rows, Py_ssize_t B) {
-    for (Py_ssize_t i = 0; i < rows; i++) s[i] = 0.0;
+                           Py_ssize_t from, Py_ssize_t rows, Py_ssize_t B) {
+    for (Py_ssize_t i = from; i < rows; i++) s[i] = 0.0;
     for (Py_ssize_t c0 = 0; c0 < B; c0 += BIT_COLUMNS) {
         const Py_ssize_t columns = B - c0 < BIT_COLUMNS ? B - c0 : BIT_COLUMNS;
         const double *restrict Tc = T + c0 * 256;
         const uint8_t *restrict plane = planes + c0 * rows;
         if (columns == BIT_COLUMNS)
-            for (Py_ssize_t i = 0; i < rows; i++) {
+            for (Py_ssize_t i = from; i < rows; i++) {
                 uint64_t v;
                 memcpy(&v, plane + 8 * i, 8);
                 s[i] += ((Tc[BYTE(v, 0)] + Tc[256 + BYTE(v, 1)]) + (Tc[512 + BYTE(v, 2)] + Tc[768 + BYTE(v, 3)])) +
@@ -546,7 +547,7 @@ static void sums_of_planes(const uint8_t *restrict planes, const double *restric
                          (Tc[1536 + BYTE(v, 6)] + Tc[1792 + BYTE(v, 7)]));
             }
         else
-            for (Py_ssize_t i = 0; i < rows; i++) {
+            for (Py_ssize_t i = from; i < rows; i++) {
                 const uint8_t *row = plane + 8 * i;
                 double a = 0.0;
                 for (Py_ssize_t c = 0; c < columns; c++) a += Tc[c * 256 + row[c]];
@@ -555,18 +556,24 @@ static void sums_of_planes(const uint8_t *restrict planes, const double *restric
     }
 }
 
-/* U_g[v] = the sum of r[8 g + j] over the bits j of v (v = 0 .. 255), for the groups g < groups, by doubling:
-   U[2^j + v] = U[v] + r[j] for v < 2^j (the adds independent of each other: vectorised, the same sums either way). */
+/* U_g[v] = U_lo[v & 15] + U_hi[v >> 4] (v = 0 .. 255) for the groups g < groups: U_lo[u] the sum of r[8 g + j] over
+   the bits j of u (the group's rows 0-3), U_hi[u] that of r[8 g + 4 + j] (rows 4-7), each by doubling,
+   H[2^j + u] = H[u] + r[j] for u < 2^j (NIBBLE_SUMS). The halves are what the AVX-512 path looks up (16 entries, two
+   registers each) and adds, the same sum as the one entry of U. */
+#define NIBBLE_SUMS(H, r)                                                                                          \
+    do {                                                                                                         \
+        (H)[0] = 0.0, (H)[1] = (r)[0], (H)[2] = (r)[1], (H)[3] = (r)[0] + (r)[1];                                \
+        for (int u = 0; u < 4; u++) (H)[4 + u] = (H)[u] + (r)[2];                                                \
+        for (int u = 0; u < 8; u++) (H)[8 + u] = (H)[u] + (r)[3];                                                \
+    } while (0)
+
 #define SUBSET_SUMS_BODY                                                                                           \
     for (Py_ssize_t g = 0; g < groups; g++) {                                                                    \
-        double *restrict U = tables + 256 * g;                                                                   \
-        const double *restrict r = rg + 8 * g;                                                                   \
-        U[0] = 0.0, U[1] = r[0], U[2] = r[1], U[3] = r[0] + r[1];                                                \
-        for (int j = 2; j < 8; j++) {                                                                            \
-            double *restrict high = U + (1 << j);                                                                \
-            const double *restrict lower = U, x = r[j];                                                          \
-            for (int v = 0; v < (1 << j); v++) high[v] = lower[v] + x;                                           \
-        }                                                                                                        \
+        double *restrict U = tables + 256 * g, halves[32];                                                       \
+        NIBBLE_SUMS(halves, rg + 8 * g);                                                                         \
+        NIBBLE_SUMS(halves + 16, rg + 8 * g + 4);                                                                \
+        for (int h = 0; h < 16; h++)                                                                             \
+            for (int u = 0; u < 16; u++) U[16 * h + u] = halves[u] + halves[16 + h];                             \
     }
 
 static void subset_sums_portable(const double *restrict rg, double *restrict tables, Py_ssize_t groups) {
@@ -609,11 +616,133 @@ static void add_group_sums(const uint8_t *restrict rows, const double *restrict 
     }
 }
 
-static void bits_sums_rows(const uint8_t *restrict bits, const double *restrict w, const double *restrict T,
-                           double *restrict sums, Py_ssize_t m, Py_ssize_t B, double low, double gap,
-                           uint8_t *restrict planes, uint8_t *restrict pad, uint8_t *restrict t,
+/* The direct sums with AVX-512 (with VBMI and GFNI: Ice Lake and later, Zen 4), for B a multiple of 8: the lookups
+   of both halves, 8 rows or 8 secrets at a time, by two-register permutes (vpermi2pd: 8 lookups in a 16-entry table,
+   one instruction), where the scalar paths make one load a lookup, which bound them (about 250 clock ticks a row at
+   k = 1024). Each table of 256 entries is split by nibbles: T[b, v] = N[2 b, v & 15] + N[2 b + 1, v >> 4] (the caller's
+   nibble tables N, from which bits_sums builds T), U_g[v] = U_lo[v & 15] + U_hi[v >> 4] (NIBBLE_SUMS); the two halves
+   are looked up and added, the same sum as T's or U's one entry, so every sum is the portable path's, in its order:
+   the same bits.
+   sums_of_planes_nibbles: s_i for the rows of a block, 8 rows a vector (a plane's 8 byte positions of 8 rows are 64
+   consecutive bytes), the byte v of row i at position b indexing by its two nibbles (v >> 8 b and v >> 8 b + 4 in
+   the row's 64 bits: the permute reads an index's low 4 bits); the rows past the last whole 8 as the portable path.
+   group_sums_nibbles: the update's sums, each group of 8 rows transposed in registers (a byte permute brings the
+   8 rows' bytes of one position together, then an affine transform over GF(2) transposes each 8 x 8 bit block), so
+   that byte i of the 8 bytes of position b holds secret 8 b + i's bits over the group's rows (bit j: row j); each
+   plane's 64 secrets in 8 registers over the groups in order, into acc in the order 8 c0 + 8 m + b (secret
+   8 c0 + 8 b + m). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define NIBBLE_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni")))
+
+NIBBLE_TARGET static inline __m512d nibble_lookup(const double *restrict table, __m512i index) {
+    return _mm512_permutex2var_pd(_mm512_loadu_pd(table), index, _mm512_loadu_pd(table + 8));
+}
+
+/* Byte b's two lookups for the R vectors of rows in v, into t (each the same sum as T[b, v_b]). */
+#define BYTE_LOOKUPS(b)                                                                                            \
+    do {                                                                                                         \
+        const __m512d low0 = _mm512_loadu_pd(Nc + 32 * (b)), low1 = _mm512_loadu_pd(Nc + 32 * (b) + 8),         \
+                      high0 = _mm512_loadu_pd(Nc + 32 * (b) + 16), high1 = _mm512_loadu_pd(Nc + 32 * (b) + 24);  \
+        for (int r = 0; r < R; r++)                                                                              \
+            t[r] = _mm512_add_pd(_mm512_permutex2var_pd(low0, _mm512_srli_epi64(v[r], 8 * (b)), low1),          \
+                                 _mm512_permutex2var_pd(high0, _mm512_srli_epi64(v[r], 8 * (b) + 4), high1));    \
+    } while (0)
+
+/* s_i for R vectors of 8 rows from row i, the tables of each byte position loaded once for all of them; each row's
+   plane sum ((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)) added to s_i, as sums_of_planes. */
+NIBBLE_TARGET __attribute__((always_inline)) static inline void plane_sums_of_vectors(
+    const uint8_t *restrict planes, const double *restrict N, double *restrict s, Py_ssize_t i, Py_ssize_t rows,
+    Py_ssize_t B, const int R, const uint8_t *ahead, Py_ssize_t ahead_bytes) {
+    __m512d sum[4], left[4], right[4], t[4];
+    for (int r = 0; r < R; r++) sum[r] = _mm512_setzero_pd();
+    for (Py_ssize_t c0 = 0; c0 < B; c0 += 8) {
+        const double *restrict Nc = N + 32 * c0;
+        for (Py_ssize_t j = c0 * 8 * R; j < (c0 + 8) * 8 * R && j < ahead_bytes; j += 64) PREFETCH(ahead + j);
+        __m512i v[4];
+        for (int r = 0; r < R; r++) v[r] = _mm512_loadu_si512(planes + c0 * rows + 8 * (i + 8 * r));
+        BYTE_LOOKUPS(0);
+        for (int r = 0; r < R; r++) left[r] = t[r];
+        BYTE_LOOKUPS(1);
+        for (int r = 0; r < R; r++) left[r] = _mm512_add_pd(left[r], t[r]);
+        BYTE_LOOKUPS(2);
+        for (int r = 0; r < R; r++) right[r] = t[r];
+        BYTE_LOOKUPS(3);
+        for (int r = 0; r < R; r++) left[r] = _mm512_add_pd(left[r], _mm512_add_pd(right[r], t[r]));
+        BYTE_LOOKUPS(4);
+        for (int r = 0; r < R; r++) right[r] = t[r];
+        BYTE_LOOKUPS(5);
+        for (int r = 0; r < R; r++) right[r] = _mm512_add_pd(right[r], t[r]);
+        BYTE_LOOKUPS(6);
+        __m512d pair[4];
+        for (int r = 0; r < R; r++) pair[r] = t[r];
+        BYTE_LOOKUPS(7);
+        for (int r = 0; r < R; r++)
+            sum[r] = _mm512_add_pd(sum[r], _mm512_add_pd(left[r], _mm512_add_pd(right[r], _mm512_add_pd(pair[r], t[r]))));
+    }
+    for (int r = 0; r < R; r++) _mm512_storeu_pd(s + i + 8 * r, sum[r]);
+}
+
+NIBBLE_TARGET static void sums_of_planes_nibbles(const uint8_t *restrict planes, const double *restrict N,
+                                                 const double *restrict T, double *restrict s, Py_ssize_t rows,
+                                                 Py_ssize_t B, const uint8_t *ahead, Py_ssize_t ahead_bytes) {
+    const Py_ssize_t rows32 = rows & ~(Py_ssize_t)31, rows8 = rows & ~(Py_ssize_t)7;
+    for (Py_ssize_t i = 0; i < rows32; i += 32)
+        plane_sums_of_vectors(planes, N, s, i, rows, B, 4, ahead + i * B, ahead_bytes - i * B);
+    for (Py_ssize_t i = rows32; i < rows8; i += 8)
+        plane_sums_of_vectors(planes, N, s, i, rows, B, 1, ahead + i * B, ahead_bytes - i * B);
+    sums_of_planes(planes, T, s, rows8, rows, B); /* the rows past the last whole 8 */
+}
+
+NIBBLE_TARGET static void group_sums_nibbles(const uint8_t *restrict planes, const double *restrict rg,
+                                             Py_ssize_t rows, Py_ssize_t B, double *restrict halves,
+                                             double *restrict acc) {
+    const Py_ssize_t groups = (rows + 7) / 8, whole = rows / 8;
+    for (Py_ssize_t g = 0; g < groups; g++) {
+        NIBBLE_SUMS(halves + 32 * g, rg + 8 * g);
+        NIBBLE_SUMS(halves + 32 * g + 16, rg + 8 * g + 4);
+    }
+    uint8_t order[64]; /* byte 8 b + j: row 7 - j's byte at position b, so that the transform puts row j at bit j */
+    for (int b = 0; b < 8; b++)
+        for (int j = 0; j < 8; j++) order[8 * b + j] = (uint8_t)(8 * (7 - j) + b);
+    const __m512i gather = _mm512_loadu_si512(order);
+    const __m512i bit_of = _mm512_set1_epi64(0x0102040810204080LL); /* byte i: bit 7 - i (secret 8 b + i's) */
+    const __mmask64 last = whole < groups ? (((__mmask64)1 << (8 * (rows - 8 * whole))) - 1) : 0;
+    for (Py_ssize_t c0 = 0; c0 < B; c0 += 8) {
+        double *restrict a = acc + 8 * c0;
+        const uint8_t *restrict plane = planes + c0 * rows;
+        __m512d sum[8];
+        for (int m = 0; m < 8; m++) sum[m] = _mm512_loadu_pd(a + 8 * m);
+        for (Py_ssize_t g = 0; g < groups; g++) {
+            const __m512i bytes = g < whole ? _mm512_loadu_si512(plane + 64 * g)
+                                            : _mm512_maskz_loadu_epi8(last, plane + 64 * g); /* zero rows past */
+            const __m512i t = _mm512_gf2p8affine_epi64_epi8(bit_of, _mm512_permutexvar_epi8(gather, bytes), 0);
+            const double *restrict U = halves + 32 * g;
+            for (int m = 0; m < 8; m++)
+                sum[m] = _mm512_add_pd(sum[m], _mm512_add_pd(nibble_lookup(U, _mm512_srli_epi64(t, 8 * m)),
+                                                             nibble_lookup(U + 16, _mm512_srli_epi64(t, 8 * m + 4))));
+        }
+        for (int m = 0; m < 8; m++) _mm512_storeu_pd(a + 8 * m, sum[m]);
+    }
+}
+#endif
+
+_Static_assert(SUM_ROWS / 8 * 32 <= GROUP_ROWS / 8 * 256, "the nibble path's halves fit in the groups' tables");
+static int nibble_lookups = 0; /* whether bits_sums takes the AVX-512 nibble path where B is a multiple of 8 */
+
+/* T[b, v] = N[2 b, v & 15] + N[2 b + 1, v >> 4] for the byte positions b < B: the byte tables of the nibble tables
+   N (2 B, 16), N[q, u] theta summed over the bits of u at nibble q (the low nibble of byte b is q = 2 b). */
+static void byte_tables(const double *restrict N, double *restrict T, Py_ssize_t B) {
+    for (Py_ssize_t b = 0; b < B; b++)
+        for (int h = 0; h < 16; h++)
+            for (int u = 0; u < 16; u++) T[256 * b + 16 * h + u] = N[32 * b + u] + N[32 * b + 16 + h];
+}
+
+static void bits_sums_rows(const uint8_t *restrict bits, const double *restrict w, const double *restrict N,
+                           const double *restrict T, double *restrict sums, Py_ssize_t m, Py_ssize_t B, double low,
+                           double gap, uint8_t *restrict planes, uint8_t *restrict pad, uint8_t *restrict t,
                            double *restrict tables, double *restrict acc, double *L_out, double *R_out) {
     const Py_ssize_t Bq = (B + 3) & ~(Py_ssize_t)3, P = 8 * Bq;
+    const int nibbles = nibble_lookups && B % 8 == 0;
     double s[SUM_ROWS], d[SUM_ROWS], logs[SUM_ROWS], rg[SUM_ROWS + 8], L = 0.0, R = 0.0;
     for (Py_ssize_t p = 0; p < P; p++) acc[p] = 0.0;
     for (Py_ssize_t i0 = 0; i0 < m; i0 += SUM_ROWS) {
@@ -621,8 +750,15 @@ static void bits_sums_rows(const uint8_t *restrict bits, const double *restrict 
         const uint8_t *chunk = bits + i0 * B;
         const Py_ssize_t next = m - i0 - rows < SUM_ROWS ? m - i0 - rows : SUM_ROWS;
         copy_planes(chunk, planes, rows, B); /* the block's bytes as planes of 8 byte positions */
-        for (Py_ssize_t j = 0; j < next * B; j += 64) PREFETCH(chunk + rows * B + j); /* the next block, meanwhile */
-        sums_of_planes(planes, T, s, rows, B);
+#ifdef HAVE_AVX_PATH
+        if (nibbles) /* the next block prefetched a little at a time, between the lookups */
+            sums_of_planes_nibbles(planes, N, T, s, rows, B, chunk + rows * B, next * B);
+        else
+#endif
+        {
+            for (Py_ssize_t j = 0; j < next * B; j += 64) PREFETCH(chunk + rows * B + j); /* the next block, meanwhile */
+            sums_of_planes(planes, T, s, 0, rows, B);
+        }
         for (Py_ssize_t i = 0; i < rows; i++) d[i] = low + gap * s[i];
         logs_of(d, logs, rows);
         for (Py_ssize_t i = 0; i < rows; i++) {
@@ -632,12 +768,19 @@ static void bits_sums_rows(const uint8_t *restrict bits, const double *restrict 
             R += r;
         }
         for (Py_ssize_t i = rows; i < rows + 8; i++) rg[i] = 0.0;
+#ifdef HAVE_AVX_PATH
+        if (nibbles) {
+            group_sums_nibbles(planes, rg, rows, B, tables, acc);
+            continue;
+        }
+#endif
         for (Py_ssize_t j0 = 0; j0 < rows; j0 += GROUP_ROWS)
             add_group_sums(chunk + j0 * B, rg + j0, rows - j0 < GROUP_ROWS ? rows - j0 : GROUP_ROWS, B, pad, t,
                            tables, acc);
     }
-    for (Py_ssize_t p = 0; p < P; p++) { /* position p = 32 q + 4 c + b holds secret x = 32 q + 8 b + c */
-        const Py_ssize_t x = (p & ~(Py_ssize_t)31) + 8 * (p & 3) + ((p >> 2) & 7);
+    for (Py_ssize_t p = 0; p < P; p++) { /* the secret position p holds: the nibble path's order, or the transposition's */
+        const Py_ssize_t x = nibbles ? (p & ~(Py_ssize_t)63) + 8 * (p & 7) + ((p >> 3) & 7)    /* p = 8 c0 + 8 m + b */
+                                     : (p & ~(Py_ssize_t)31) + 8 * (p & 3) + ((p >> 2) & 7); /* p = 32 q + 4 c + b */
         if (x < 8 * B) sums[x] += acc[p];
     }
     *L_out = L, *R_out = R;
@@ -1032,7 +1175,7 @@ static PyObject *bits_pass(PyObject *self, PyObject *args) {
     return Py_BuildValue("(dd)", L, R);
 }
 
-static const char *const SUM_NAMES[3] = {"w", "T", "sums"};
+static const char *const SUM_NAMES[3] = {"w", "N", "sums"};
 
 static PyObject *bits_sums(PyObject *self, PyObject *args) {
     PyObject *objects[4];
@@ -1045,24 +1188,26 @@ static PyObject *bits_sums(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "bits_sums: m must be >= 0 and B >= 1, got %zd, %zd", m, B);
         return NULL;
     }
-    const Py_ssize_t needed[3] = {m, B * 256, 8 * B}, Bq = (B + 3) & ~(Py_ssize_t)3;
+    const Py_ssize_t needed[3] = {m, 32 * B, 8 * B}, Bq = (B + 3) & ~(Py_ssize_t)3;
     Py_buffer bits, views[3];
     int held = hold_bit_pass("bits_sums", objects, SUM_NAMES, needed, m, B, &bits, views);
     if (held < 0) return NULL;
-    /* the block's padded rows and transposed bytes (SUM_ROWS Bq bytes each), its tables and the permuted sums */
+    /* the byte tables, the groups' tables (or the nibble path's halves: as many doubles), the permuted sums, the
+       block's planes, padded rows and transposed bytes */
     const Py_ssize_t B8 = (B + 7) & ~(Py_ssize_t)7;
-    double *work = PyMem_RawMalloc((GROUP_ROWS / 8 * 256 + 8 * Bq) * sizeof(double) + 2 * GROUP_ROWS * Bq +
+    double *work = PyMem_RawMalloc((256 * B + GROUP_ROWS / 8 * 256 + 8 * Bq) * sizeof(double) + 2 * GROUP_ROWS * Bq +
                                    SUM_ROWS * B8);
     if (work == NULL) {
         release_buffers(views, held);
         PyBuffer_Release(&bits);
         return PyErr_NoMemory();
     }
-    double *acc = work + GROUP_ROWS / 8 * 256;
+    double *T = work, *tables = T + 256 * B, *acc = tables + GROUP_ROWS / 8 * 256;
     uint8_t *planes = (uint8_t *)(acc + 8 * Bq), *pad = planes + SUM_ROWS * B8;
     Py_BEGIN_ALLOW_THREADS
-    bits_sums_rows(bits.buf, views[0].buf, views[1].buf, views[2].buf, m, B, low, gap, planes, pad,
-                   pad + GROUP_ROWS * Bq, work, acc, &L, &R);
+    byte_tables(views[1].buf, T, B);
+    bits_sums_rows(bits.buf, views[0].buf, views[1].buf, T, views[2].buf, m, B, low, gap, planes, pad,
+                   pad + GROUP_ROWS * Bq, tables, acc, &L, &R);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(work);
     release_buffers(views, held);
@@ -1185,6 +1330,27 @@ static PyObject *hash_members(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+#ifdef HAVE_AVX_PATH
+static int has_nibble_lookups(void) {
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
+}
+#endif
+
+static PyObject *use_nibble_lookups(PyObject *self, PyObject *arg) {
+    int wanted = PyObject_IsTrue(arg);
+    if (wanted < 0) return NULL;
+#ifdef HAVE_AVX_PATH
+    nibble_lookups = wanted && has_nibble_lookups();
+#endif
+    return PyBool_FromLong(nibble_lookups);
+}
+
+static PyObject *bits_sums_path(PyObject *self, PyObject *unused) {
+    return PyUnicode_FromString(nibble_lookups ? "avx512 nibbles"
+                                : transpose_groups == transpose_groups_portable ? "portable" : "avx2");
+}
+
 static PyObject *vector_width(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(rows_update == rows_update_portable ? 64 : 256);
 }
@@ -1194,7 +1360,7 @@ static PyObject *use_vectors(PyObject *self, PyObject *arg) {
     if (wanted < 0) return NULL;
     rows_update = rows_update_portable, add_rows = add_rows_portable, log_block = log_block_portable;
     hash_rows = hash_rows_portable, members_of = members_portable, transpose_groups = transpose_groups_portable,
-    subset_sums = subset_sums_portable, copy_planes = copy_planes_portable;
+    subset_sums = subset_sums_portable, copy_planes = copy_planes_portable, nibble_lookups = 0;
 #ifdef HAVE_AVX_PATH
     summarise = summarise_portable, strided_dot = strided_dot_portable;
     if (wanted && __builtin_cpu_supports("avx"))
@@ -1203,6 +1369,7 @@ static PyObject *use_vectors(PyObject *self, PyObject *arg) {
         log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2,
         transpose_groups = transpose_groups_avx2, subset_sums = subset_sums_avx2;
     if (wanted && __builtin_cpu_supports("avx512f")) copy_planes = copy_planes_avx512;
+    if (wanted) nibble_lookups = has_nibble_lookups();
 #endif
     return vector_width(self, NULL);
 }
@@ -1229,9 +1396,11 @@ static PyMethodDef methods[] = {
      "carry: a mask of byte positions (bit b for position b < 64) whose values mostly repeat from row to row, summed\n"
      "in a register while they do (the same additions in the same order; used where B % 8 leaves a short block)."},
     {"bits_sums", bits_sums, METH_VARARGS,
-     "bits_sums(bits, w, T, sums, m, B, low, gap) -> (L, R): bits_pass with the update's per-secret sums added to\n"
+     "bits_sums(bits, w, N, sums, m, B, low, gap) -> (L, R): bits_pass with the update's per-secret sums added to\n"
      "sums (8 B,) directly: sums[x] += gap sum_{i: bit x of row i set} w_i / d_i (bit x: bit 7 - x % 8 of byte\n"
-     "x // 8), summed by tables over groups of 8 rows. w (m,), T (B, 256) read, sums written: C-contiguous float64."},
+     "x // 8), summed by tables over groups of 8 rows. N (2 B, 16): theta's nibble tables, from which T[b, v] =\n"
+     "N[2 b, v & 15] + N[2 b + 1, v >> 4] (bits_pass's T, with those tables the same L and R). w (m,), N read, sums\n"
+     "written: C-contiguous float64."},
     {"log_values", log_values, METH_VARARGS,
      "log_values(x, out, n): out = log(x) as bits_pass takes it (within 1 ulp of libm; x, out C-contiguous float64)."},
     {"hash_table", hash_table, METH_VARARGS,
@@ -1242,6 +1411,12 @@ static PyMethodDef methods[] = {
      "hash_members(seeds, values, out, n, k, g): out[i k + v] = (xxh32(str(v).encode(), seeds[i]) mod g == values[i])\n"
      "for i < n and v < k (k <= 10^15, 1 <= g <= 2^32), local hashing's membership (privest/protocols/hashing.py).\n"
      "seeds (n,) uint32 and values (n,) int64 read, out (n, k) bool written: C-contiguous."},
+    {"bits_sums_path", bits_sums_path, METH_NOARGS,
+     "bits_sums_path() -> str: how bits_sums looks its tables up: 'avx512 nibbles' (AVX-512 with VBMI and GFNI, where\n"
+     "B is a multiple of 8), 'avx2' or 'portable'. Every path gives the same bits."},
+    {"use_nibble_lookups", use_nibble_lookups, METH_O,
+     "use_nibble_lookups(flag): bits_sums' AVX-512 nibble path where the CPU has it (True) or not (False: the AVX2 or\n"
+     "the portable path, as use_vectors says), for tests; returns whether it is now used."},
     {"vector_width", vector_width, METH_NOARGS, "The bits of the vectors the products run on: 256 (AVX) or 64 (portable C, one double at a time)."},
     {"use_vectors", use_vectors, METH_O,
      "use_vectors(flag): the AVX path where the CPU has it (True, the default) or portable C (False), for tests;\n"
@@ -1259,6 +1434,7 @@ PyMODINIT_FUNC PyInit__kernel(void) {
         log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2,
         transpose_groups = transpose_groups_avx2, subset_sums = subset_sums_avx2;
     if (__builtin_cpu_supports("avx512f")) copy_planes = copy_planes_avx512;
+    nibble_lookups = has_nibble_lookups();
 #endif
     return PyModule_Create(&module);
 }

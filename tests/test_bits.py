@@ -137,26 +137,32 @@ def test_a_bit_group_of_other_k_and_an_ss_report_of_other_size_are_refused():
 
 @_COMPILED
 @pytest.mark.parametrize("k", [1, 7, 8, 63, 64, 65, 200, 512, 520, 1000, 1024])
-def test_compiled_direct_sums_are_numpys_pass_on_both_vector_paths(k):
-    # 1100 rows: two whole blocks of 512 and a last one of 76 (not a whole group of 8); all-zero and all-one rows;
-    # weights from counts up to 40; the sums added to what the array holds
-    rng = privest.rng_for(2026, "test_bits", "direct sums", k)
-    m, B, low, gap = 1100, (k + 7) // 8, 0.2, 1.7
+@pytest.mark.parametrize("m", [1100, 37])
+def test_compiled_direct_sums_are_numpys_pass_on_every_path(k, m):
+    # 1100 rows: two whole blocks of 512 and a last one of 76 (not a whole group of 8); 37 rows: one vector of 32 and
+    # a group of 5; all-zero and all-one rows; weights from counts up to 40; the sums added to what the array holds.
+    # Paths: portable C, AVX2 (the AVX-512 copy where the CPU has it), AVX-512 nibble lookups (where B % 8 == 0)
+    rng = privest.rng_for(2026, "test_bits", "direct sums", k, m)
+    B, low, gap = (k + 7) // 8, 0.2, 1.7
     rows = rng.random((m, k)) < rng.uniform(0.0, 1.0, (m, 1))
-    rows[[0, 600, m - 1]], rows[[1, 601, m - 2]] = False, True
+    rows[[0, m // 2, m - 1]], rows[[1, m // 2 + 1, m - 2]] = False, True
     bits, counts = np.packbits(rows, axis=1), rng.integers(1, 41, m)
     w, theta = counts / counts.sum(), rng.dirichlet(np.ones(k))
-    T, H = _bits.bit_tables(theta, B), np.zeros((B, 256))
+    N = _bits.nibble_tables(theta, B)
+    T, H = _bits.byte_tables(N), np.zeros((B, 256))
+    np.testing.assert_allclose(T, _bits.bit_tables(theta, B), rtol=0, atol=1e-15)  # the same tables, other rounding
     numpy_L, numpy_R = _bits._numpy_pass(bits, w, T, H, low, gap)
     expected = _bits._fold(H, k)
     np.testing.assert_allclose(expected, (w / (low + gap * (rows @ theta)) * gap) @ rows, rtol=1e-12)
     histograms_L, histograms_R = _bits._kernel.bits_pass(bits, w, T, np.zeros((B, 256)), m, B, low, gap)
-    kernel, outputs = _bits._kernel, []
+    kernel, outputs, paths = _bits._kernel, [], set()
     try:
-        for vectors in (False, True, True):
+        for vectors, nibbles in ((False, False), (True, False), (True, True), (True, True)):
             kernel.use_vectors(vectors)
+            kernel.use_nibble_lookups(nibbles)
+            paths.add(kernel.bits_sums_path())
             sums = np.ones(8 * B)
-            L, R = kernel.bits_sums(bits, w, T, sums, m, B, low, gap)
+            L, R = kernel.bits_sums(bits, w, N, sums, m, B, low, gap)
             assert (L, R) == (histograms_L, histograms_R)  # the same forward sums in the same order
             assert L == pytest.approx(numpy_L, rel=1e-12) and R == pytest.approx(numpy_R, rel=1e-12)
             np.testing.assert_allclose(sums[:k] - 1, expected, rtol=1e-12, atol=1e-15)
@@ -164,8 +170,9 @@ def test_compiled_direct_sums_are_numpys_pass_on_both_vector_paths(k):
             outputs.append(sums)
     finally:
         kernel.use_vectors(True)
-    np.testing.assert_array_equal(outputs[0], outputs[1])  # portable C and AVX2 (AVX-512): the same bits
-    np.testing.assert_array_equal(outputs[1], outputs[2])  # and the same on every run
+    assert kernel.bits_sums_path() in paths and "portable" in paths
+    for output in outputs[1:]:  # every path the same bits, and the same on every run
+        np.testing.assert_array_equal(outputs[0], output)
 
 
 @_COMPILED

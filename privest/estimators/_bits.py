@@ -24,7 +24,7 @@ try:  # the compiled pass (privest/_kernel.c), built with the package where a C 
     from privest import _kernel
 except ImportError:  # then numpy runs the same pass
     _kernel = None
-if _kernel is not None and not hasattr(_kernel, "bits_sums"):  # a build of an older _kernel.c: numpy, until rebuilt
+if _kernel is not None and not hasattr(_kernel, "bits_sums_path"):  # a build of an older _kernel.c: numpy until rebuilt
     _kernel = None
 
 # bytes a row from which the compiled kernel's direct sums (bits_sums) beat its histograms (bits_pass) on its vector
@@ -50,6 +50,27 @@ def bit_tables(theta: np.ndarray, B: int) -> np.ndarray:
     padded = np.zeros(8 * B)
     padded[: theta.size] = theta
     return np.ascontiguousarray(padded.reshape(B, 8) @ BYTE_BITS.T)
+
+
+def nibble_tables(theta: np.ndarray, B: int) -> np.ndarray:
+    """N (2 B, 16): N[q, u] = the sum of theta over the secrets whose bit is set in nibble value u at nibble position q
+    (q = 2 b the low nibble of byte b, bits 0-3: secrets 8 b + 7 .. 8 b + 4; q = 2 b + 1 the high one: 8 b + 3 ..
+    8 b), built by doubling, N[q, 2^j + u] = N[q, u] + theta(bit j), elementwise: the same bits on every CPU. The
+    compiled direct sums (``bits_sums``) take these: their byte tables are N[2 b, v & 15] + N[2 b + 1, v >> 4]
+    (``byte_tables``)."""
+    padded = np.zeros(8 * B)
+    padded[: theta.size] = theta
+    bit_values = padded.reshape(B, 2, 4)[:, ::-1, ::-1].reshape(2 * B, 4)  # [q, j]: theta of nibble q's bit j
+    N = np.zeros((2 * B, 16))
+    for j in range(4):
+        N[:, 1 << j: 2 << j] = N[:, : 1 << j] + bit_values[:, j: j + 1]
+    return N
+
+
+def byte_tables(N: np.ndarray) -> np.ndarray:
+    """T (B, 256) of the nibble tables N (2 B, 16): T[b, v] = N[2 b, v & 15] + N[2 b + 1, v >> 4], as ``bits_sums``
+    builds it (the same bits)."""
+    return np.ascontiguousarray(N[0::2, None, :] + N[1::2, :, None]).reshape(-1, 256)
 
 
 def _fold(H: np.ndarray, k: int) -> np.ndarray:
@@ -111,16 +132,15 @@ class _Bits:
 
     def forward(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         """(sum_i w_i log d_i, the update's term sum_i r_i low_i + sum_{i : x in S_i} r_i gap_i for every x)."""
-        T = bit_tables(theta, self.B)
         L, constant = 0.0, 0.0
         if _kernel is not None and self.B >= _SUMS_BYTES:
-            sums = np.zeros(8 * self.B)
+            sums, N = np.zeros(8 * self.B), nibble_tables(theta, self.B)
             for bits, w, low, gap in self.parts:
-                part_L, R = _kernel.bits_sums(bits, w, T, sums, bits.shape[0], self.B, low, gap)
+                part_L, R = _kernel.bits_sums(bits, w, N, sums, bits.shape[0], self.B, low, gap)
                 L += part_L
                 constant += R * low
             return L, constant + sums[:self.k]
-        H = np.zeros((self.B, 256))
+        T, H = bit_tables(theta, self.B), np.zeros((self.B, 256))
         for (bits, w, low, gap), carry in zip(self.parts, self.carry, strict=True):
             if _kernel is not None:
                 part_L, R = _kernel.bits_pass(bits, w, T, H, bits.shape[0], self.B, low, gap, carry)
