@@ -682,7 +682,7 @@ NIBBLE_TARGET __attribute__((always_inline)) static inline void plane_sums_of_ve
     for (int r = 0; r < R; r++) _mm512_storeu_pd(s + i + 8 * r, sum[r]);
 }
 
-NIBBLE_TARGET static void sums_of_planes_nibbles(const uint8_t *restrict planes, const double *restrict N,
+NIBBLE_TARGET __attribute__((optimize("no-schedule-insns"))) static void sums_of_planes_nibbles(const uint8_t *restrict planes, const double *restrict N,
                                                  const double *restrict T, double *restrict s, Py_ssize_t rows,
                                                  Py_ssize_t B, const uint8_t *ahead, Py_ssize_t ahead_bytes) {
     const Py_ssize_t rows32 = rows & ~(Py_ssize_t)31, rows8 = rows & ~(Py_ssize_t)7;

@@ -227,17 +227,50 @@ def test_the_kernels_log_is_within_one_ulp_and_its_paths_give_the_same_bits():
 
 
 @_COMPILED
-def test_gibu_on_wide_bit_reports_gives_the_same_bytes_on_the_vector_and_the_portable_kernel():
-    # 400 secrets: 50 bytes a row, where GIBU takes the direct sums on either path (a result must not depend on the
-    # CPU it was computed on)
-    protocol, reports = _reports("sue", 400, 3000, "either path")
-    results = []
-    try:
-        for vectors in (False, True):
-            _bits._kernel.use_vectors(vectors)
-            results.append(privest.gibu([protocol.group(reports)], delta=1e-10, max_iter=300))
-    finally:
-        _bits._kernel.use_vectors(True)
-    assert results[0].iterations == results[1].iterations
-    np.testing.assert_array_equal(results[0].theta, results[1].theta)
-    assert results[0].log_likelihood == results[1].log_likelihood
+def test_gibu_on_wide_bit_reports_gives_the_same_bytes_on_every_kernel_path():
+    # 400 secrets: 50 bytes a row, where GIBU takes the direct sums on every path (a result must not depend on the
+    # CPU it was computed on); 512 secrets: 64 bytes, where the AVX-512 nibble path takes them where the CPU has it
+    results, paths = [], set()
+    for k in (400, 512):
+        protocol, reports = _reports("sue", k, 3000, "either path")
+        fits = []
+        try:
+            for vectors, nibbles in ((False, False), (True, False), (True, True)):
+                _bits._kernel.use_vectors(vectors)
+                _bits._kernel.use_nibble_lookups(nibbles)
+                paths.add(_bits._kernel.bits_sums_path())
+                fits.append(privest.gibu([protocol.group(reports)], delta=1e-10, max_iter=300))
+        finally:
+            _bits._kernel.use_vectors(True)
+        results.append(fits)
+    assert "portable" in paths
+    for fits in results:
+        for fit in fits[1:]:
+            assert fit.iterations == fits[0].iterations
+            np.testing.assert_array_equal(fit.theta, fits[0].theta)
+            assert fit.log_likelihood == fits[0].log_likelihood
+
+
+@_COMPILED
+def test_direct_sums_give_the_same_bytes_on_any_number_of_threads(monkeypatch):
+    # chunks of 700 rows (3,000 rows: 5 chunks, the last short) over two groups of 512 secrets, on 1, 2 and 3 threads;
+    # a bad PRIVEST_THREADS is named
+    monkeypatch.setattr(_bits, "CHUNK_ROWS", 700)
+    groups = []
+    for name in ("oue", "ss"):
+        protocol, reports = _reports(name, 512, 3000, "threads")
+        groups.append(protocol.group(reports))
+    assert sum(g.counts.size for g in groups) > 2 * 700
+    fits = []
+    for threads in ("1", "2", "3"):
+        monkeypatch.setenv("PRIVEST_THREADS", threads)
+        fits.append(privest.gibu(groups, delta=1e-10, max_iter=200))
+    for fit in fits[1:]:
+        assert fit.iterations == fits[0].iterations
+        np.testing.assert_array_equal(fit.theta, fits[0].theta)
+    monkeypatch.delenv("PRIVEST_THREADS")
+    np.testing.assert_array_equal(privest.gibu(groups, delta=1e-10, max_iter=200).theta, fits[0].theta)
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("PRIVEST_THREADS", bad)
+        with pytest.raises(ValueError, match="PRIVEST_THREADS"):
+            privest.gibu(groups, delta=1e-10, max_iter=5)

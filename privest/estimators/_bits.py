@@ -11,10 +11,16 @@ log-likelihood and the histograms: in the compiled kernel (``privest._kernel.bit
 numpy on blocks of rows. From ``_SUMS_BYTES`` bytes a row the compiled kernel sums the update's per-secret terms
 directly instead (``privest._kernel.bits_sums``: tables of r_i (high - low) summed over the subsets of 8 rows, indexed
 by the rows' bits transposed, one lookup per secret and 8 rows where the histograms make one store per byte and row):
-the same sums in another order, so equal to the histograms' to the last bits.
+the same sums in another order, so equal to the histograms' to the last bits. Its tables are built from nibble halves
+(``nibble_tables``: theta over the 16 values of each 4 bits), which its AVX-512 path looks up 8 at a time by register
+permutes and adds, the sums its other paths make from the whole byte's entry; it goes over the rows in chunks of
+``CHUNK_ROWS``, on ``PRIVEST_THREADS`` threads (default 1), their results added in chunk order: the same bits on any
+CPU and any number of threads.
 """
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -34,6 +40,10 @@ if _kernel is not None and not hasattr(_kernel, "bits_sums_path"):  # a build of
 # too: both paths give the same bytes, so a result does not depend on the CPU it was computed on.
 _SUMS_BYTES = 48
 
+# rows a chunk of the direct sums: each chunk's sums start from zero and the chunks' are added in order, so that the
+# result is the same bits on any number of threads (PRIVEST_THREADS); a multiple of the kernel's blocks of 512 rows
+CHUNK_ROWS = 1 << 16
+
 # BYTE_BITS[v, j] = 1 if byte value v holds bit j in numpy.packbits' order (secret 8 b + j is bit 7 - j of byte b)
 BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float64)
 
@@ -42,6 +52,15 @@ _NUMPY_ROWS = 1 << 13
 
 # the Fisher information unpacks this many rows at a time
 _INFORMATION_ROWS = 1 << 12
+
+
+def threads_from_environment() -> int:
+    """The threads the compiled direct sums may use: the environment variable PRIVEST_THREADS, a whole number >= 1
+    (1 where it is not set: the pipeline's jobs run one to a core)."""
+    value = os.environ.get("PRIVEST_THREADS", "1").strip()
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"PRIVEST_THREADS must be a whole number >= 1, got {value!r}")
+    return int(value)
 
 
 def bit_tables(theta: np.ndarray, B: int) -> np.ndarray:
@@ -129,17 +148,36 @@ class _Bits:
                        float(g.low), float(g.high - g.low)) for g in groups]
         self.carry = [_repeating(bits) if _kernel is not None and self.B < _SUMS_BYTES else 0
                       for bits, *_ in self.parts]
+        self.chunks = [(bits[i:i + CHUNK_ROWS], w[i:i + CHUNK_ROWS], low, gap)
+                       for bits, w, low, gap in self.parts for i in range(0, bits.shape[0], CHUNK_ROWS)]
+
+    def _direct_sums(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """The compiled direct sums chunk by chunk (on PRIVEST_THREADS threads where there are several chunks), their
+        log-likelihoods, constants and sums added in chunk order."""
+        N, sums = nibble_tables(theta, self.B), np.zeros((len(self.chunks), 8 * self.B))
+
+        def run(j: int) -> tuple[float, float]:
+            bits, w, low, gap = self.chunks[j]
+            return _kernel.bits_sums(bits, w, N, sums[j], bits.shape[0], self.B, low, gap)
+
+        threads = min(threads_from_environment(), len(self.chunks))
+        if threads > 1:
+            with ThreadPoolExecutor(threads) as pool:
+                results = list(pool.map(run, range(len(self.chunks))))
+        else:
+            results = [run(j) for j in range(len(self.chunks))]
+        L, constant, total = 0.0, 0.0, np.zeros(8 * self.B)
+        for (part_L, R), (_, _, low, _), part in zip(results, self.chunks, sums, strict=True):
+            L += part_L
+            constant += R * low
+            total += part
+        return L, constant + total[:self.k]
 
     def forward(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         """(sum_i w_i log d_i, the update's term sum_i r_i low_i + sum_{i : x in S_i} r_i gap_i for every x)."""
-        L, constant = 0.0, 0.0
         if _kernel is not None and self.B >= _SUMS_BYTES:
-            sums, N = np.zeros(8 * self.B), nibble_tables(theta, self.B)
-            for bits, w, low, gap in self.parts:
-                part_L, R = _kernel.bits_sums(bits, w, N, sums, bits.shape[0], self.B, low, gap)
-                L += part_L
-                constant += R * low
-            return L, constant + sums[:self.k]
+            return self._direct_sums(theta)
+        L, constant = 0.0, 0.0
         T, H = bit_tables(theta, self.B), np.zeros((self.B, 256))
         for (bits, w, low, gap), carry in zip(self.parts, self.carry, strict=True):
             if _kernel is not None:
