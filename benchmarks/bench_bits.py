@@ -28,8 +28,8 @@ that a load that comes and goes on a shared machine weighs on both. Run from the
 
 import os
 
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")  # before numpy loads: single-thread BLAS
+for _variable in ("OPENBLAS_NUM_THREADS", "PRIVEST_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")  # before numpy loads: one thread (BLAS, privest; --threads for GIBU)
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
@@ -46,7 +46,8 @@ from timing import best_time, powers, seconds  # noqa: E402
 import privest  # noqa: E402
 from privest import protocols  # noqa: E402
 from privest.estimators import _bits, _iteration  # noqa: E402
-from privest.groups import Group  # noqa: E402
+from privest.groups import BitGroup, Group, SetGroup  # noqa: E402
+from privest.protocols import base  # noqa: E402
 from privest.protocols.base import Protocol  # noqa: E402
 from privest.rappor import RapporReports, log_probability  # noqa: E402
 
@@ -88,20 +89,50 @@ def row(case: str, old: float, new: float, note: str = "") -> str:
     return f"| {case} | {seconds(old)} | {seconds(new)} | {old / new:.1f}x | {note} |"
 
 
-def bench_protocol(name: str, k: int, n: int, eps: float, rate: float, rng: np.random.Generator) -> list[str]:
+@contextlib.contextmanager
+def sets_unpacked():
+    """``Protocol.group`` builds the CSR ``SetGroup`` whatever the set sizes (as it did before ``PACKED_SETS``)."""
+    saved, base.PACKED_SETS = base.PACKED_SETS, float("inf")
+    try:
+        yield
+    finally:
+        base.PACKED_SETS = saved
+
+
+@contextlib.contextmanager
+def threads(count: int):
+    """The compiled direct sums on ``count`` threads (PRIVEST_THREADS)."""
+    saved = os.environ.get("PRIVEST_THREADS")
+    os.environ["PRIVEST_THREADS"] = str(count)
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["PRIVEST_THREADS"]
+        else:
+            os.environ["PRIVEST_THREADS"] = saved
+
+
+def bench_protocol(name: str, k: int, n: int, eps: float, rate: float, rng: np.random.Generator,
+                   thread_counts: list[int]) -> list[str]:
     protocol = protocols.by_name(name, k, eps)
     reports = protocol.sample(rng.integers(0, k, n), rng)
-    t_old, sparse = best_time(lambda: Protocol.group(protocol, reports))
+    with sets_unpacked():
+        t_old, sparse = best_time(lambda: Protocol.group(protocol, reports))
     t_new, packed = best_time(lambda: protocol.group(reports), 2)
+    assert isinstance(sparse, SetGroup) and isinstance(packed, BitGroup)
     assert np.array_equal(np.sort(sparse.counts), np.sort(packed.counts))
     case = f"{name.upper()}, k = {k}, n = {powers(n)}, eps = {eps:g}"
     rows = [row(f"{case}: group construction", t_old, t_new, f"{packed.counts.size:,} distinct reports")]
     rows.append(row(f"{case}: GIBU setup", setup_time([sparse]), setup_time([packed])))
-    old_iteration, new_iteration = per_iteration([sparse], [packed], 3, 20)
     touched = bit_bytes([packed])
-    rows.append(row(f"{case}: GIBU per iteration", old_iteration, new_iteration,
-                    f"{touched / 1e6:.0f} MB read: {touched / new_iteration / 1e9:.1f} GB/s, "
-                    f"{touched / new_iteration / rate:.0%} of the bandwidth"))
+    for count in thread_counts:
+        with threads(count):
+            old_iteration, new_iteration = per_iteration([sparse], [packed], 3, 20)
+        on = "" if count == 1 else f" (BitGroup on {count} threads)"
+        rows.append(row(f"{case}: GIBU per iteration{on}", old_iteration, new_iteration,
+                        f"{touched / 1e6:.0f} MB read: {touched / new_iteration / 1e9:.1f} GB/s, "
+                        f"{touched / new_iteration / rate:.0%} of the bandwidth"))
     return rows
 
 
@@ -245,6 +276,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=10**6)
     parser.add_argument("--k", type=int, default=1024)
     parser.add_argument("--protocols", default="sue,oue,ss")
+    parser.add_argument("--threads", default=f"1,{len(os.sched_getaffinity(0))}",
+                        help="PRIVEST_THREADS values for GIBU per iteration on the BitGroup, comma-separated "
+                             "(default: 1 and the cores this process may use; the old path on one thread)")
     parser.add_argument("--passes", action="store_true",
                         help="only the compiled pass: histograms (main's) against direct sums, side by side")
     args = parser.parse_args(argv)
@@ -264,7 +298,7 @@ def main(argv: list[str] | None = None) -> None:
     for line in bench_rappor(args.n, rate, rng):
         print(line, flush=True)
     for name in args.protocols.split(","):
-        for line in bench_protocol(name, args.k, args.n, 1.0, rate, rng):
+        for line in bench_protocol(name, args.k, args.n, 1.0, rate, rng, [int(t) for t in args.threads.split(",")]):
             print(line, flush=True)
     for line in bench_mfl(args.k, 1.0):
         print(line)

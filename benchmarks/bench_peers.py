@@ -30,8 +30,9 @@ Rows, for k = 16, 256, 1024 and eps = 1, 4 (theta = Binomial(k - 1, 1/2), n = ``
 
 import os
 
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")  # before numpy and numba load: single-thread BLAS and numba
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
+                  "PRIVEST_THREADS"):
+    os.environ.setdefault(_variable, "1")  # before numpy and numba load: one thread (BLAS, numba, privest)
 
 import argparse  # noqa: E402
 import platform  # noqa: E402

@@ -92,6 +92,7 @@ def run_or_exit(fn: Callable[[], T], log: Sequence[str] = ()) -> T:
     # The pools loaded so far are limited by threadpool_limits; one loaded later (scipy's OpenBLAS, with the first
     # scipy.linalg call) reads its thread count from the environment when it loads.
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+    os.environ["PRIVEST_THREADS"] = "1"  # GIBU's direct sums on bit-packed reports (privest.estimators._bits) likewise
     handlers = _open_log(log)
     try:
         with threadpool_limits(limits=1):

@@ -2,6 +2,8 @@
 the sparse path of ``SetGroup`` and the dense RAPPOR matrix, with and without the compiled kernel; the grouping of
 packed rows; the kernel's log."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -268,7 +270,8 @@ def test_direct_sums_give_the_same_bytes_on_any_number_of_threads(monkeypatch):
     for fit in fits[1:]:
         assert fit.iterations == fits[0].iterations
         np.testing.assert_array_equal(fit.theta, fits[0].theta)
-    monkeypatch.delenv("PRIVEST_THREADS")
+    monkeypatch.delenv("PRIVEST_THREADS")  # the default: every core this process may use
+    assert _bits.threads_from_environment() == len(os.sched_getaffinity(0))
     np.testing.assert_array_equal(privest.gibu(groups, delta=1e-10, max_iter=200).theta, fits[0].theta)
     for bad in ("0", "two", "-1"):
         monkeypatch.setenv("PRIVEST_THREADS", bad)

@@ -188,7 +188,7 @@ def test_fetch_script_exits_with_one_line_on_failure(mirror: Path, tmp_path: Pat
 @pytest.fixture
 def job_environment(monkeypatch) -> None:
     """run_or_exit sets the thread variables of its process: restored after the test."""
-    for variable in jobs.THREAD_VARIABLES:
+    for variable in (*jobs.THREAD_VARIABLES, "PRIVEST_THREADS"):
         monkeypatch.delenv(variable, raising=False)
 
 
@@ -227,6 +227,9 @@ def test_run_or_exit_runs_the_work_on_one_blas_thread(job_environment) -> None:
 
     assert jobs.run_or_exit(threads) == [1] * len(threads())
     assert all(os.environ[variable] == "1" for variable in jobs.THREAD_VARIABLES)
+    # and GIBU's direct sums on bit-packed reports, whose default is every core
+    from privest.estimators import _bits
+    assert jobs.run_or_exit(_bits.threads_from_environment) == 1
 
 
 # --------------------------------------------------------------------------------------------------------------- io

@@ -14,8 +14,8 @@ by the rows' bits transposed, one lookup per secret and 8 rows where the histogr
 the same sums in another order, so equal to the histograms' to the last bits. Its tables are built from nibble halves
 (``nibble_tables``: theta over the 16 values of each 4 bits), which its AVX-512 path looks up 8 at a time by register
 permutes and adds, the sums its other paths make from the whole byte's entry; it goes over the rows in chunks of
-``CHUNK_ROWS``, on ``PRIVEST_THREADS`` threads (default 1), their results added in chunk order: the same bits on any
-CPU and any number of threads.
+``CHUNK_ROWS``, on ``PRIVEST_THREADS`` threads (default: the cores this process may use), their results added in
+chunk order: the same bits on any CPU and any number of threads.
 """
 
 import os
@@ -41,7 +41,8 @@ if _kernel is not None and not hasattr(_kernel, "bits_sums_path"):  # a build of
 _SUMS_BYTES = 48
 
 # rows a chunk of the direct sums: each chunk's sums start from zero and the chunks' are added in order, so that the
-# result is the same bits on any number of threads (PRIVEST_THREADS); a multiple of the kernel's blocks of 512 rows
+# result is the same bits on any number of threads (PRIVEST_THREADS); a multiple of the kernel's blocks of 512 rows.
+# 2^16 rows of 128 bytes (k = 1024) are 8 MB: a few ms of work a chunk, so that threads share 10^6 rows evenly
 CHUNK_ROWS = 1 << 16
 
 # BYTE_BITS[v, j] = 1 if byte value v holds bit j in numpy.packbits' order (secret 8 b + j is bit 7 - j of byte b)
@@ -55,10 +56,13 @@ _INFORMATION_ROWS = 1 << 12
 
 
 def threads_from_environment() -> int:
-    """The threads the compiled direct sums may use: the environment variable PRIVEST_THREADS, a whole number >= 1
-    (1 where it is not set: the pipeline's jobs run one to a core)."""
-    value = os.environ.get("PRIVEST_THREADS", "1").strip()
-    if not value.isdigit() or int(value) < 1:
+    """The threads the compiled direct sums may use: the environment variable PRIVEST_THREADS, a whole number >= 1,
+    where it is set (the pipeline's jobs set 1: they run side by side, one to a core), else the cores this process
+    may run on. The result is the same bits on any number."""
+    value = os.environ.get("PRIVEST_THREADS")
+    if value is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if not value.strip().isdigit() or int(value) < 1:
         raise ValueError(f"PRIVEST_THREADS must be a whole number >= 1, got {value!r}")
     return int(value)
 
