@@ -523,9 +523,9 @@ __attribute__((target("avx512f"))) static void copy_planes_avx512(const uint8_t 
 #endif
 
 /* s_i = sum_b T[b, byte_ib] for the rows from <= i < rows of a block, in bits_rows' order, from the block's bytes held
-   as planes: the
-   eight bytes c0 .. c0 + 7 of row i at planes + 8 (c0 rows + i), so that each plane is read densely while its part of
-   T (16 KB) stays in the L1 cache, and T, read once a block of SUM_ROWS rows, costs little of the L2 cache's bandwidth.
+   as planes: the eight bytes c0 .. c0 + 7 of row i at planes + 8 (c0 rows + i), so that each plane is read densely
+   while its part of T (16 KB) stays in the L1 cache, and T, read once a block of SUM_ROWS rows, costs little of the L2
+   cache's bandwidth.
    Not vectorised by GCC (its SSE2 version, two rows at a time with the bytes moved out of vector registers, is
    slower). */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -657,7 +657,8 @@ NIBBLE_TARGET __attribute__((always_inline)) static inline void plane_sums_of_ve
     for (int r = 0; r < R; r++) sum[r] = _mm512_setzero_pd();
     for (Py_ssize_t c0 = 0; c0 < B; c0 += 8) {
         const double *restrict Nc = N + 32 * c0;
-        for (Py_ssize_t j = c0 * 8 * R; j < (c0 + 8) * 8 * R && j < ahead_bytes; j += 64) PREFETCH(ahead + j);
+        for (Py_ssize_t j = c0 * 8 * R; j < (c0 + 8) * 8 * R && j < ahead_bytes; j += 64) /* R lines a plane */
+            PREFETCH(ahead + j);
         __m512i v[4];
         for (int r = 0; r < R; r++) v[r] = _mm512_loadu_si512(planes + c0 * rows + 8 * (i + 8 * r));
         BYTE_LOOKUPS(0);
@@ -677,12 +678,16 @@ NIBBLE_TARGET __attribute__((always_inline)) static inline void plane_sums_of_ve
         for (int r = 0; r < R; r++) pair[r] = t[r];
         BYTE_LOOKUPS(7);
         for (int r = 0; r < R; r++)
-            sum[r] = _mm512_add_pd(sum[r], _mm512_add_pd(left[r], _mm512_add_pd(right[r], _mm512_add_pd(pair[r], t[r]))));
+            sum[r] = _mm512_add_pd(sum[r],
+                                   _mm512_add_pd(left[r], _mm512_add_pd(right[r], _mm512_add_pd(pair[r], t[r]))));
     }
     for (int r = 0; r < R; r++) _mm512_storeu_pd(s + i + 8 * r, sum[r]);
 }
 
-NIBBLE_TARGET __attribute__((optimize("no-schedule-insns"))) static void sums_of_planes_nibbles(const uint8_t *restrict planes, const double *restrict N,
+/* s_i for the rows of a block, and the next block's bytes (ahead_bytes from ahead) prefetched a line or so a plane,
+   between the lookups, where the portable path asks for the whole block at once: measured faster (the lookups hide
+   the reads from memory). */
+NIBBLE_TARGET static void sums_of_planes_nibbles(const uint8_t *restrict planes, const double *restrict N,
                                                  const double *restrict T, double *restrict s, Py_ssize_t rows,
                                                  Py_ssize_t B, const uint8_t *ahead, Py_ssize_t ahead_bytes) {
     const Py_ssize_t rows32 = rows & ~(Py_ssize_t)31, rows8 = rows & ~(Py_ssize_t)7;
@@ -756,7 +761,7 @@ static void bits_sums_rows(const uint8_t *restrict bits, const double *restrict 
         else
 #endif
         {
-            for (Py_ssize_t j = 0; j < next * B; j += 64) PREFETCH(chunk + rows * B + j); /* the next block, meanwhile */
+            for (Py_ssize_t j = 0; j < next * B; j += 64) PREFETCH(chunk + rows * B + j); /* the next block */
             sums_of_planes(planes, T, s, 0, rows, B);
         }
         for (Py_ssize_t i = 0; i < rows; i++) d[i] = low + gap * s[i];
@@ -778,7 +783,7 @@ static void bits_sums_rows(const uint8_t *restrict bits, const double *restrict 
             add_group_sums(chunk + j0 * B, rg + j0, rows - j0 < GROUP_ROWS ? rows - j0 : GROUP_ROWS, B, pad, t,
                            tables, acc);
     }
-    for (Py_ssize_t p = 0; p < P; p++) { /* the secret position p holds: the nibble path's order, or the transposition's */
+    for (Py_ssize_t p = 0; p < P; p++) { /* the secret at position p: the nibble path's order or the transposition's */
         const Py_ssize_t x = nibbles ? (p & ~(Py_ssize_t)63) + 8 * (p & 7) + ((p >> 3) & 7)    /* p = 8 c0 + 8 m + b */
                                      : (p & ~(Py_ssize_t)31) + 8 * (p & 3) + ((p >> 2) & 7); /* p = 32 q + 4 c + b */
         if (x < 8 * B) sums[x] += acc[p];

@@ -93,6 +93,13 @@ def test_the_calibration_round_trips_through_its_file_and_the_file_prices_every_
     assert set(stored.seconds) == set(cost.WORK_KINDS) and all(v >= 0 for v in stored.seconds.values())
     again = cost.Calibration.from_dict(json.loads(json.dumps(stored.to_dict())))
     assert again.seconds == stored.seconds and again.iterations.keys() == stored.iterations.keys()
+    # a calibration fitted before a kind of work was modelled has no price for it: that kind costs nothing
+    older = stored.to_dict()
+    del older["seconds"]["runs"]
+    loaded = cost.Calibration.from_dict(older)
+    assert loaded.seconds["runs"] == 0.0
+    assert {kind: v for kind, v in loaded.seconds.items() if kind != "runs"} == {
+        kind: v for kind, v in stored.seconds.items() if kind != "runs"}
 
 
 def test_the_fit_recovers_the_prices_of_jobs_made_from_them():
