@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=10**6)
     parser.add_argument("--k", type=int, default=1024)
     parser.add_argument("--protocols", default="sue,oue,ss")
-    parser.add_argument("--threads", default=f"1,{len(os.sched_getaffinity(0))}",
+    parser.add_argument("--threads", default=f"1,{_bits.available_cores()}",
                         help="PRIVEST_THREADS values for GIBU per iteration on the BitGroup, comma-separated "
                              "(default: 1 and the cores this process may use; the old path on one thread)")
     parser.add_argument("--passes", action="store_true",

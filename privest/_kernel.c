@@ -4,6 +4,7 @@
 
    One call runs b IBU updates (free-will eq. 10) from row 0 of two buffers, T (theta^t) and M (m^t = G^T theta^t):
        ratio = w / M[j];  T[j+1] = T[j] * (G ratio);  M[j+1] = G^T T[j+1]        j = 0 .. b-1
+   (an entry of T[j+1] below THETA_FLOOR set to 0, as numpy's iteration does: see THETA_FLOOR below).
    numpy needs four calls an iteration for this, and their overhead is most of an iteration's cost at k = 100.
 
    Both products come from G alone (no transposed copy), a block of 16 rows at a time: the block's dot products with
@@ -26,12 +27,20 @@
 #pragma STDC FP_CONTRACT OFF /* clang; GCC takes -ffp-contract=off */
 
 /* One IBU update, reading G (k, m) row-major once: for each row x,
-       theta_new[x] = (sum_z G[x, z] ratio[z]) * theta_old[x]      the sum over z = 0, 1, ... in order
+       theta_new[x] = (sum_z G[x, z] ratio[z]) * theta_old[x]      the sum over z = 0, 1, ... in order (then floored)
        m_new[z] += theta_new[x] G[x, z]                            for every z, the rows x = 0, 1, ... in order
    each sum starting from 0.0, a multiply then an add (no fused multiply-add, no reassociation). A block of rows is
    read from memory once and used for both products while it is in the cache. Portable C: four rows side by side
    (four independent sums), then the block's rows added to m_new one after another. */
 #define BLOCK_ROWS 8
+
+/* theta's floor (privest/estimators/_iteration.py, THETA_FLOOR): an updated entry below 2^-511, the square root of
+   the smallest normal double, becomes 0. Such an entry is on its way to 0 (IBU multiplies it by a factor below 1
+   iteration after iteration) and its products with G would soon be subnormal, which cost 5-10x an operation; its
+   terms in m (below 2^-511 times an entry of G) are far below the last bit of any m a reported column has. */
+#define THETA_FLOOR 0x1p-511
+
+static inline double floored(double x) { return x < THETA_FLOOR ? 0.0 : x; }
 
 /* m_new[z] += s[x] G[x, z] for the rows x0 <= x < x0 + rows, one row after another. */
 static void add_rows_portable(const double *restrict G, const double *restrict s, double *restrict m_new,
@@ -56,16 +65,16 @@ static void rows_update_portable(const double *restrict G, const double *restric
             a2 += r2[z] * f;
             a3 += r3[z] * f;
         }
-        theta_new[x0 + i] = a0 * theta_old[x0 + i];
-        theta_new[x0 + i + 1] = a1 * theta_old[x0 + i + 1];
-        theta_new[x0 + i + 2] = a2 * theta_old[x0 + i + 2];
-        theta_new[x0 + i + 3] = a3 * theta_old[x0 + i + 3];
+        theta_new[x0 + i] = floored(a0 * theta_old[x0 + i]);
+        theta_new[x0 + i + 1] = floored(a1 * theta_old[x0 + i + 1]);
+        theta_new[x0 + i + 2] = floored(a2 * theta_old[x0 + i + 2]);
+        theta_new[x0 + i + 3] = floored(a3 * theta_old[x0 + i + 3]);
     }
     for (; i < rows; i++) {
         const double *row = G + (x0 + i) * m;
         double a = 0.0;
         for (Py_ssize_t z = 0; z < m; z++) a += row[z] * ratio[z];
-        theta_new[x0 + i] = a * theta_old[x0 + i];
+        theta_new[x0 + i] = floored(a * theta_old[x0 + i]);
     }
     add_rows_portable(G, theta_new, m_new, x0, rows, m);
 }
@@ -124,7 +133,7 @@ __attribute__((target("avx"))) static void finish_rows_avx(__m256d acc, const do
         const double *row = G + (x + c) * m;
         double a = lanes[c];
         for (Py_ssize_t j = z; j < m; j++) a += row[j] * ratio[j];
-        theta_new[x + c] = a * theta_old[x + c];
+        theta_new[x + c] = floored(a * theta_old[x + c]);
     }
 }
 
@@ -221,7 +230,7 @@ __attribute__((target("avx"))) static void rows_update_avx(const double *restric
         const double *row = G + (x0 + i) * m;
         double a = 0.0;
         for (Py_ssize_t z = 0; z < m; z++) a += row[z] * ratio[z];
-        theta_new[x0 + i] = a * theta_old[x0 + i];
+        theta_new[x0 + i] = floored(a * theta_old[x0 + i]);
     }
     add_rows_avx(G, theta_new, m_new, x0, rows, m);
 }
@@ -237,7 +246,8 @@ static void updates(const double *G, const double *w, double *T, double *M, doub
         for (Py_ssize_t x = 0; x < k; x += BLOCK_ROWS) {
             const Py_ssize_t rows = k - x < BLOCK_ROWS ? k - x : BLOCK_ROWS;
             if (strided) { /* each row's dot product on its own (one stream), then the block's rows into m_new */
-                for (Py_ssize_t i = x; i < x + rows; i++) theta_new[i] = strided_dot(G + i * m, ratio, m) * theta_old[i];
+                for (Py_ssize_t i = x; i < x + rows; i++)
+                    theta_new[i] = floored(strided_dot(G + i * m, ratio, m) * theta_old[i]);
                 add_rows(G, theta_new, m_new, x, rows, m);
             } else {
                 rows_update(G, ratio, theta_old, theta_new, m_new, x, rows, m);
@@ -1441,5 +1451,12 @@ PyMODINIT_FUNC PyInit__kernel(void) {
     if (__builtin_cpu_supports("avx512f")) copy_planes = copy_planes_avx512;
     nibble_lookups = has_nibble_lookups();
 #endif
-    return PyModule_Create(&module);
+    PyObject *created = PyModule_Create(&module), *floor = PyFloat_FromDouble(THETA_FLOOR);
+    if (created == NULL || floor == NULL || PyModule_AddObjectRef(created, "THETA_FLOOR", floor) < 0) {
+        Py_XDECREF(floor);
+        Py_XDECREF(created);
+        return NULL;
+    }
+    Py_DECREF(floor);
+    return created;
 }

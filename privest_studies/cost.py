@@ -23,7 +23,9 @@ rule estimate_part) costs ``startup`` plus, for every (point, run), the work of 
   (``Calibration.iterations``, from ``cost_calibration.json``), else the cap max_iter (an upper bound: most runs stop
   well before it) or ``SQUAREM_UPDATES`` under SQUAREM;
 - the closed forms (inv, rap, inv_r, inv_m, rap_r, rap_m) do them once: ``closed`` a matrix's cells,
-  ``closed_bits`` k cells per distinct bit report (unpacked), ``closed_sets`` a set group's members;
+  ``closed_bits`` k cells per distinct bit report (unpacked), ``closed_sets`` a set group's members, and
+  ``closed_groups`` a fixed cost per RAPPOR or protocol group and run (its reports gathered and its estimator's numpy
+  calls: about 1.5 ms, what the IBU paper's 1,000 runs of RAPPOR's estimator on k = 10 mostly cost);
 - every run's reports are read from the reports archive (``reading``: their bytes as stored, ``report_bytes``; a
   part reads its own point's runs only), and every run costs ``runs`` whatever its work (its calls, checks and row of
   the estimates archive: what a closed form's 1,000 runs on a small alphabet mostly cost).
@@ -54,7 +56,7 @@ from privest_studies.jobs import Progress
 CALIBRATION = Path(__file__).with_name("cost_calibration.json")
 """The fitted seconds per cell and the measured iterations (``benchmarks/calibrate_cost.py`` writes it)."""
 WORK_KINDS = ("startup", "runs", "iterations", "group_iterations", "matrix", "large_matrix", "mixture", "bit_rows",
-              "bits", "sets", "closed", "closed_bits", "closed_sets", "reading")
+              "bits", "sets", "closed", "closed_bits", "closed_sets", "closed_groups", "reading")
 """The kinds of work a job's seconds are the sum of, each at its own price: per job (startup), per run (its calls,
 checks and row of the estimates archive, whatever the family), per IBU iteration of a run and loop (its fixed cost:
 numpy calls, the stopping test), per cell, per byte read."""
@@ -203,6 +205,8 @@ def run_work(family: str, members: Sequence[Member], k: int, users: float, itera
     if family in ITERATIVE:  # [IBU]_R iterates on each mechanism apart, the others once on all of them
         work["iterations"] = iterations * (len(members) if family == "ibu_r" else 1)
         work["group_iterations"] = iterations * groups  # each group's own pass an iteration
+    else:
+        work["closed_groups"] = float(groups)
     mixture = family == "gibu" and len(members) - groups > 1
     for member in members:
         for kind, count in cells(member, k, per_mechanism).items():

@@ -104,14 +104,15 @@ def strided_dots(G: np.ndarray, ratio: np.ndarray) -> np.ndarray:
     return total
 
 
-def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int, products: str = "numpy"
-                  ) -> tuple[np.ndarray, int, float, bool]:
+def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int, products: str = "numpy",
+                  floor: float = est._iteration.THETA_FLOOR) -> tuple[np.ndarray, int, float, bool]:
     """IBU as documented, written out one step at a time: from uniform, theta <- theta * G (w / m) with m = G^T theta,
-    G the reported columns and w their frequencies; L = w . log m; stop at the first t with |L^t - L^(t-1)| < delta,
-    else after max_iter. The products are taken in the order of one of privest's kernels, so that the result can be
-    compared bit for bit: "numpy" (numpy's products G ratio and theta @ G) or "rows" (theta @ G on G in F order to
-    start, as privest 0.1 did, then sums of scaled rows, as the compiled loop adds them) or "strided" (as "rows",
-    with G ratio's dot products as ``strided_dots``: the compiled loop's order from 2^14 entries)."""
+    G the reported columns and w their frequencies, then theta's entries below ``floor`` set to 0; L = w . log m;
+    stop at the first t with |L^t - L^(t-1)| < delta, else after max_iter. The products are taken in the order of
+    one of privest's kernels, so that the result can be compared bit for bit: "numpy" (numpy's products G ratio and
+    theta @ G) or "rows" (theta @ G on G in F order to start, as privest 0.1 did, then sums of scaled rows, as the
+    compiled loop adds them) or "strided" (as "rows", with G ratio's dot products as ``strided_dots``: the compiled
+    loop's order from 2^14 entries)."""
     seen = q > 0
     G, w = np.compress(seen, A, axis=1), q[seen] / q[seen].sum()  # C-contiguous, as A: the layout fixes numpy's bits
     GT = np.ascontiguousarray(G.T)
@@ -122,9 +123,12 @@ def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int, pro
     for t in range(1, max_iter + 1):
         if products == "numpy":
             theta = theta * np.dot(G, w / m)
-            m = theta @ G
         else:
             theta = theta * (sum_of_rows(GT, w / m) if products == "rows" else strided_dots(G, w / m))
+        theta = np.where(theta < floor, 0.0, theta)
+        if products == "numpy":
+            m = theta @ G
+        else:
             m = sum_of_rows(G, theta)
         current = float(np.dot(w, np.log(m)))
         if abs(current - previous) < delta:
@@ -162,6 +166,41 @@ def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k, kernel, monke
         assert np.array_equal(batched.theta, theta) and batched.iterations == iterations
         stops[capped] += 1
     assert stops[True] and stops[False]  # both the cap and the delta rule were exercised
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("k, users", [(100, 10**5), (160, 10**6), (100, 100)])  # 160: the strided sums
+def test_theta_below_the_floor_becomes_0_and_nothing_else_changes(k, users, kernel, monkeypatch):
+    # A geometric mechanism on a binomial theta: IBU drives the tails below 1e-154 (kept, they turn subnormal and
+    # every product with them costs 5-10x). The floor makes them 0; every other entry, the iteration count and L are
+    # the bits of the iteration without the floor, on every kernel and in the batch.
+    if kernel == "numpy":
+        monkeypatch.setattr(est._iteration, "_KERNEL_WORK", 0)
+    monkeypatch.setattr(est._iteration, "_BATCH_KERNEL_WORK", 0)  # ibu_runs through the batch's products
+    floor = est._iteration.THETA_FLOOR
+    rng = rng_for(17, "theta-floor", k, users)
+    A = mech.geometric(k, 0.236)
+    q = rng.multinomial(users, np.bincount(rng.binomial(k - 1, 0.5, 10**6), minlength=k) / 10**6 @ A)
+    q = q.astype(float)
+    products = "numpy" if kernel == "numpy" else ("strided" if k * (q > 0).sum() >= 1 << 14 else "rows")
+    floored = reference_ibu(A, q, 1e-12, 6000, products)
+    unfloored = reference_ibu(A, q, 1e-12, 6000, products, floor=0.0)
+    below = unfloored[0] < floor
+    assert below.sum() >= 5 and (unfloored[0][below] > 0).any()  # the case: entries that went below the floor
+    assert np.array_equal(floored[0][~below], unfloored[0][~below]) and (floored[0][below] == 0).all()
+    assert floored[1:] == unfloored[1:]  # iterations, L, capped
+    result = est.ibu(A, q, delta=1e-12, max_iter=6000)
+    assert np.array_equal(result.theta, floored[0])
+    assert (result.iterations, result.log_likelihood, result.capped) == floored[1:]
+    for batched in est.ibu_runs(A, np.stack([q, q]), delta=1e-12, max_iter=6000):  # numpy's batch products
+        assert batched.iterations == result.iterations and (batched.theta[below] == 0).all()
+        assert not ((batched.theta > 0) & (batched.theta < floor)).any()
+        np.testing.assert_allclose(batched.theta, result.theta, rtol=1e-9, atol=1e-300)
+
+
+@pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
+def test_the_compiled_loop_floors_theta_where_numpy_does():
+    assert est._iteration._kernel.THETA_FLOOR == est._iteration.THETA_FLOOR == 2.0**-511
 
 
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")

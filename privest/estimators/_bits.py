@@ -55,13 +55,25 @@ _NUMPY_ROWS = 1 << 13
 _INFORMATION_ROWS = 1 << 12
 
 
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one, else the machine's cores)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _padded(theta: np.ndarray, B: int) -> np.ndarray:
+    """theta with zeros appended to 8 B secrets (a table's byte positions cover whole bytes)."""
+    padded = np.zeros(8 * B)
+    padded[: theta.size] = theta
+    return padded
+
+
 def threads_from_environment() -> int:
     """The threads the compiled direct sums may use: the environment variable PRIVEST_THREADS, a whole number >= 1,
     where it is set (the pipeline's jobs set 1: they run side by side, one to a core), else the cores this process
     may run on. The result is the same bits on any number."""
     value = os.environ.get("PRIVEST_THREADS")
     if value is None:
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        return available_cores()
     if not value.strip().isdigit() or int(value) < 1:
         raise ValueError(f"PRIVEST_THREADS must be a whole number >= 1, got {value!r}")
     return int(value)
@@ -70,9 +82,7 @@ def threads_from_environment() -> int:
 def bit_tables(theta: np.ndarray, B: int) -> np.ndarray:
     """T (B, 256): T[b, v] = the sum of theta over the secrets whose bit is set in byte value v at byte position b
     (theta padded with zeros to 8 B secrets)."""
-    padded = np.zeros(8 * B)
-    padded[: theta.size] = theta
-    return np.ascontiguousarray(padded.reshape(B, 8) @ BYTE_BITS.T)
+    return np.ascontiguousarray(_padded(theta, B).reshape(B, 8) @ BYTE_BITS.T)
 
 
 def nibble_tables(theta: np.ndarray, B: int) -> np.ndarray:
@@ -81,9 +91,8 @@ def nibble_tables(theta: np.ndarray, B: int) -> np.ndarray:
     8 b), built by doubling, N[q, 2^j + u] = N[q, u] + theta(bit j), elementwise: the same bits on every CPU. The
     compiled direct sums (``bits_sums``) take these: their byte tables are N[2 b, v & 15] + N[2 b + 1, v >> 4]
     (``byte_tables``)."""
-    padded = np.zeros(8 * B)
-    padded[: theta.size] = theta
-    bit_values = padded.reshape(B, 2, 4)[:, ::-1, ::-1].reshape(2 * B, 4)  # [q, j]: theta of nibble q's bit j
+    # [q, j]: theta of nibble q's bit j
+    bit_values = _padded(theta, B).reshape(B, 2, 4)[:, ::-1, ::-1].reshape(2 * B, 4)
     N = np.zeros((2 * B, 16))
     for j in range(4):
         N[:, 1 << j: 2 << j] = N[:, : 1 << j] + bit_values[:, j: j + 1]
@@ -217,7 +226,7 @@ class _Bits:
 
 def dense_bits(group: BitGroup) -> Group:
     """A bit-packed group as a matrix group: column i holds high for the members of S_i and low elsewhere, with the
-    report's log scale; the same likelihood, so the same GIBU update (as ``_iteration._dense`` for a SetGroup)."""
+    report's log scale; the same likelihood, so the same GIBU update (as ``_sets.as_matrix_group`` for a SetGroup)."""
     member = np.unpackbits(group.bits, axis=1, count=group.k).T
     return Group._of_checked(np.where(member, group.high, group.low), group.counts, group.log_scale)
 
@@ -242,7 +251,7 @@ class _Parts:
 
 
 def set_parts(sets: Sequence[SetGroup], bits: Sequence[BitGroup], n: float, sets_part: type):
-    """The set-valued part of one GIBU call: ``sets_part`` (``_iteration._Sets``) on the SetGroups, ``_Bits`` on the
+    """The set-valued part of one GIBU call: ``sets_part`` (``_sets._Sets``) on the SetGroups, ``_Bits`` on the
     BitGroups, both as a ``_Parts`` where there are both, None where there are neither."""
     parts = ([sets_part(sets, n)] if sets else []) + ([_Bits(bits, n)] if bits else [])
     return None if not parts else parts[0] if len(parts) == 1 else _Parts(parts)

@@ -13,6 +13,7 @@ import numpy as np
 
 from privest._checks import check_weights
 from privest.estimators._bits import _Bits, _Parts, dense_bits, set_parts
+from privest.estimators._sets import _Sets, as_matrix_group
 from privest.groups import BitGroup, Group, SetGroup
 from privest.intervals import Interval, fisher_interval
 
@@ -20,66 +21,28 @@ try:  # IBU's update loop compiled (privest/_kernel.c), built with the package w
     from privest import _kernel
 except ImportError:  # then numpy runs the same iteration
     _kernel = None
-if _kernel is not None and not hasattr(_kernel, "combine_rows"):  # a build of an older _kernel.c: numpy, until rebuilt
+if _kernel is not None and not hasattr(_kernel, "THETA_FLOOR"):  # a build of an older _kernel.c: numpy, until rebuilt
     _kernel = None
 
-class _Sets:
-    """The set-valued groups of one GIBU call as one sparse membership matrix M (rows: the distinct reports of every
-    group, columns: secrets), each row with its two likelihood values: d_i = low_i + (high_i - low_i) theta(S_i) is
-    P(z_i | x-mixture) / exp(log_scale_i), one sparse product; the GIBU update adds
-    sum_i r_i low_i + sum_{i : x in S_i} r_i (high_i - low_i) to x's factor, r_i = w_i / d_i, another one."""
+THETA_FLOOR = 2.0**-511
+"""Every IBU/GIBU iteration (numpy's, the compiled loop's, the batch's, SQUAREM's) sets an entry of theta that an
+update takes below this (2^-511, the square root of the smallest normal double) to 0. Such an entry is one the
+estimate drives to 0; kept, it turns subnormal, and every product with a subnormal costs 5-10x (measured: IBU at
+k = 100 from 4.9 to 31 us an iteration; the free-will GIBU on ten geometric mechanisms 3x slower as a whole). Its
+terms in m = G^T theta lie far below the last bit of any reported column's probability, so the other entries, L and
+the iteration count keep the bits of the iteration without the floor (tests/test_estimators.py); the floored
+entries read 0 instead of a number below 1e-154."""
 
-    def __init__(self, groups: Sequence[SetGroup], n: float) -> None:
-        from scipy import sparse  # here: scipy.sparse costs 0.1 s to import
 
-        k = groups[0].k
-        starts = np.cumsum([0] + [g.indices.size for g in groups[:-1]])
-        indptr = np.concatenate([[0]] + [g.indptr[1:] + start for g, start in zip(groups, starts, strict=True)])
-        indices = np.concatenate([g.indices for g in groups])
-        index_type = np.int32 if indices.size < 2**31 else np.int64  # one index type: scipy would copy to agree
-        self.M = sparse.csr_array((np.ones(indices.size), indices.astype(index_type, copy=False),
-                                   indptr.astype(index_type)), shape=(indptr.size - 1, k))
-        self.MT = self.M.T  # a CSC view: its product is O(nnz) like the CSR one, without a transposed copy
-        rows = [g.counts.size for g in groups]
-        self.low = np.repeat([g.low for g in groups], rows)
-        self.gap = np.repeat([g.high - g.low for g in groups], rows)
-        self.w = np.concatenate([g.counts for g in groups]) / n
-
-    def forward(self, theta: np.ndarray) -> np.ndarray:
-        return self.low + self.gap * (self.M @ theta)
-
-    def backward(self, d: np.ndarray) -> np.ndarray:
-        ratio = self.w / d
-        return float(ratio @ self.low) + self.MT @ (ratio * self.gap)
-
-    def log_likelihood(self, d: np.ndarray) -> float:
-        return float(self.w @ np.log(d))
-
-    def information(self, theta: np.ndarray) -> np.ndarray:
-        """The observed Fisher information per user of the sets' log-likelihood at theta, (k, k): report i's
-        likelihood is proportional to g_i . theta with g_i = low_i 1 + gap_i m_i (m_i its membership row), so the
-        information is sum_i w_i g_i g_i^T / d_i^2."""
-        r = self.w / self.forward(theta) ** 2
-        a = self.MT @ (r * self.low * self.gap)
-        weighted = self.M.multiply((r * self.gap**2)[:, None]).tocsr()
-        cross = self.MT @ weighted
-        cross = cross.toarray() if hasattr(cross, "toarray") else np.asarray(cross)
-        return float(r @ self.low**2) + a[:, None] + a[None, :] + cross
-
+def _floor(theta: np.ndarray) -> np.ndarray:
+    """theta with its entries below ``THETA_FLOOR`` set to 0, in place."""
+    theta[theta < THETA_FLOOR] = 0.0
+    return theta
 
 # A set-valued group whose dense k x (distinct reports) matrix has at most this many entries (GRR up to k = 256)
-# iterates as a matrix group (``_dense``): in the compiled loop instead of two sparse products and about ten numpy
-# calls an iteration (benchmarks/bench_peers.py).
+# iterates as a matrix group (``_sets.as_matrix_group``): in the compiled loop instead of two sparse products and
+# about ten numpy calls an iteration (benchmarks/bench_peers.py).
 _DENSE_SETS = 1 << 16
-
-
-def _dense(group: SetGroup) -> Group:
-    """A set-valued group as a matrix group: column i holds high for the members of S_i and low elsewhere, with the
-    report's log scale; the same likelihood (SetGroup's P(report_i | x)), so the same GIBU update."""
-    m = group.counts.size
-    G = np.full((group.k, m), group.low)
-    G[group.indices, np.repeat(np.arange(m), np.diff(group.indptr))] = group.high
-    return Group._of_checked(G, group.counts, group.log_scale)
 
 
 @dataclass(frozen=True)
@@ -109,7 +72,7 @@ class _Likelihood:
         # with dense_sets (the plain iteration), a set-valued group with a small dense matrix (few distinct reports:
         # GRR, SS, RAPPOR ... at small k) joins the matrix groups, whose iteration is the compiled loop's
         if dense_sets:
-            groups = [(_dense(g) if isinstance(g, SetGroup) else dense_bits(g))
+            groups = [(as_matrix_group(g) if isinstance(g, SetGroup) else dense_bits(g))
                       if isinstance(g, SetGroup | BitGroup) and g.k * g.counts.size <= _DENSE_SETS else g
                       for g in groups]
         matrices = [g for g in groups if isinstance(g, Group)]
@@ -142,7 +105,7 @@ class _Likelihood:
     def em(self, theta: np.ndarray) -> np.ndarray:
         """One GIBU update (free-will Algorithm 1, line 5)."""
         update = self.g_fortran @ (self.w / (theta @ self.g_fortran))
-        return theta * (update + self.sets.backward(self.sets.forward(theta)) if self.sets else update)
+        return _floor(theta * (update + self.sets.backward(self.sets.forward(theta)) if self.sets else update))
 
     def information(self, theta: np.ndarray) -> np.ndarray:
         """The observed Fisher information of all n users at theta, (k, k): n sum_z w_z G_z G_z^T / (theta G_z)^2
@@ -276,6 +239,7 @@ def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter:
         if sets:
             update += sets.backward(d)
         theta *= update
+        _floor(theta)
         np.dot(GT, theta, out=m)
         np.log(m, out=log_m)
         current = float(np.dot(w, log_m)) + offset
@@ -333,7 +297,7 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
     else:
         M[0] = theta @ G  # as _iterate starts
         T_rows, M_rows, smallest = list(T), list(M), 16  # row views, made once
-        divide, multiply, G_dot, update = np.divide, np.multiply, G.dot, np.empty(k)
+        divide, multiply, G_dot, update, floor = np.divide, np.multiply, G.dot, np.empty(k), _floor
 
         def transposed_dot(theta_new: np.ndarray, m_new: np.ndarray) -> None:  # G^T theta as theta @ G: no copy
             np.dot(theta_new, G, m_new)
@@ -352,6 +316,7 @@ def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarr
                     divide(w, m_old, ratio)
                     G_dot(ratio, update)
                     multiply(theta_old, update, theta_new)
+                    floor(theta_new)
                     transposed_dot(theta_new, m_new)
             first = _first_candidate(M, w, b, delta, offset, logs) if screen else 1
             screen = first > 1  # a candidate at the block's first row: near the stop, where no row is screened out
@@ -463,6 +428,7 @@ def _iterate_batch(G: np.ndarray, W: np.ndarray, delta: float, max_iter: int) ->
     results: list[IbuResult] = [None] * R  # type: ignore[list-item]
     for t in range(1, max_iter + 1):
         T *= np.divide(W, M, out=np.zeros_like(W), where=W > 0) @ GT
+        _floor(T)
         M = T @ G
         current = np.einsum("ij,ij->i", W, np.log(M, out=np.zeros_like(M), where=W > 0))
         converged = np.abs(current - previous) < delta
