@@ -25,19 +25,22 @@ if _kernel is not None and not hasattr(_kernel, "THETA_FLOOR"):  # a build of an
     _kernel = None
 
 THETA_FLOOR = 2.0**-511
-"""Every IBU/GIBU iteration (numpy's, the compiled loop's, the batch's, SQUAREM's) sets an entry of theta that an
+"""Every plain IBU/GIBU iteration (numpy's, the compiled loop's, the batch's) sets an entry of theta that an
 update takes below this (2^-511, the square root of the smallest normal double) to 0. Such an entry is one the
 estimate drives to 0; kept, it turns subnormal, and every product with a subnormal costs 5-10x (measured: IBU at
 k = 100 from 4.9 to 31 us an iteration; the free-will GIBU on ten geometric mechanisms 3x slower as a whole). Its
 terms in m = G^T theta lie far below the last bit of any reported column's probability, so the other entries, L and
 the iteration count keep the bits of the iteration without the floor (tests/test_estimators.py); the floored
-entries read 0 instead of a number below 1e-154."""
+entries read 0 instead of a number below 1e-154. SQUAREM takes no floor: its few hundred updates seldom reach
+subnormals, and its extrapolation's sign test reads the tiny entries (floored, its steps and so its estimates moved
+within delta: measured on the standard-protocols study)."""
 
 
 def _floor(theta: np.ndarray) -> np.ndarray:
     """theta with its entries below ``THETA_FLOOR`` set to 0, in place."""
     theta[theta < THETA_FLOOR] = 0.0
     return theta
+
 
 # A set-valued group whose dense k x (distinct reports) matrix has at most this many entries (GRR up to k = 256)
 # iterates as a matrix group (``_sets.as_matrix_group``): in the compiled loop instead of two sparse products and
@@ -105,7 +108,7 @@ class _Likelihood:
     def em(self, theta: np.ndarray) -> np.ndarray:
         """One GIBU update (free-will Algorithm 1, line 5)."""
         update = self.g_fortran @ (self.w / (theta @ self.g_fortran))
-        return _floor(theta * (update + self.sets.backward(self.sets.forward(theta)) if self.sets else update))
+        return theta * (update + self.sets.backward(self.sets.forward(theta)) if self.sets else update)
 
     def information(self, theta: np.ndarray) -> np.ndarray:
         """The observed Fisher information of all n users at theta, (k, k): n sum_z w_z G_z G_z^T / (theta G_z)^2
