@@ -35,9 +35,10 @@
 #define BLOCK_ROWS 8
 
 /* theta's floor (privest/estimators/_iteration.py, THETA_FLOOR): an updated entry below 2^-511, the square root of
-   the smallest normal double, becomes 0. Such an entry is on its way to 0 (IBU multiplies it by a factor below 1
-   iteration after iteration) and its products with G would soon be subnormal, which cost 5-10x an operation; its
-   terms in m (below 2^-511 times an entry of G) are far below the last bit of any m a reported column has. */
+   the smallest normal double, becomes 0. Such an entry is one the estimate drives to 0; kept, it turns subnormal, and
+   every product with a subnormal costs 5-10x an operation. Its terms in m (below 2^-511 times an entry of G) lie far
+   below the last bit of any m a reported column has, so the other entries, L and the iteration count keep the bits
+   of the iteration without the floor (tests/test_estimators.py). */
 #define THETA_FLOOR 0x1p-511
 
 static inline double floored(double x) { return x < THETA_FLOOR ? 0.0 : x; }

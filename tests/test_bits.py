@@ -48,6 +48,27 @@ def _assert_same_fit(bits: privest.IbuResult, reference: privest.IbuResult) -> N
 
 
 @pytest.mark.parametrize("kernel", KERNELS, indirect=True)
+@pytest.mark.parametrize("name", ["grr", "oue", "ss"])  # GRR: a sparse SetGroup; OUE, SS: BitGroups
+def test_gibu_with_set_reports_floors_theta_and_nothing_else_changes(name, kernel, monkeypatch):
+    # A geometric matrix group drives theta's tails below THETA_FLOOR beside a few hundred set reports: the floored
+    # entries become 0, the others, L and the iteration count keep the bits of the iteration without the floor.
+    k = 100
+    rng = privest.rng_for(2026, "test_bits", "floor", name)
+    A = privest.geometric(k, 0.236)
+    theta = np.bincount(rng.binomial(k - 1, 0.5, 10**6), minlength=k) / 10**6
+    protocol = protocols.by_name(name, k, 1.0)
+    groups = [privest.matrix_group(A, rng.multinomial(10**5, theta @ A).astype(float)),
+              protocol.group(protocol.sample(rng.choice(k, 300, p=theta), rng))]
+    floored = privest.gibu(groups, delta=1e-12, max_iter=2500)
+    monkeypatch.setattr(_iteration, "THETA_FLOOR", 0.0)
+    unfloored = privest.gibu(groups, delta=1e-12, max_iter=2500)
+    below = unfloored.theta < 2.0**-511
+    assert below.sum() >= 5 and (unfloored.theta[below] > 0).any()  # the case: entries that went below the floor
+    assert (floored.theta[below] == 0).all() and np.array_equal(floored.theta[~below], unfloored.theta[~below])
+    assert (floored.iterations, floored.log_likelihood) == (unfloored.iterations, unfloored.log_likelihood)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, indirect=True)
 @pytest.mark.parametrize("name", ["sue", "oue", "ss"])
 @pytest.mark.parametrize("k", [11, 37])  # 11: 2^11 reports for 3000 users (counts > 1); neither a multiple of 8
 def test_gibu_on_a_bit_group_equals_the_sparse_set_group(name, k, kernel):

@@ -168,14 +168,18 @@ def test_ibu_kernel_is_bit_identical_to_the_reference_iteration(k, kernel, monke
     assert stops[True] and stops[False]  # both the cap and the delta rule were exercised
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kernel", [*KERNELS, pytest.param("compiled portable", marks=KERNELS[1].marks)])
 @pytest.mark.parametrize("k, users", [(100, 10**5), (160, 10**6), (100, 100)])  # 160: the strided sums
-def test_theta_below_the_floor_becomes_0_and_nothing_else_changes(k, users, kernel, monkeypatch):
+def test_theta_below_the_floor_becomes_0_and_nothing_else_changes(k, users, kernel, monkeypatch, request):
     # A geometric mechanism on a binomial theta: IBU drives the tails below 1e-154 (kept, they turn subnormal and
     # every product with them costs 5-10x). The floor makes them 0; every other entry, the iteration count and L are
-    # the bits of the iteration without the floor, on every kernel and in the batch.
+    # the bits of the iteration without the floor, on every kernel (the compiled loop's vector and portable C paths)
+    # and in the batch.
     if kernel == "numpy":
         monkeypatch.setattr(est._iteration, "_KERNEL_WORK", 0)
+    if kernel == "compiled portable":
+        est._iteration._kernel.use_vectors(False)
+        request.addfinalizer(lambda: est._iteration._kernel.use_vectors(True))
     monkeypatch.setattr(est._iteration, "_BATCH_KERNEL_WORK", 0)  # ibu_runs through the batch's products
     floor = est._iteration.THETA_FLOOR
     rng = rng_for(17, "theta-floor", k, users)
