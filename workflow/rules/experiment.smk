@@ -23,6 +23,7 @@ rule mechanisms:
         "results/{study}/{experiment}/mechanisms.npz",
     log:
         "logs/{study}/{experiment}/mechanisms.log",
+    priority: chain_priority
     conda:
         "../../envs/privest.yaml"
     params:
@@ -42,6 +43,7 @@ rule perturb:
         "logs/{study}/{experiment}/perturb.log",
     benchmark:
         "benchmarks/{study}/{experiment}/perturb.tsv"
+    priority: chain_priority
     conda:
         "../../envs/privest.yaml"
     resources:
@@ -69,6 +71,7 @@ rule estimate_part:
         "benchmarks/{study}/{experiment}/estimate_{family}_{part}.tsv"
     wildcard_constraints:
         part=r"point\d+_runs\d+-\d+",
+    priority: chain_priority
     conda:
         "../../envs/privest.yaml"
     resources:
@@ -91,6 +94,7 @@ rule estimate:
         "logs/{study}/{experiment}/estimate_{family}.log",
     benchmark:
         "benchmarks/{study}/{experiment}/estimate_{family}.tsv"
+    priority: chain_priority
     conda:
         "../../envs/privest.yaml"
     resources:

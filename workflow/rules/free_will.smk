@@ -25,6 +25,7 @@ rule fw_alphabet:
     log:
         "logs/free_will/alphabet_{alphabet}.log",
     localrule: True
+    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:
@@ -45,6 +46,7 @@ rule fw_shokri:
         "logs/free_will/shokri_{alphabet}_Q{Q}.log",
     benchmark:
         "benchmarks/free_will/shokri_{alphabet}_Q{Q}.tsv"
+    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:

@@ -20,6 +20,7 @@ rule ibu_synthetic:
     wildcard_constraints:
         dataset="|".join(config["ibu_consistency"]["synthetic"]),
     localrule: True
+    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:
