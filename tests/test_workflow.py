@@ -185,6 +185,50 @@ def test_dry_run_of_the_whole_dag(scale, tmp_path):
         assert f"rule {rule}:" in result.stdout
 
 
+def _dry_run_jobs(stdout: str) -> list[dict]:
+    """The jobs of a dry run's printout: rule, wildcards and priority (0 where Snakemake prints none)."""
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", stdout):
+        rule = re.match(r"(?:local)?rule (\w+):", block)
+        if rule is None:
+            continue
+        wildcards = re.search(r"^    wildcards: (.*)$", block, re.M)
+        priority = re.search(r"^    priority: (\S+)$", block, re.M)
+        jobs.append({"rule": rule.group(1), "priority": float(priority.group(1)) if priority else 0.0,
+                     **dict(item.split("=", 1) for item in (wildcards.group(1).split(", ") if wildcards else []))})
+    return jobs
+
+
+def test_the_chains_longest_estimate_jobs_go_first_once_their_inputs_exist(tiny_run, tmp_path):
+    # chain_priority: with the datasets made, every job of an experiment's chain carries the cost model's seconds of
+    # the longest estimate job it leads to (an estimate job its own), so that Snakemake starts the longest first.
+    jobs = _dry_run_jobs(snakemake("--dry-run", "--forceall", "--cores", "2", "--directory", str(tiny_run),
+                                   cwd=tiny_run).stdout)
+    chain = [job for job in jobs if job["rule"] in ("mechanisms", "perturb", "estimate", "estimate_part")]
+    assert chain and all(job["priority"] == 0 for job in jobs if job not in chain)
+    by_experiment: dict[tuple, list[dict]] = {}
+    for job in chain:
+        by_experiment.setdefault((job["study"], job["experiment"]), []).append(job)
+    for (study, name), own in by_experiment.items():
+        split = {job["family"] for job in own if job["rule"] == "estimate_part"}
+        estimates = [job["priority"] for job in own
+                     if job["rule"] == "estimate_part" or (job["rule"] == "estimate" and job["family"] not in split)]
+        assert estimates and min(estimates) > 0, (study, name)
+        for job in own:
+            if job["rule"] in ("mechanisms", "perturb"):
+                assert job["priority"] == max(estimates), (study, name, job)
+            if job["rule"] == "estimate" and job["family"] in split:
+                assert job["priority"] == 0  # the gathering of a split job's parts
+    # Before any dataset exists the model knows no size: rule chain_inputs builds the datasets, alphabets and LPs the
+    # chains read, and nothing else (`make reproduce` runs it first).
+    (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
+    fresh = _dry_run_jobs(snakemake("--dry-run", "--cores", "2", "--directory", str(tmp_path), "chain_inputs",
+                                    "--config", "scale=paper", cwd=tmp_path).stdout)
+    assert {job["rule"] for job in fresh} == {"fetch", "discretise_adult", "discretise_checkins", "fw_alphabet",
+                                              "fw_shokri", "ibu_synthetic", "sp_zipf", "chain_inputs"}
+    assert all(job["priority"] == 0 for job in fresh)
+
+
 def test_every_study_is_a_target_and_a_nested_config_override_of_a_number_is_accepted(tmp_path):
     (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
     targets = snakemake("--list-target-rules", "--directory", str(tmp_path), cwd=tmp_path).stdout.split()

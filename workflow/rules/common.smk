@@ -41,8 +41,8 @@ with privest_studies.configuration.one_line_errors(HELD_LOG):
     RUNS_PER_JOB = config["scales"][config["scale"]].get("estimate", {}).get("runs_per_job", {})
     CATALOGUE = privest_studies.report.load_catalogue(workflow.source_path("../report/papers.yaml"), config)
 HELD_LOG.release()
-# The model's seconds of every estimate job at this scale (privest_studies.cost): the budget's warnings and the
-# chain's priorities (chain_priority). Not again in each job's process.
+# The model's seconds of every estimate job at this scale (privest_studies.cost) whose dataset exists: the budget's
+# warnings and the chain's priorities (chain_priority). Not again in each job's process.
 ESTIMATE_COSTS = privest_studies.cost.estimate_jobs(EXPERIMENTS, RUNS_PER_JOB) if workflow.is_main_process else []
 if workflow.is_main_process:
     privest_studies.cost.warn_once(privest_studies.cost.over_budget(ESTIMATE_COSTS, config["budget"]["job_minutes"]))
@@ -53,19 +53,27 @@ for _cost in ESTIMATE_COSTS:
     LONGEST_ESTIMATE[_key] = max(LONGEST_ESTIMATE.get(_key, 0.0), _cost.seconds)
 
 
-# The data, alphabets and cached LPs the chains read go before any chain job: they are short, and a chain whose data
-# were made late would start late.
-PREPARATION_PRIORITY = max(LONGEST_ESTIMATE.values(), default=0.0)
-
-
 def chain_priority(wildcards) -> float:
     """The priority of a job of the experiment chain: the model's seconds of the longest estimate job it leads to (an
     estimate job's own; a split job's gathering step 0), so that the longest jobs start first and no core waits at the
-    end of a run for one that started late (longest processing time first). Other rules keep priority 0."""
+    end of a run for one that started late (longest processing time first). Other rules keep priority 0. The model
+    needs each dataset's size: where the dataset does not exist yet when the run starts, its chain's priority is 0
+    (`make reproduce` first builds the chains' inputs, rule chain_inputs, then runs the rest)."""
     if hasattr(wildcards, "family"):
         key = (wildcards.study, wildcards.experiment, wildcards.family, getattr(wildcards, "part", ""))
         return ESTIMATE_SECONDS.get(key, 0.0)
     return LONGEST_ESTIMATE.get((wildcards.study, wildcards.experiment), 0.0)
+
+
+def chain_input_files() -> list[str]:
+    """Every dataset, alphabet and cached Shokri LP the experiment chains read (rule chain_inputs)."""
+    files = {
+        path
+        for by_name in EXPERIMENTS.values()
+        for experiment in by_name.values()
+        for path in (experiment.data_file, experiment.alphabet_file, *experiment.shokri)
+    }
+    return sorted(files)
 
 
 def experiment_spec(wildcards) -> dict:

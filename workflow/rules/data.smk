@@ -18,7 +18,6 @@ rule fetch:
         "logs/data/fetch_{name}.log",
     wildcard_constraints:
         name="adult\\.data|adult\\.test|gowalla_checkins",
-    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:
@@ -40,7 +39,6 @@ rule discretise_adult:
         provenance="results/data/ages_provenance.json",
     log:
         "logs/data/discretise_adult.log",
-    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:
@@ -67,7 +65,6 @@ rule discretise_checkins:
         "logs/data/discretise_checkins_{region}.log",
     wildcard_constraints:
         region="planar|san_francisco|manhattan|sf_square",
-    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:

@@ -15,6 +15,15 @@ wildcard_constraints:
     family="|".join(privest_studies.experiment.FAMILIES),
 
 
+rule chain_inputs:
+    """Every dataset, alphabet and cached Shokri LP the experiment chains read, and nothing else (`snakemake
+    chain_inputs`): `make reproduce` builds them first, so that when the rest of the run starts the cost model knows
+    every dataset's size and the chains' longest jobs go first (chain_priority)."""
+    input:
+        chain_input_files(),
+    localrule: True
+
+
 rule mechanisms:
     """The distinct mechanisms of one experiment, one matrix each (RAPPOR: its eps only), Shokri's from the LP cache."""
     input:

@@ -25,7 +25,6 @@ rule fw_alphabet:
     log:
         "logs/free_will/alphabet_{alphabet}.log",
     localrule: True
-    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:
@@ -46,7 +45,6 @@ rule fw_shokri:
         "logs/free_will/shokri_{alphabet}_Q{Q}.log",
     benchmark:
         "benchmarks/free_will/shokri_{alphabet}_Q{Q}.tsv"
-    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:

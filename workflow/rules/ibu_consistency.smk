@@ -20,7 +20,6 @@ rule ibu_synthetic:
     wildcard_constraints:
         dataset="|".join(config["ibu_consistency"]["synthetic"]),
     localrule: True
-    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:

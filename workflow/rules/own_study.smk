@@ -28,7 +28,6 @@ rule own_study_data:
         ),
     log:
         "logs/{own_study}/data.log",
-    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:

@@ -26,7 +26,6 @@ rule sp_zipf:
     log:
         "logs/standard_protocols/zipf.log",
     localrule: True
-    priority: PREPARATION_PRIORITY
     conda:
         "../../envs/privest.yaml"
     params:
