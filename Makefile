@@ -126,7 +126,7 @@ SCHEDULER := --max-jobs-per-timespan 1000/60s
 # (datasets, alphabets, LPs: rule chain_inputs) first, so that the cost model knows every dataset's size when the
 # rest starts and the longest jobs go first (workflow/rules/common.smk, chain_priority).
 reproduce: $(STAMP)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) $(SCHEDULER) chain_inputs
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake chain_inputs --cores $(CORES) $(SCHEDULER)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) $(SCHEDULER) \
 		$(if $(MEM_MB),--resources mem_mb=$(MEM_MB))
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --report results/report.html
