@@ -125,11 +125,14 @@ SCHEDULER := --max-jobs-per-timespan 1000/60s
 # needed locally), then the HTML report, then the one-screen summary of results/REPRODUCTION.md. The chains' inputs
 # (datasets, alphabets, LPs: rule chain_inputs) first, so that the cost model knows every dataset's size when the
 # rest starts and the longest jobs go first (workflow/rules/common.smk, chain_priority).
+# `make reproduce CONFIG=scale=paper`: the published settings (CONFIG goes to Snakemake's --config in all three calls).
+CONFIG ?=
+SNAKEMAKE_CONFIG = $(if $(CONFIG),--config $(CONFIG))
 reproduce: $(STAMP)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake chain_inputs --cores $(CORES) $(SCHEDULER)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake chain_inputs --cores $(CORES) $(SCHEDULER) $(SNAKEMAKE_CONFIG)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) $(SCHEDULER) \
-		$(if $(MEM_MB),--resources mem_mb=$(MEM_MB))
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --report results/report.html
+		$(if $(MEM_MB),--resources mem_mb=$(MEM_MB)) $(SNAKEMAKE_CONFIG)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --report results/report.html $(SNAKEMAKE_CONFIG)
 	@cat results/reproduction_summary.txt
 
 # After `make reproduce`: results/report.html in headless Chromium (tests/report: apt installs chromium when it is

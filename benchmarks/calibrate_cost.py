@@ -198,8 +198,9 @@ def main(argv: list[str] | None = None) -> None:
     scales = " and ".join(dict.fromkeys(row["scale"] for row in rows))
     scales += " scales" if " and " in scales else " scale"
     prices = fit(rows, MEASURE) if args.fit else dict(before.seconds)
-    source = (f"prices fitted on the {scales}'s jobs ({MEASURE} seconds); iterations measured at the {scales}"
-              if args.fit else f"{before.source}; iterations measured at the {scales}")
+    measured_at = f"iterations measured at the {scales}"
+    source = (f"prices fitted on the {scales}'s jobs ({MEASURE} seconds); {measured_at}" if args.fit
+              else before.source if before.source.endswith(measured_at) else f"{before.source}; {measured_at}")
     after = cost.Calibration(prices, iterations, source)
     cost.CALIBRATION.write_text(json.dumps(after.to_dict(), indent=1) + "\n")
     table = markdown(rows, after)
