@@ -87,7 +87,9 @@ def job_rows(directory: Path, found: dict, runs_per_job: dict, before: cost.Cali
                         point = spec.points[p]
                         members = [spec.members[j] for j in point.mechanisms]
                         users = own_users if point.users is None else point.users
-                        for kind, cells in cost.run_work(family, members, k, users, float(measured[p, r])).items():
+                        squarem = spec.stopping_rule.get("accelerate") == "squarem"
+                        for kind, cells in cost.run_work(family, members, k, users, float(measured[p, r]),
+                                                         squarem).items():
                             work[kind] += cells
                     planned = sum(cost.seconds_of(w, before) for w in
                                   (cost.point_work(spec, family, k, own_users, before)[p] for p, _ in units))

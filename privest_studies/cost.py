@@ -18,7 +18,9 @@ rule estimate_part) costs ``startup`` plus, for every (point, run), the work of 
 - the iterative families (ibu, ibu_r, ibu_m, gibu) do every mechanism's cells once an iteration (ibu_m the one average
   matrix), plus a fixed cost per iteration and loop (``iterations``: one loop per mechanism for ibu_r, one for the
   others) and per iteration and group of reports (``group_iterations``: a RAPPOR or protocol group's own pass, its
-  tables and calls), for the *iterations* IBU is expected to run there: the mean
+  tables and calls); under SQUAREM (``accelerate: squarem``) the fixed cost per update and loop is
+  ``squarem_updates`` instead (numpy's calls on vectors of k: about 18 us an update at k = 1024, where the compiled
+  plain loop's fixed cost is a few us), for the *iterations* IBU is expected to run there: the mean
   over runs measured by an earlier run of the same study, experiment and family at the nearest point
   (``Calibration.iterations``, from ``cost_calibration.json``), else the cap max_iter (an upper bound: most runs stop
   well before it) or ``SQUAREM_UPDATES`` under SQUAREM;
@@ -55,11 +57,11 @@ from privest_studies.jobs import Progress
 
 CALIBRATION = Path(__file__).with_name("cost_calibration.json")
 """The fitted seconds per cell and the measured iterations (``benchmarks/calibrate_cost.py`` writes it)."""
-WORK_KINDS = ("startup", "runs", "iterations", "group_iterations", "matrix", "large_matrix", "mixture", "bit_rows",
-              "bits", "sets", "closed", "closed_bits", "closed_sets", "closed_groups", "reading")
+WORK_KINDS = ("startup", "runs", "iterations", "squarem_updates", "group_iterations", "matrix", "large_matrix",
+              "mixture", "bit_rows", "bits", "sets", "closed", "closed_bits", "closed_sets", "closed_groups", "reading")
 """The kinds of work a job's seconds are the sum of, each at its own price: per job (startup), per run (its calls,
 checks and row of the estimates archive, whatever the family), per IBU iteration of a run and loop (its fixed cost:
-numpy calls, the stopping test), per cell, per byte read."""
+numpy calls, the stopping test; a SQUAREM update's apart), per cell, per byte read."""
 BIT_KINDS = ("rappor", "sue", "oue", "ss")
 """The mechanisms whose reports GIBU iterates on bit-packed (``privest.groups.BitGroup``)."""
 LARGE_MATRIX = 256
@@ -188,9 +190,11 @@ def cells(member: Member, k: int, users: float, averaged: int = 1) -> dict[str, 
     return {"matrix" if k <= LARGE_MATRIX else "large_matrix": float(k * min(outputs, max(users, 1.0)))}
 
 
-def run_work(family: str, members: Sequence[Member], k: int, users: float, iterations: float) -> dict[str, float]:
+def run_work(family: str, members: Sequence[Member], k: int, users: float, iterations: float,
+             squarem: bool = False) -> dict[str, float]:
     """The cells of each kind one run of ``family`` does on a point whose ``users`` users are split equally over
-    ``members``, IBU running ``iterations`` iterations, and the bytes of its reports it reads."""
+    ``members``, IBU running ``iterations`` iterations (SQUAREM updates where ``squarem``), and the bytes of its
+    reports it reads."""
     per_mechanism = users / len(members)
     work = dict.fromkeys(WORK_KINDS[1:], 0.0) | {"runs": 1.0}
     work["reading"] = sum(report_bytes(member, k, per_mechanism)[0] for member in members)
@@ -203,7 +207,8 @@ def run_work(family: str, members: Sequence[Member], k: int, users: float, itera
             work.update({kind: iterations * count for kind, count in cells(member, k, users, len(members)).items()})
         return work
     if family in ITERATIVE:  # [IBU]_R iterates on each mechanism apart, the others once on all of them
-        work["iterations"] = iterations * (len(members) if family == "ibu_r" else 1)
+        loops = len(members) if family == "ibu_r" else 1
+        work["squarem_updates" if squarem else "iterations"] = iterations * loops
         work["group_iterations"] = iterations * groups  # each group's own pass an iteration
     else:
         work["closed_groups"] = float(groups)
@@ -237,7 +242,8 @@ def point_work(experiment: Experiment, family: str, k: int, own_users: float,
     model = model or calibration()
     return [run_work(family, [experiment.members[j] for j in point.mechanisms], k,
                      own_users if point.users is None else point.users,
-                     iterations(experiment, family, point.value, model))
+                     iterations(experiment, family, point.value, model),
+                     experiment.stopping_rule.get("accelerate") == "squarem")
             for point in experiment.points]
 
 

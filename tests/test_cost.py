@@ -11,15 +11,17 @@ from privest_studies.experiment import parts as split
 
 
 def experiment(kind="rappor", users=(1000,), runs=5, families=("ibu",), max_iter=10_000, members=1,
-               data="d") -> Experiment:
+               data="d", accelerate=None) -> Experiment:
     return Experiment(study="s", name="e", axis="n", members=tuple(Member(kind, 1.0) for _ in range(members)),
                       points=tuple(Point(n, tuple(range(members)), n) for n in users), runs=runs, families=families,
-                      data=data, labels=(("study", "s"),), stopping=(("delta", 1e-10), ("max_iter", max_iter)))
+                      data=data, labels=(("study", "s"),),
+                      stopping=(("delta", 1e-10), ("max_iter", max_iter),
+                                *((("accelerate", accelerate),) if accelerate else ())))
 
 
-PRICES = {"startup": 1.0, "runs": 1.5e-3, "iterations": 1e-6, "group_iterations": 2e-6, "matrix": 1e-9,
-          "large_matrix": 2e-9, "mixture": 3e-9, "bit_rows": 7e-9, "bits": 4e-9, "sets": 5e-9, "closed": 6e-9,
-          "closed_bits": 8e-9, "closed_sets": 9e-9, "closed_groups": 1.2e-3, "reading": 1e-10}
+PRICES = {"startup": 1.0, "runs": 1.5e-3, "iterations": 1e-6, "squarem_updates": 2.5e-5, "group_iterations": 2e-6,
+          "matrix": 1e-9, "large_matrix": 2e-9, "mixture": 3e-9, "bit_rows": 7e-9, "bits": 4e-9, "sets": 5e-9,
+          "closed": 6e-9, "closed_bits": 8e-9, "closed_sets": 9e-9, "closed_groups": 1.2e-3, "reading": 1e-10}
 """Prices of a model to test with: every kind of work priced, each at its own price."""
 
 
@@ -42,6 +44,21 @@ def test_the_cost_grows_with_users_runs_k_mechanisms_and_the_cap(kind, model):
     assert cost.job_seconds(experiment(kind, users=(100_000,)), "inv_r", 64, 0) < base  # a closed form
     if kind != "krr":  # a matrix iteration costs the same whatever the users
         assert cost.job_seconds(experiment(kind, users=(1_000_000,)), "ibu", 64, 0) > base
+
+
+@pytest.mark.parametrize("family, loops", [("gibu", 1), ("ibu_r", 3)])
+def test_squarem_prices_its_updates_apart_from_the_plain_loops_iterations(family, loops, model):
+    # SQUAREM's updates go through numpy's calls on k-vectors (about 18 us each at k = 1024 in the paper run), the
+    # plain iteration through the compiled loop: under accelerate: squarem every loop's updates are priced at
+    # squarem_updates, one loop per mechanism for [IBU]_R, SQUAREM_UPDATES of them where none were measured.
+    plain, fast = (experiment("sue", users=(10_000,), members=3, families=(family,), accelerate=accelerate)
+                   for accelerate in (None, "squarem"))
+    (work_plain,), (work_fast,) = (cost.point_work(e, family, 64, 0) for e in (plain, fast))
+    iterations = {e: cost.iterations(e, family, 10_000, model) for e in (plain, fast)}
+    assert iterations[fast] == (iterations[plain] if family == "gibu" else cost.SQUAREM_UPDATES)  # gibu: measured
+    assert work_plain["iterations"] == iterations[plain] * loops and work_plain["squarem_updates"] == 0
+    assert work_fast["squarem_updates"] == iterations[fast] * loops and work_fast["iterations"] == 0
+    assert cost.seconds_of(work_fast) == pytest.approx(sum(PRICES[kind] * count for kind, count in work_fast.items()))
 
 
 def test_rappor_on_adult_ages_prices_its_rows_bytes_reading_and_iterations_at_the_cap_where_none_were_measured(model):
