@@ -232,9 +232,18 @@ def test_the_reproduction_package_reexports_every_public_name_of_its_modules():
     (not what it imports) are names of the package."""
     from types import ModuleType
 
-    from privest_studies.reproduction import checks, judging, placeholders, printed, records
+    from privest_studies.reproduction import (
+        checks,
+        checks_counts,
+        checks_free_will,
+        checks_ibu,
+        judging,
+        placeholders,
+        printed,
+        records,
+    )
 
-    for module in (records, placeholders, printed, checks, judging):
+    for module in (records, placeholders, printed, checks_ibu, checks_counts, checks_free_will, checks, judging):
         own = {name for name, value in vars(module).items() if not name.startswith("_") and not isinstance(
             value, ModuleType) and getattr(value, "__module__", module.__name__) == module.__name__}
         assert own <= set(reproduction.__all__), (module.__name__, own - set(reproduction.__all__))

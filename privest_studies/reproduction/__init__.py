@@ -7,35 +7,38 @@ scripts/reproduction.py loads the outputs, this package judges them, ``privest_s
 - ``records``: the statuses, a comparison, a check's outcome, a judged item;
 - ``placeholders``: the catalogue's {config...}, {scale...} and {published...} filled in;
 - ``printed``: numbers in short form, and equal to the paper's to its printed precision;
-- ``checks``: the checks of the catalogue (``CHECKS``), each a function of the outputs and the config;
+- ``checks_ibu``, ``checks_counts``, ``checks_free_will``: the checks of each paper's items, each a function of the
+  outputs and the config;
+- ``checks``: all of them by name (``CHECKS``), as the catalogue names them;
 - ``judging``: one catalogue entry through its checks to an item with a status.
 
 Imports point down in that order.
 """
 
-from privest_studies.reproduction.checks import (
-    CHECKS,
+from privest_studies.reproduction.checks import CHECKS
+from privest_studies.reproduction.checks_counts import (
+    counts_objectives,
+    counts_published,
+    flowchart,
+    properties_table,
+    um_chance,
+)
+from privest_studies.reproduction.checks_free_will import fw_findings, fw_verdicts
+from privest_studies.reproduction.checks_ibu import (
     ESTIMATORS,
     adult_persons,
     comparable,
-    counts_objectives,
-    counts_published,
     fig08_emd,
     fixed_points,
-    flowchart,
-    fw_findings,
-    fw_verdicts,
     ibu_better,
     ibu_emd,
     likely,
     planar_checkins,
-    properties_table,
     ranking,
     rappor_concavity,
     section7_6,
     similar,
     surfaces,
-    um_chance,
 )
 from privest_studies.reproduction.judging import judge, status_of
 from privest_studies.reproduction.placeholders import fill, lookup, show
