@@ -20,6 +20,7 @@ from privest_studies.reproduction import (
     UNDECIDED,
     VERDICTS,
     Item,
+    identity_of,
 )
 
 
@@ -112,9 +113,9 @@ def scale_changes(before: pd.DataFrame, after: pd.DataFrame, before_numbers: pd.
                   "|---|---|---|---|---|"]
         lines += [f"| {r.study} | {_cell(r.item)} | {r.status_1} | **{r.status_2}** | {_cell(r.why_2)} |"
                   for r in moved.fillna("").itertuples()]
-    keys = ["study", "item", "quantity"]
-    numbers = with_verdicts(before_numbers).merge(with_verdicts(after_numbers), on=keys, how="outer",
-                                                   suffixes=("_1", "_2"))
+    keys = ["study", "item", "key", "occurrence"]
+    numbers = with_keys(with_verdicts(before_numbers)).merge(with_keys(with_verdicts(after_numbers)), on=keys,
+                                                             how="outer", suffixes=("_1", "_2"))
     for column in ("verdict_1", "verdict_2"):  # missing: no such number at that scale
         numbers[column] = numbers[column].fillna("not judged")
     turned = numbers[numbers["verdict_1"] != numbers["verdict_2"]]
@@ -124,10 +125,22 @@ def scale_changes(before: pd.DataFrame, after: pd.DataFrame, before_numbers: pd.
     else:
         lines += [f"| study | item | quantity | the paper's | ours, {first} scale | ours, {second} scale | verdict "
                   f"({first} → {second}) |", "|---|---|---|---|---|---|---|"]
-        lines += [f"| {r.study} | {_cell(r.item)} | {_cell(r.quantity)} | {_cell(r.paper_2 or r.paper_1)} | "
-                  f"{_cell(r.ours_1)} | {_cell(r.ours_2)} | {r.verdict_1} → **{r.verdict_2}** |"
+        lines += [f"| {r.study} | {_cell(r.item)} | {_cell(r.quantity_2 or r.quantity_1)} | "
+                  f"{_cell(r.paper_2 or r.paper_1)} | {_cell(r.ours_1)} | {_cell(r.ours_2)} | "
+                  f"{r.verdict_1} → **{r.verdict_2}** |"
                   for r in turned.fillna("").itertuples()]
     return "\n".join(lines) + "\n"
+
+
+def with_keys(numbers: pd.DataFrame) -> pd.DataFrame:
+    """A record's numbers with the identity of each (`key`: its own, or for a record written before keys, the
+    quantity's ``reproduction.identity_of``) and its `occurrence` among the item's numbers of that identity, so that
+    two records pair each number with the same one, whatever their run counts or grids."""
+    keys = numbers["quantity"].map(identity_of)
+    if "key" in numbers:
+        keys = numbers["key"].astype(object).where(numbers["key"].notna() & (numbers["key"] != ""), keys)
+    numbers = numbers.assign(key=keys)
+    return numbers.assign(occurrence=numbers.groupby(["study", "item", "key"]).cumcount())
 
 
 def with_verdicts(numbers: pd.DataFrame) -> pd.DataFrame:

@@ -48,15 +48,52 @@ def ratio_interval(numerator: Sequence[float], denominator: Sequence[float], lev
     a, g = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
     if a.shape != g.shape or a.ndim != 1 or a.size == 0:
         raise ValueError(f"ratio_interval needs two equally long 1-d arrays of runs, got {a.shape} and {g.shape}")
-    if not 0 < level < 1:
-        raise ValueError(f"the interval's level must lie in (0, 1), got {level}")
     m = a.size
     ratio = float(a.mean() / g.mean())
     if m < 2:
         return Ratio(ratio, 0.0, float("inf"), m)
     se = float(np.std(a - ratio * g, ddof=1) / (np.sqrt(m) * g.mean()))
-    half = float(stats.t.ppf(0.5 + level / 2, m - 1)) * se
+    half = t_quantile(level, m) * se
     return Ratio(ratio, max(ratio - half, 0.0), ratio + half, m)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """The mean of paired per-run differences d_i = a_i - b_i and its two-sided interval [low, high] at ``level``
+    (Student's t on runs - 1 degrees of freedom); with one run nothing bounds it: (-inf, inf)."""
+
+    mean: float
+    low: float
+    high: float
+    se: float
+    runs: int
+    level: float
+
+    def text(self, digits: int = 3) -> str:
+        """'-0.012 [-0.02, -0.004]'."""
+        return f"{self.mean:+.{digits}g} [{self.low:+.{digits}g}, {self.high:+.{digits}g}]"
+
+
+def t_quantile(level: float, runs: int) -> float:
+    """The two-sided Student t quantile of an interval at ``level`` over ``runs`` runs (runs - 1 degrees of
+    freedom); inf below two runs."""
+    if not 0 < level < 1:
+        raise ValueError(f"the interval's level must lie in (0, 1), got {level}")
+    return float(stats.t.ppf(0.5 + level / 2, runs - 1)) if runs >= 2 else float("inf")
+
+
+def difference_interval(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> Difference:
+    """mean(a - b) over paired runs (the same reports in run i) with its t interval at ``level``: the paired test a
+    claim "a is smaller than b" or "a and b are equal" is judged by (``interval_in_band`` on a band of differences)."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or x.size == 0:
+        raise ValueError(f"difference_interval needs two equally long 1-d arrays of runs, got {x.shape} and {y.shape}")
+    d = x - y
+    m = d.size
+    se = float(np.std(d, ddof=1) / np.sqrt(m)) if m >= 2 else float("inf")
+    half = t_quantile(level, m) * se if m >= 2 else float("inf")
+    mean = float(d.mean())
+    return Difference(mean, mean - half, mean + half, se, m, level)
 
 
 def worst(ratios: Sequence[Ratio]) -> Ratio:
@@ -70,8 +107,8 @@ def worst(ratios: Sequence[Ratio]) -> Ratio:
 
 
 def interval_in_band(low: float, high: float, band: tuple[float, float]) -> str:
-    """An interval [low, high] against a band (lo, hi]: agree when it lies inside, disagree when it lies wholly
-    outside, undecided when it crosses an end (more runs could turn it either way)."""
+    """An interval [low, high] against a band (lo, hi] (either end may be infinite): agree when it lies inside,
+    disagree when it lies wholly outside, undecided when it crosses an end (more runs could turn it either way)."""
     lo, hi = band
     if lo < low and high <= hi:
         return AGREE

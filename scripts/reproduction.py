@@ -67,10 +67,10 @@ def main() -> None:
     rows = [asdict(i) | {"files": " ".join(i.files), "comparisons": len(i.comparisons)} for i in items]
     files.save_rows(rows, ["study", "paper", "item", "section", "title", "status", "why", "tally", "files",
                            "comparisons"], output.table)
-    numbers = [{"study": i.study, "item": i.item, "verdict": c.verdict} | asdict(c) for i in items
-               for c in i.comparisons]
+    numbers = [{"study": i.study, "item": i.item, "verdict": c.verdict} | asdict(c) | {"key": c.identity}
+               for i in items for c in i.comparisons]
     files.save_rows(numbers, ["study", "item", "quantity", "paper", "ours", "tolerance", "agrees", "verdict",
-                              "construction"], output.numbers)
+                              "construction", "key"], output.numbers)
     figures = sum(p.endswith(".png") for p in snakemake.input.outputs)
     where = {"reproduction report": output.markdown, "HTML report": "results/report.html (make reproduce)"}
     files.write_text(output.summary, rendering.summary_text(paper_items, figures, where, beyond))

@@ -15,7 +15,7 @@ scripts/reproduction.py loads the outputs, this package judges them, ``privest_s
 Imports point down in that order.
 """
 
-from privest_studies.reproduction.checks import CHECKS
+from privest_studies.reproduction.checks import CHECKS, SHOWN_ONLY
 from privest_studies.reproduction.checks_counts import (
     counts_objectives,
     counts_published,
@@ -26,6 +26,7 @@ from privest_studies.reproduction.checks_counts import (
 from privest_studies.reproduction.checks_free_will import fw_findings, fw_verdicts
 from privest_studies.reproduction.checks_ibu import (
     ESTIMATORS,
+    SIMILAR_HISTORY,
     adult_persons,
     comparable,
     fig08_emd,
@@ -61,6 +62,7 @@ from privest_studies.reproduction.records import (
     Item,
     Outcome,
     Outputs,
+    identity_of,
 )
 
 __all__ = [
@@ -74,6 +76,8 @@ __all__ = [
     "ESTIMATORS",
     "NOT_JUDGED",
     "REPRODUCED",
+    "SHOWN_ONLY",
+    "SIMILAR_HISTORY",
     "STATUSES",
     "UNAVAILABLE",
     "UNDECIDED",
@@ -98,6 +102,7 @@ __all__ = [
     "fw_verdicts",
     "ibu_better",
     "ibu_emd",
+    "identity_of",
     "judge",
     "likely",
     "lookup",

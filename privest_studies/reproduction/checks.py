@@ -32,6 +32,10 @@ from privest_studies.reproduction.checks_ibu import (
 )
 from privest_studies.reproduction.records import Outcome
 
+SHOWN_ONLY = frozenset({"ibu_emd"})
+"""Checks that show our numbers where the paper prints neither a number nor a claim, and judge none (each of their
+comparisons is not judged; tests/test_verdicts_can_fail.py holds them to it)."""
+
 CHECKS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
     adult_persons, planar_checkins, fig08_emd, ranking, ibu_better, similar, ibu_emd, surfaces, rappor_concavity,
     fixed_points, section7_6, likely, counts_published, properties_table, flowchart, counts_objectives, um_chance,

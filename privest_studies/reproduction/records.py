@@ -16,6 +16,7 @@ An item's status, from its comparisons (``judging.status_of``), the first that a
 - ``built, nothing to check``: our files exist but the paper prints no number or claim we can judge.
 """
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +34,8 @@ VERDICTS = (AGREES, DISAGREES, UNDECIDED_NUMBER, CONSTRUCTED, NOT_JUDGED)
 class Comparison:
     """One number or claim of the paper beside ours. ``agrees`` is None when it is shown but not judged, or when
     it is ``undecided`` (our interval crosses the paper's threshold); ``construction`` says which parameter of ours
-    the paper's number fixed (so that it agrees by construction), empty when it did not."""
+    the paper's number fixed (so that it agrees by construction), empty when it did not. ``key`` names what is
+    compared the same way at every scale (see ``identity``)."""
 
     quantity: str
     paper: str
@@ -42,10 +44,18 @@ class Comparison:
     agrees: bool | None
     undecided: bool = False
     construction: str = ""
+    key: str = ""
 
     def __post_init__(self) -> None:
         if self.undecided and self.agrees is not None:
             raise ValueError(f"{self.quantity}: an undecided comparison neither agrees nor differs")
+
+    @property
+    def identity(self) -> str:
+        """What is compared, the same at every scale, so that two records pair their numbers (docs/*/changes.md):
+        ``key`` when the check gives one, else the quantity with each number, or list of numbers, as '#' (a run
+        count, the n and alpha of a grid)."""
+        return self.key or identity_of(self.quantity)
 
     @property
     def verdict(self) -> str:
@@ -57,6 +67,16 @@ class Comparison:
         if self.undecided:
             return UNDECIDED_NUMBER
         return AGREES if self.agrees else NOT_JUDGED
+
+
+_NUMBER = r"-?\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?"
+_NUMBERS = re.compile(rf"{_NUMBER}(?:,\s+{_NUMBER})*")
+
+
+def identity_of(quantity: str) -> str:
+    """A comparison's quantity with each number, or list of numbers ('2,000', '0.05', '2, 3, 5, 8'), as '#'."""
+    return _NUMBERS.sub("#", quantity)
+"""A number as a check writes it ('2,000', '0.05', '1e-06'), or a list of them ('2, 3, 5, 8')."""
 
 
 @dataclass(frozen=True)
