@@ -1,12 +1,12 @@
-"""The free-will study's judgements of measured EMDs: the per-run EMDs of each (mechanism set, n, method), the
-verdicts of Tables 1 and 2 and the paper's qualitative findings tested on paired per-run differences
-(``free_will.findings``).
+"""The free-will study's numbers that the report judges (``privest_studies.reproduction.checks_free_will`` alone turns
+them into verdicts): the per-run EMDs of each (mechanism set, n, method), the cells of Tables 1 and 2 as EMD ratios
+to GIBU with their intervals, the paired per-run differences behind the paper's qualitative findings, and the exact
+expected squared error of Propositions 2 and 3's raw estimates.
 
-A table cell is judged on the EMD ratio of the column's method to GIBU at the set's largest n **with its interval**
-(``uncertainty.ratio_interval``: the delta method on the paired per-run EMDs, Student's t over the runs), against
-the bands of the config's rule ``free_will.verdict`` (ours: the paper prints no number for Excellent, Good or Bad).
-A cell agrees with the paper when its whole interval lies in the band of the paper's verdict, disagrees when the
-whole interval lies outside it, and is undecided at this scale when it crosses a threshold (``agreement``)."""
+A table cell's number is the EMD ratio of the column's method to GIBU at the set's largest n **with its interval**
+(``uncertainty.ratio_interval``: the delta method on the paired per-run EMDs, Student's t on runs - 1 degrees of
+freedom); a finding's is the paired per-run difference d = EMD(better) - EMD(worse) with its t interval
+(``uncertainty.difference_interval``) and the ratio EMD(worse) / EMD(better) with its interval."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,18 +15,10 @@ import numpy as np
 
 from privest_studies import tables
 from privest_studies.experiment import RAW_SUFFIX
-from privest_studies.uncertainty import (
-    AGREE,
-    AGREEMENTS,
-    DISAGREE,
-    NA_RATIO,
-    UNDECIDED,
-    Ratio,
-    interval_in_band,
-    ratio_interval,
-    rule_text,
-    worst,
-)
+from privest_studies.uncertainty import NA_RATIO, Difference, Ratio, difference_interval, ratio_interval
+
+REFERENCE = "GIBU"
+"""The method every table ratio is taken over: its own column of Tables 1-2 is the reference (1.00 by definition)."""
 
 
 @dataclass(frozen=True)
@@ -62,54 +54,6 @@ def largest_n(scores: Mapping[tuple[str, int, str], Summary], mechanism_set: str
     return max(ns)
 
 
-def bands(rule: Sequence[Mapping]) -> dict[str, tuple[float, float]]:
-    """Each verdict of the rule with its band of ratios (low, high]: the first verdict's starts at 0, the last's
-    (without max_ratio) ends at infinity."""
-    out, low = {}, 0.0
-    for entry in rule:
-        high = float(entry.get("max_ratio", float("inf")))
-        out[str(entry["verdict"])] = (low, high)
-        low = high
-    if low != float("inf"):
-        raise ValueError("the verdict rule needs a last entry without max_ratio")
-    return out
-
-
-def verdict(ratio: float, rule: Sequence[Mapping]) -> str:
-    """The first verdict of the config's rule whose max_ratio the ratio does not exceed (an entry without max_ratio
-    matches any ratio); 'NA' for a NaN ratio (the method cannot run)."""
-    if not np.isfinite(ratio):
-        return "NA"
-    return next(v for v, (_low, high) in bands(rule).items() if ratio <= high)
-
-
-def verdicts_spanned(ratio: Ratio, rule: Sequence[Mapping]) -> list[str]:
-    """The verdicts whose bands the interval [low, high] touches, in the rule's order; ['NA'] when it cannot run."""
-    if not ratio.available:
-        return ["NA"]
-    return [v for v, (low, high) in bands(rule).items() if ratio.high > low and ratio.low <= high]
-
-
-def interval_verdict(ratio: Ratio, rule: Sequence[Mapping]) -> str:
-    """Our verdict of one ratio with its interval: the verdict when the interval lies in one band, else 'undecided
-    (Good or Bad)' or 'undecided (Excellent to Bad)', naming the bands it spans."""
-    spanned = verdicts_spanned(ratio, rule)
-    if len(spanned) == 1:
-        return spanned[0]
-    return f"undecided ({spanned[0]} or {spanned[1]})" if len(spanned) == 2 else (
-        f"undecided ({spanned[0]} to {spanned[-1]})")
-
-
-def agreement(paper: str, ratio: Ratio, rule: Sequence[Mapping]) -> str:
-    """One ratio against the paper's verdict: ``uncertainty.interval_in_band`` on the band of the paper's verdict;
-    agree when both are NA, disagree when only one is."""
-    if paper == "NA" or not ratio.available:
-        return AGREE if paper == "NA" and not ratio.available else DISAGREE
-    if paper not in bands(rule):
-        raise ValueError(f"the paper's verdict {paper!r} is not one of the rule's ({', '.join(bands(rule))})")
-    return interval_in_band(ratio.low, ratio.high, bands(rule)[paper])
-
-
 def ratio_to_gibu(scores: Mapping[tuple[str, int, str], Summary], mechanism_set: str, method: str,
                   level: float = 0.95) -> Ratio | None:
     """The method's mean EMD over GIBU's at the set's largest n, with its interval (``ratio_interval``, paired by
@@ -120,53 +64,23 @@ def ratio_to_gibu(scores: Mapping[tuple[str, int, str], Summary], mechanism_set:
     summary = scores[(mechanism_set, n, method)]
     if not summary.available:
         return NA_RATIO
-    return ratio_interval(summary.emd, scores[(mechanism_set, n, "GIBU")].emd, level)
+    return ratio_interval(summary.emd, scores[(mechanism_set, n, REFERENCE)].emd, level)
 
 
-def paper_verdict(published: str) -> str:
-    """The paper's verdict without its figure reference: 'Bad (Fig. 3)' -> 'Bad'."""
-    return published.split(" (")[0].strip()
+RATIO_COLUMNS = ["row", "column", "mechanism_set", "alphabet", "n", "method", "reference", "runs", "ratio",
+                 "ratio_low", "ratio_high", "level", "paper"]
+"""The columns of tables/table01.csv and table02.csv (``ratio_table``'s lines)."""
 
 
-def cell_judgement(cells: Sequence[Mapping], paper: str, rule: Sequence[Mapping]) -> tuple[str, str]:
-    """Our verdict and its agreement with the paper for one table cell, from its lines (one per mechanism set, each
-    with 'alphabet' and the ratio's 'ratio', 'ratio_low', 'ratio_high', 'runs').
-
-    Per alphabet the worst set decides (``worst``); our verdict is one text when the alphabets agree, else each with
-    its alphabet ('NA (linear) / Bad (planar)'). The cell agrees when every alphabet agrees, disagrees when one does,
-    and is undecided otherwise."""
-    by_alphabet: dict[str, list[Ratio]] = {}
-    for c in cells:
-        by_alphabet.setdefault(c["alphabet"], []).append(
-            Ratio(c["ratio"], c["ratio_low"], c["ratio_high"], int(c["runs"])))
-    worst_ratio = {alphabet: worst(ratios) for alphabet, ratios in by_alphabet.items()}
-    ours = {alphabet: interval_verdict(r, rule) for alphabet, r in worst_ratio.items()}
-    text = (next(iter(ours.values())) if len(set(ours.values())) == 1
-            else " / ".join(f"{v} ({alphabet})" for alphabet, v in ours.items()))
-    found = {agreement(paper_verdict(paper), r, rule) for r in worst_ratio.values()}
-    return text, DISAGREE if DISAGREE in found else UNDECIDED if UNDECIDED in found else AGREE
-
-
-def judge_cells(lines: Sequence[Mapping], rule: Sequence[Mapping]) -> list[dict]:
-    """The lines of a table (one per row, column and mechanism set) with each cell's 'verdict' and 'agreement'
-    (``cell_judgement``) under the rule."""
-    cells: dict[tuple[str, str], list[Mapping]] = {}
-    for line in lines:
-        cells.setdefault((line["row"], line["column"]), []).append(line)
-    judged = {key: cell_judgement(group, group[0]["paper"], rule) for key, group in cells.items()}
-    return [{**line, "verdict": judged[line["row"], line["column"]][0],
-             "agreement": judged[line["row"], line["column"]][1]} for line in lines]
-
-
-def verdict_table(scores: Mapping[tuple[str, int, str], Summary], spec: Mapping, rule: Sequence[Mapping],
-                  alphabets: Mapping[str, str] | None = None, level: float = 0.95) -> list[dict]:
-    """The cells of Table 1 or 2 computed from measured EMDs. spec: {'columns': [{'label', 'methods'}], 'rows':
+def ratio_table(scores: Mapping[tuple[str, int, str], Summary], spec: Mapping,
+                alphabets: Mapping[str, str] | None = None, level: float = 0.95) -> list[dict]:
+    """The numbers of Table 1 or 2 computed from measured EMDs. spec: {'columns': [{'label', 'methods'}], 'rows':
     [{'label', 'mechanism_sets', 'paper': [verdict per column, in column order]}]}; alphabets: each mechanism set's
     alphabet (linear, planar, ...).
 
     One line per (row, column, mechanism set): the best variant of the column's methods (e.g. projection or
-    normalisation, by its ratio) and its EMD ratio to GIBU at the largest n with the interval at ``level``; each cell's
-    verdict and agreement with the paper are ``judge_cells``'.
+    normalisation, by its ratio) and its EMD ratio to the reference (GIBU) at the largest n with the interval at
+    ``level`` (NaN where the method cannot run), and the paper's verdict of the cell (the report judges the cell).
     """
     lines = []
     columns = [(column["label"], column["methods"]) for column in spec["columns"]]
@@ -184,141 +98,62 @@ def verdict_table(scores: Mapping[tuple[str, int, str], Summary], spec: Mapping,
                 best = min(finite, key=finite.get) if finite else next(iter(ratios))
                 r = ratios[best]
                 cells.append({"mechanism_set": mechanism_set, "alphabet": (alphabets or {}).get(mechanism_set, ""),
-                              "method": best, "n": largest_n(scores, mechanism_set), "runs": r.runs,
-                              "ratio": r.value, "ratio_low": r.low, "ratio_high": r.high})
+                              "method": best, "reference": REFERENCE, "n": largest_n(scores, mechanism_set),
+                              "runs": r.runs,
+                              "ratio": r.value, "ratio_low": r.low, "ratio_high": r.high, "level": level})
             if not cells:
                 raise ValueError(f"table cell ({row['label']}, {column}): none of {methods} ran on "
                                  f"{row['mechanism_sets']}")
             lines += [{"row": row["label"], "column": column, **c, "paper": paper} for c in cells]
-    return judge_cells(lines, rule)
+    return lines
 
 
-def tally(lines: Sequence[Mapping]) -> dict[str, int]:
-    """How many cells agree, disagree and are undecided (one count per cell, not per line)."""
-    agreement_of = {(line["row"], line["column"]): line["agreement"] for line in lines}
-    return {a: sum(v == a for v in agreement_of.values()) for a in AGREEMENTS}
-
-
-def tally_text(lines: Sequence[Mapping]) -> str:
-    """'14 agree, 2 disagree, 4 undecided (of 20 cells)'."""
-    counts = tally(lines)
-    return ", ".join(f"{counts[a]} {a}" for a in AGREEMENTS) + f" (of {sum(counts.values())} cells)"
-
-
-def threshold_sensitivity(lines: Sequence[Mapping], rule: Sequence[Mapping], grid: Mapping[str, Sequence[float]]
-                          ) -> list[dict]:
-    """The cells' agreement with the paper when the rule's thresholds move: one row per pair (first, second) of the
-    grid's values for the rule's first two max_ratio (grid keys: the two verdicts' names), first < second, with the
-    counts of ``tally``."""
-    thresholds = [entry for entry in rule if "max_ratio" in entry]
-    if len(thresholds) != 2 or set(grid) != {e["verdict"] for e in thresholds}:
-        raise ValueError("the threshold grid needs one list per verdict with a max_ratio, and the rule two of them")
-    first, second = (e["verdict"] for e in thresholds)
-    last = [entry for entry in rule if "max_ratio" not in entry]
-    rows = []
-    for a in grid[first]:
-        for b in grid[second]:
-            if a >= b:
-                continue
-            moved = [{"verdict": first, "max_ratio": a}, {"verdict": second, "max_ratio": b}, *last]
-            rows.append({first: a, second: b, **tally(judge_cells(lines, moved)),
-                         "ours": bool(a == thresholds[0]["max_ratio"] and b == thresholds[1]["max_ratio"])})
-    return rows
-
-
-def verdict_markdown(title: str, lines: Sequence[Mapping], rule: Sequence[Mapping],
-                     sensitivity: Sequence[Mapping] = ()) -> str:
-    """A rendered Table 1 or 2: each cell 'ours (ratio [interval] per set) · paper · agreement', the rule and where
-    it comes from, the tally, and how many cells agree for other thresholds."""
+def ratio_markdown(title: str, lines: Sequence[Mapping]) -> str:
+    """A rendered Table 1 or 2 of numbers: each cell the EMD ratio to GIBU at the largest n (one per mechanism set)
+    with its interval, and the paper's verdict. The verdicts are the reproduction report's."""
     columns = list(dict.fromkeys(line["column"] for line in lines))
     runs = sorted({int(line["runs"]) for line in lines if np.isfinite(line["ratio"])})
+    levels = sorted({float(line["level"]) for line in lines})
     out = [f"# {title}", "",
-           f"Each cell: our verdict, the EMD ratio to GIBU at the largest n (one per mechanism set) with its 95% "
-           f"interval over {', '.join(map(str, runs))} runs (delta method on the paired per-run EMDs), the paper's "
-           "verdict, and whether they agree. The thresholds are ours, "
-           f"**{rule_text(rule)}**: the paper gives no number; they were fixed from its words (\"slightly "
-           "outperforms\", \"clearly better\", \"significantly better\" or \"poor\") before any run. A cell agrees "
-           "when its whole interval lies in the paper's band, disagrees when it lies wholly outside, and is "
-           "undecided at this scale when it crosses a threshold.", "",
-           f"**{tally_text(lines)}**", "",
+           f"Each cell: the EMD ratio of the column's best variant to GIBU at the largest n (one per mechanism set) "
+           f"with its {', '.join(f'{x:.0%}' for x in levels)} interval over {', '.join(map(str, runs))} runs (delta "
+           "method on the paired per-run EMDs, Student's t on runs - 1 degrees of freedom), and the paper's verdict. "
+           f"The {REFERENCE} column is the reference (its own EMD over itself). Our verdicts, and whether they agree "
+           "with the paper's, are in the reproduction report (results/REPRODUCTION.md).", "",
            "| | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for row in dict.fromkeys(line["row"] for line in lines):
         cells = []
         for column in columns:
             mine = [line for line in lines if line["row"] == row and line["column"] == column]
             ratios = ", ".join(Ratio(c["ratio"], c["ratio_low"], c["ratio_high"], c["runs"]).text() for c in mine)
-            cells.append(f"**{mine[0]['verdict']}** ({ratios}) · paper: {mine[0]['paper']} · "
-                         f"{mine[0]['agreement']}")
+            cells.append(f"{ratios} · paper: {mine[0]['paper']}")
         out.append(f"| {row} | " + " | ".join(cells) + " |")
-    if sensitivity:
-        first, second = list(sensitivity[0])[:2]
-        out += ["", f"Cells that agree with the paper for other thresholds ({first} up to the row's ratio, "
-                f"{second} up to the column's; ours in bold):", ""]
-        seconds = list(dict.fromkeys(s[second] for s in sensitivity))
-        out += [f"| {first} \\ {second} | " + " | ".join(f"{b:g}" for b in seconds) + " |",
-                "|---" * (len(seconds) + 1) + "|"]
-        for a in dict.fromkeys(s[first] for s in sensitivity):
-            found = {s[second]: s for s in sensitivity if s[first] == a}
-            out.append(f"| {a:g} | " + " | ".join(
-                "—" if b not in found else (f"**{found[b][AGREE]}**" if found[b]["ours"] else f"{found[b][AGREE]}")
-                for b in seconds) + " |")
     return "\n".join(out) + "\n"
 
 
-HOLDS, FAILS = "holds", "fails"
+FINDING_COLUMNS = ["check", "test", "mechanism_set", "n", "better", "worse", "runs", "emd_better", "emd_worse",
+                   "mean_difference", "standard_error", "difference_low", "difference_high", "ratio", "ratio_low",
+                   "ratio_high", "level"]
+"""The columns of tables/findings.csv (``finding_numbers``' lines)."""
+
+FINDING_TESTS = ("better", "similar")
+"""better: the paper's "superior", "outperforms", "clearly better"; similar: the paper's "similar" (both ways)."""
 
 
-def findings_markdown(lines: Sequence[Mapping]) -> str:
-    """The findings of ``check_findings`` as a markdown page: how many hold, fail and are undecided, the rule, one
-    row per comparison."""
-    found = {r: sum(line["result"] == r for line in lines) for r in (HOLDS, FAILS, UNDECIDED)}
-    rows = [{"check": line["check"], "test": line["test"], "set": line["mechanism_set"], "n": f"{line['n']:,}",
-             "better": line["better"], "worse": line["worse"], "EMD better": f"{line['emd_better']:.4g}",
-             "EMD worse": f"{line['emd_worse']:.4g}",
-             "mean d ± SE": f"{line['mean_difference']:+.3g} ± {line['standard_error']:.2g}",
-             "result": line["result"] if line["result"] == HOLDS else f"**{line['result']}**"} for line in lines]
-    columns = ["check", "test", "set", "n", "better", "worse", "EMD better", "EMD worse", "mean d ± SE", "result"]
-    return ("# The paper's qualitative findings, tested on our scores\n\n"
-            f"Of {len(lines)} comparisons, {found[HOLDS]} hold, {found[FAILS]} fail and {found[UNDECIDED]} are "
-            "undecided at this scale. At each set's largest n, d = EMD(better) - EMD(worse) per run (same reports). "
-            "`better` (the paper: superior, outperforms, clearly better) holds when mean(d) < -z SE, fails when "
-            "mean(d) > z SE (the other method is better beyond noise), and is undecided in between; `not_worse` "
-            "holds when mean(d) <= z SE and fails otherwise.\n\n"
-            + tables.markdown_table(rows, columns))
-
-
-def paired_difference(better: Summary, worse: Summary) -> tuple[float, float]:
-    """Mean and standard error over runs of EMD(better) - EMD(worse), paired by run (same reports)."""
-    d = better.emd - worse.emd
-    se = float(np.std(d, ddof=1) / np.sqrt(d.size)) if d.size > 1 else float("nan")
-    return float(np.mean(d)), se
-
-
-def finding_result(test: str, mean: float, margin: float) -> str:
-    """holds, fails or undecided for a paired mean difference d = better - worse and the noise margin z SE.
-
-    'better': holds when d < -margin, fails when d > margin, undecided in between (runs cannot tell the two apart);
-    'not_worse': holds when d <= margin, fails otherwise."""
-    if test == "better":
-        return HOLDS if mean < -margin else FAILS if mean > margin else UNDECIDED
-    if test == "not_worse":
-        return HOLDS if mean <= margin else FAILS
-    raise ValueError(f"a finding's test must be 'not_worse' or 'better', got {test!r}")
-
-
-def check_findings(scores: Mapping[tuple[str, int, str], Summary], checks: Sequence[Mapping], z: float
-                   ) -> list[dict]:
-    """The qualitative findings of the paper, tested at each set's largest n on the paired differences over runs.
+def finding_numbers(scores: Mapping[tuple[str, int, str], Summary], checks: Sequence[Mapping], level: float = 0.95
+                    ) -> list[dict]:
+    """The numbers behind the paper's qualitative findings, at each set's largest n, paired by run (same reports).
 
     Each check {'name', 'test', 'better', 'worse', 'mechanism_sets' (optional: every set that ran both)}: 'worse' is
-    a method, a list of methods, or 'any' (every other method); its result is ``finding_result``'s. Pairs where
-    either method cannot run (NA) are skipped.
-    """
-    results = []
+    a method, a list of methods, or 'any' (every other method). One line per (check, set, worse method): the paired
+    per-run difference d = EMD(better) - EMD(worse) with its t interval at ``level`` (``difference_interval``), and
+    the ratio EMD(worse) / EMD(better) with its interval (``ratio_interval``). Pairs where either method cannot run
+    (NA) are left out."""
+    lines = []
     sets = sorted({s for (s, _n, _m) in scores})
     for check in checks:
-        if check["test"] not in ("not_worse", "better"):
-            raise ValueError(f"check {check['name']!r}: test must be 'not_worse' or 'better', got {check['test']!r}")
+        if check["test"] not in FINDING_TESTS:
+            raise ValueError(f"check {check['name']!r}: test must be one of {FINDING_TESTS}, got {check['test']!r}")
         for mechanism_set in check.get("mechanism_sets", sets):
             n = largest_n(scores, mechanism_set)
             methods = sorted(m for (s, nn, m) in scores if s == mechanism_set and nn == n)
@@ -331,10 +166,68 @@ def check_findings(scores: Mapping[tuple[str, int, str], Summary], checks: Seque
                 a, b = scores[(mechanism_set, n, better)], scores[(mechanism_set, n, method)]
                 if not (a.available and b.available):
                     continue
-                mean, se = paired_difference(a, b)
-                margin = z * se if np.isfinite(se) else float("inf")  # one run: nothing is beyond noise
-                results.append({"check": check["name"], "test": check["test"], "mechanism_set": mechanism_set,
-                                "n": n, "better": better, "worse": method, "emd_better": a.mean, "emd_worse": b.mean,
-                                "mean_difference": mean, "standard_error": se, "z": z,
-                                "result": finding_result(check["test"], mean, margin)})
-    return results
+                d, r = difference_interval(a.emd, b.emd, level), ratio_interval(b.emd, a.emd, level)
+                lines.append({"check": check["name"], "test": check["test"], "mechanism_set": mechanism_set,
+                              "n": n, "better": better, "worse": method, "runs": d.runs, "emd_better": a.mean,
+                              "emd_worse": b.mean, "mean_difference": d.mean, "standard_error": d.se,
+                              "difference_low": d.low, "difference_high": d.high, "ratio": r.value,
+                              "ratio_low": r.low, "ratio_high": r.high, "level": level})
+    return lines
+
+
+def findings_markdown(lines: Sequence[Mapping]) -> str:
+    """The numbers of ``finding_numbers`` as a markdown page, one row per comparison (the verdicts are the
+    reproduction report's)."""
+    rows = [{"check": line["check"], "test": line["test"], "set": line["mechanism_set"], "n": f"{line['n']:,}",
+             "better": line["better"], "worse": line["worse"], "runs": line["runs"],
+             "EMD better": f"{line['emd_better']:.4g}", "EMD worse": f"{line['emd_worse']:.4g}",
+             "d [interval]": f"{line['mean_difference']:+.3g} [{line['difference_low']:+.3g}, "
+                             f"{line['difference_high']:+.3g}]",
+             "worse / better": Ratio(line["ratio"], line["ratio_low"], line["ratio_high"], line["runs"]).text()}
+            for line in lines]
+    columns = ["check", "test", "set", "n", "better", "worse", "runs", "EMD better", "EMD worse", "d [interval]",
+               "worse / better"]
+    levels = sorted({float(line["level"]) for line in lines})
+    return ("# The numbers behind the paper's qualitative findings\n\n"
+            f"At each set's largest n, d = EMD(better) - EMD(worse) per run (the same reports for both), its mean "
+            f"with its {', '.join(f'{x:.0%}' for x in levels)} interval (Student's t on runs - 1 degrees of freedom), "
+            "and the ratio of the mean EMDs with its interval (delta method). The verdicts are in the reproduction "
+            "report (results/REPRODUCTION.md).\n\n" + tables.markdown_table(rows, columns))
+
+
+# --- Propositions 2 and 3: the exact expected squared error ------------------------------------------------------
+
+
+def expected_mse(proposition: int, theta: np.ndarray, eps: Sequence[float], users: Sequence[int]) -> float:
+    """E||theta_hat - theta||^2 of the raw [INV]_M (Proposition 2, k-RR) or [RAP]_M (Proposition 3, RAPPOR) estimate
+    when users[j] users drawn i.i.d. from theta apply the mechanism of eps[j], computed from the estimate's variance
+    (not from the propositions' formulas): both estimates are unbiased, so the error is the sum over x of the
+    variance.
+
+    [INV]_M (eq. 9): theta_hat = c q - (1/(e^eps[n] - 1)) 1 with c = (e^eps[n] + k - 1) / (e^eps[n] - 1), eps[n] of
+    eq. (8) and q the pooled report frequencies; a group of u users on k-RR(eps_j) reports z with probability
+    p_jz = b_j + (1 - k b_j) theta_z, b_j = 1 / (k - 1 + e^eps_j), so E = c^2 / n^2 sum_j u_j (1 - ||p_j||^2).
+    [RAP]_M (eq. 14): bit x of a user on flip probability f_j = 1 / (1 + e^(eps_j / 2)) is 1 with probability
+    b_jx = f_j + (1 - 2 f_j) theta_x; theta_hat = (s - f_bar) / (1 - 2 f_bar) with f_bar the users' mean flip
+    probability (eq. 13), so E = sum_j u_j sum_x b_jx (1 - b_jx) / (n^2 (1 - 2 f_bar)^2)."""
+    theta = np.asarray(theta, dtype=np.float64)
+    eps, users = np.asarray(eps, dtype=np.float64), np.asarray(users, dtype=np.float64)
+    k, n = len(theta), users.sum()
+    if proposition == 2:
+        b = 1.0 / (k - 1 + np.exp(eps))
+        reports = b[:, None] + (1 - k * b[:, None]) * theta[None, :]
+        b_n = users @ b / n  # eq. (8): 1 / (k - 1 + e^eps[n])
+        c = (1 / b_n) / (1 / b_n - k)  # (e^eps[n] + k - 1) / (e^eps[n] - 1)
+        return float(c**2 * (users @ (1 - (reports**2).sum(axis=1))) / n**2)
+    if proposition == 3:
+        f = 1.0 / (1.0 + np.exp(eps / 2))
+        f_bar = users @ f / n
+        bits = f[:, None] + (1 - 2 * f[:, None]) * theta[None, :]
+        return float(users @ (bits * (1 - bits)).sum(axis=1) / (n**2 * (1 - 2 * f_bar) ** 2))
+    raise ValueError(f"proposition must be 2 or 3, got {proposition}")
+
+
+def mean_interval(values: Sequence[float], level: float = 0.95) -> Difference:
+    """The mean of per-run values with its two-sided t interval at ``level`` (``difference_interval`` against 0)."""
+    values = np.asarray(values, dtype=np.float64)
+    return difference_interval(values, np.zeros_like(values), level)

@@ -36,7 +36,8 @@ def markdown(items: Sequence[Item], papers: Mapping[str, str], header: str,
     lines = [header, "", summary_table(counted), ""]
     tallies = [f"- {i.tally}" for i in counted if i.tally]
     if tallies:
-        lines += ["Judged cell by cell (each cell's 95% interval against the paper's band):", "", *tallies, ""]
+        lines += ["Judged cell by cell (each cell's interval against the paper's band; references not counted):", "",
+                  *tallies, ""]
     for study, paper in papers.items():
         rows = [i for i in items if i.study == study]
         lines += [f"## {paper}", "", "| item | section | our files | status | why / differences |",

@@ -117,6 +117,12 @@ def interval_in_band(low: float, high: float, band: tuple[float, float]) -> str:
     return UNDECIDED
 
 
+def below_zero(low: float, high: float) -> str:
+    """An interval [low, high] of a difference d = a - b against the claim "a is smaller than b": agree when it lies
+    wholly below 0, disagree when it lies at or above 0, undecided when it holds 0."""
+    return AGREE if high < 0 else DISAGREE if low >= 0 else UNDECIDED
+
+
 def rule_text(rule: Sequence[Mapping]) -> str:
     """A verdict rule (entries {'verdict', 'max_ratio'}, the last without max_ratio) as one line:
     'Excellent <= 1.2 < Good <= 2 < Bad'."""

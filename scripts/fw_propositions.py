@@ -1,10 +1,11 @@
 """Rule fw_propositions: Propositions 2 and 3 of the free-will paper. The closed-form bound on E||theta_hat -
 theta||^2 of the raw [INV]_M (k-RR mechanisms) and [RAP]_M (RAPPOR) estimates beside their simulated mean squared
-error over runs, against n; one panel per configured mechanism set."""
+error over runs with its interval (Student t on runs - 1 degrees of freedom), and the exact expected error
+(``free_will_verdicts.expected_mse``), against n; one panel per configured mechanism set."""
 
 import numpy as np
 
-from privest_studies import experiment, files, free_will, jobs, plotting
+from privest_studies import experiment, files, free_will, free_will_verdicts, jobs, plotting
 
 NAMES = {"[INV]_M-raw": r"$[\mathrm{INV}]_\mathrm{M}$ (eq. 9)", "[RAP]_M-raw": r"$[\mathrm{RAP}]_\mathrm{M}$ (eq. 14)"}
 
@@ -23,13 +24,17 @@ def main() -> None:
         members = experiment.mechanisms_from_arrays(files.load_npz(mechanisms_path))[0]
         theta = files.load_npz(theta_path)["theta"]
         rows = table[(table["mechanism_set"] == panel["mechanism_set"]) & (table["method"] == panel["method"])]
-        stats = rows.groupby("n")["l2sq"].agg(["mean", "std", "size"]).sort_index()
-        for n, mse in stats.iterrows():
+        for n, runs in rows.sort_values("run").groupby("n")["l2sq"]:
             bound = free_will.proposition_bound(panel["proposition"], theta, members, int(n))
+            mse = free_will_verdicts.mean_interval(runs.to_numpy(dtype=float), snakemake.params.level)
             lines.append({"mechanism_set": panel["mechanism_set"], "proposition": panel["proposition"],
                           "method": panel["method"], "n": int(n), "eps_n": bound["eps_n"], "bound": bound["bound"],
-                          "floor": bound["floor"], "mse_mean": mse["mean"], "mse_sd": mse["std"],
-                          "runs": int(mse["size"]), "mse_over_bound": mse["mean"] / bound["bound"]})
+                          "floor": bound["floor"], "runs": mse.runs, "mse_mean": mse.mean,
+                          "mse_sd": float(runs.std(ddof=1)), "mse_low": mse.low, "mse_high": mse.high,
+                          "level": mse.level, "mse_over_bound": mse.mean / bound["bound"],
+                          "expected": free_will_verdicts.expected_mse(
+                              panel["proposition"], theta, [m.parameter for m in members],
+                              free_will.group_sizes(int(n), len(members)))})
         mine = [line for line in lines if line["mechanism_set"] == panel["mechanism_set"]]
         n = np.array([line["n"] for line in mine])
         grid = np.geomspace(n.min(), n.max(), 50)

@@ -6,6 +6,7 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from privest import counts
@@ -275,3 +276,58 @@ def test_group_counts_and_scores():
         counts.group_counts(bits, 2, np.zeros(7, dtype=int))
     assert counts.wrong_fraction([0, 1, 2, 3], [0, 3, 2, 1], d=1) == 0.5
     assert counts.rmse([0, 0], [3, 4]) == pytest.approx(math.sqrt(12.5))
+
+
+# --- the report's judge of the count paper (privest_studies.reproduction.checks_counts) -------------------------------
+
+
+def test_a_directional_claim_is_judged_on_the_paired_t_interval_of_the_per_repetition_means():
+    """counts_ordering against a hand computation: per repetition the mean over the points, the paired difference,
+    Student t on repetitions - 1 degrees of freedom at 95%."""
+    from scipy import stats
+
+    from privest_studies.reproduction import checks_counts
+
+    rng = np.random.default_rng(11)
+    rows = [{"alpha": 0.9, "n": n, "mechanism": m, "repetition": r, "groups": 100,
+             "wrong_fraction": base + rng.normal(0, 0.01)} for r in range(4) for n in (3, 6)
+            for m, base in (("GM", 0.80), ("EM", 0.78))]
+    table = pd.DataFrame(rows)
+    outcome = checks_counts.counts_ordering(
+        {"constrained_counts/tables/fig10_adult.csv": table}, {"report": {"level": 0.95}}, table="fig10_adult",
+        value="wrong_fraction", smaller="EM", larger="GM", claim="EM best")
+    per_rep = table.groupby(["repetition", "mechanism"])["wrong_fraction"].mean().unstack()
+    d = (per_rep["GM"] - per_rep["EM"]).to_numpy()
+    half = stats.t.ppf(0.975, 3) * d.std(ddof=1) / 2
+    (comparison,) = outcome.comparisons
+    assert f"[{d.mean() - half:+.3g}, {d.mean() + half:+.3g}]" in comparison.ours
+    assert d.mean() - half > 0 and comparison.agrees is True  # the seed's difference lies wholly above 0
+
+
+@pytest.mark.parametrize("value, relation, reference, high, tolerance, agrees", [
+    (6.3333, "rounds to", 6.33, math.nan, "printed digits", True),
+    (6.336, "rounds to", 6.33, math.nan, "printed digits", False),
+    (5e-7, "equals", 0.0, math.nan, "LP", True),
+    (5e-7, "equals", 0.0, math.nan, "closed form", False),
+    (-0.1, "below", 0.0, math.nan, "exact", True),
+    (0.0, "below", 0.0, math.nan, "exact", False),
+    (0.0, "above", 0.0, math.nan, "exact", False),
+    (0.23, "between", 0.22, 0.24, "exact", True),
+    (0.25, "between", 0.22, 0.24, "exact", False),
+    (1.0, "inside", 0.0, 1.0, "exact", False),
+    (0.4, "inside", 0.0, 1.0, "exact", True),
+    (0.4, "shown", math.nan, math.nan, "exact", None),
+])
+def test_published_numbers_are_judged_by_their_relation(value, relation, reference, high, tolerance, agrees):
+    from privest_studies.reproduction import checks_counts
+
+    assert checks_counts.published_verdict(value, relation, reference, high, tolerance)[0] is agrees
+
+
+def test_an_unknown_relation_or_tolerance_of_published_csv_is_named():
+    from privest_studies.reproduction import checks_counts
+
+    with pytest.raises(ValueError, match="unknown relation 'near'"):
+        checks_counts.published_verdict(1.0, "near", 1.0, math.nan, "exact")
+    with pytest.raises(ValueError, match="unknown tolerance 'loose'"):
+        checks_counts.published_verdict(1.0, "equals", 1.0, math.nan, "loose")

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 from scipy import stats
@@ -12,7 +13,8 @@ from privest.rappor import flip_probability
 from privest.sampling import population, rng_for, split_users
 from privest_studies import free_will as fw
 from privest_studies import free_will_verdicts as verdicts
-from privest_studies.uncertainty import ratio_interval
+from privest_studies.reproduction import checks_free_will as judge
+from privest_studies.uncertainty import Ratio, ratio_interval
 
 STOPPING = {"delta": 1e-12, "max_iter": 20_000}
 
@@ -89,11 +91,26 @@ def test_noninformative_example_ibu_m_stays_uniform_while_gibu_recovers_theta():
 
 
 RULE = [{"verdict": "Excellent", "max_ratio": 1.2}, {"verdict": "Good", "max_ratio": 2.0}, {"verdict": "Bad"}]
+TWO_SIDED = [{"verdict": "Excellent", "min_ratio": 1 / 1.2, "max_ratio": 1.2, "min_ratio_added": "2026-11-27"},
+             {"verdict": "Good", "max_ratio": 2.0}, {"verdict": "Bad"}]
 
 
-def test_verdict_takes_the_first_entry_the_ratio_does_not_exceed():
-    assert [verdicts.verdict(r, RULE) for r in (1.0, 1.2, 1.21, 2.0, 7.0, float("nan"))] == [
-        "Excellent", "Excellent", "Good", "Good", "Bad", "NA"]
+def exact(ratio: float) -> Ratio:
+    """A ratio without noise: a zero-width interval."""
+    return Ratio(ratio, ratio, ratio, 5)
+
+
+def test_a_noiseless_ratio_takes_the_band_it_lies_in_and_nothing_below_the_two_sided_excellent():
+    assert [judge.interval_verdict(exact(r), RULE) for r in (0.12, 1.0, 1.2, 1.21, 2.0, 7.0)] == [
+        "Excellent", "Excellent", "Excellent", "Good", "Good", "Bad"]
+    assert judge.interval_verdict(Ratio(np.nan, np.nan, np.nan, 0), RULE) == "NA"
+    assert [judge.interval_verdict(exact(r), TWO_SIDED) for r in (0.12, 0.9, 1.2)] == [
+        "below Excellent", "Excellent", "Excellent"]
+    assert judge.interval_verdict(Ratio(0.85, 0.7, 1.0, 5), TWO_SIDED) == "undecided (below Excellent or Excellent)"
+    assert judge.agreement("Excellent", exact(0.12), TWO_SIDED) == "disagree"
+    assert judge.agreement("Excellent", exact(0.12), judge.first_rule(TWO_SIDED)) == "agree"  # the first rule
+    assert judge.first_rule(TWO_SIDED) == RULE
+    assert judge.rule_text(TWO_SIDED) == "0.833 < Excellent <= 1.2 < Good <= 2 < Bad"
 
 
 def scores(table: dict[tuple[str, str], list[float]], n: int = 1000) -> dict:
@@ -103,7 +120,13 @@ def scores(table: dict[tuple[str, str], list[float]], n: int = 1000) -> dict:
     return out
 
 
-def test_verdict_table_uses_the_best_variant_per_set_and_the_worst_set_per_cell():
+def judged_cells(lines: list[dict], rule=RULE) -> dict[tuple[str, str], tuple[str, str]]:
+    """(row, column) -> (our verdict, agreement), judged as the report judges them (from the CSV's columns)."""
+    cells = judge.table_cells(pd.DataFrame(lines, columns=verdicts.RATIO_COLUMNS))
+    return {key: judge.cell_judgement(c, c[0]["paper"], rule) for key, c in cells.items()}
+
+
+def test_ratio_table_uses_the_best_variant_per_set_and_the_judge_the_worst_set_per_cell():
     nan = [np.nan] * 2
     measured = scores({("lin", "GIBU"): [1.0, 1.0], ("lin", "[INV]_M-N"): [3.0, 3.0], ("lin", "[INV]_M-P"): [1.1, 1.1],
                        ("pl", "GIBU"): [2.0, 2.0], ("pl", "[INV]_M-N"): [3.0, 3.0], ("pl", "[INV]_M-P"): [3.2, 3.2],
@@ -112,16 +135,17 @@ def test_verdict_table_uses_the_best_variant_per_set_and_the_worst_set_per_cell(
                         {"label": "GIBU", "methods": ["GIBU"]}],
             "rows": [{"label": "a", "mechanism_sets": ["lin", "pl"], "paper": ["Good", "Excellent"]},
                      {"label": "b", "mechanism_sets": ["sh"], "paper": ["NA", "Excellent"]}]}
-    lines = verdicts.verdict_table(measured, spec, RULE)
+    lines = verdicts.ratio_table(measured, spec, level=0.95)
+    assert all(set(line) == set(verdicts.RATIO_COLUMNS) for line in lines)  # numbers only: no verdict column
     cell = [line for line in lines if line["row"] == "a" and line["column"] == "[INV]_M"]
     assert [(c["mechanism_set"], c["method"], c["ratio"]) for c in cell] == [("lin", "[INV]_M-P", pytest.approx(1.1)),
                                                                              ("pl", "[INV]_M-N", pytest.approx(1.5))]
+    found = judged_cells(lines)
     # runs without noise: zero-width intervals, so the cell is decided (the worst set, 1.5, is Good)
-    assert {(c["verdict"], c["agreement"]) for c in cell} == {("Good", "agree")}
-    na = [line for line in lines if line["row"] == "b" and line["column"] == "[INV]_M"]
-    assert (na[0]["verdict"], na[0]["paper"], na[0]["agreement"]) == ("NA", "NA", "agree")
-    text = verdicts.verdict_markdown("T", lines, RULE)
-    assert "**NA**" in text and "1.50 [1.50, 1.50]" in text and "4 agree, 0 disagree, 0 undecided (of 4 cells)" in text
+    assert found["a", "[INV]_M"] == ("Good", "agree")
+    assert found["b", "[INV]_M"] == ("NA", "agree")
+    text = verdicts.ratio_markdown("T", lines)
+    assert "NA · paper: NA" in text and "1.50 [1.50, 1.50]" in text and "| agree" not in text
 
 
 def test_a_cell_shows_each_alphabets_verdict_when_they_differ():
@@ -133,32 +157,29 @@ def test_a_cell_shows_each_alphabets_verdict_when_they_differ():
             "rows": [{"label": "shokri", "mechanism_sets": ["lin", "pl"], "paper": ["NA"]},
                      {"label": "same", "mechanism_sets": ["lin2", "pl2"], "paper": ["Excellent"]}]}
     alphabets = {"lin": "linear", "pl": "planar", "lin2": "linear", "pl2": "planar"}
-    lines = verdicts.verdict_table(measured, spec, RULE, alphabets)
-    assert {line["row"]: line["verdict"] for line in lines} == {"shokri": "NA (linear) / Bad (planar)",
-                                                                "same": "Excellent"}
-    assert {line["row"]: line["agreement"] for line in lines} == {"shokri": "disagree", "same": "agree"}
-    assert "**NA (linear) / Bad (planar)**" in verdicts.verdict_markdown("T", lines, RULE)
+    found = judged_cells(verdicts.ratio_table(measured, spec, alphabets))
+    assert found == {("shokri", "[INV]_M"): ("NA (linear) / Bad (planar)", "disagree"),
+                     ("same", "[INV]_M"): ("Excellent", "agree")}
 
 
-def cell_of(gibu: list[float], method: list[float], paper: str) -> dict:
-    """The one line of a one-cell table: a method's per-run EMDs against GIBU's."""
+def cell_of(gibu: list[float], method: list[float], paper: str) -> tuple[dict, tuple[str, str]]:
+    """The one line of a one-cell table (a method's per-run EMDs against GIBU's) and its judgement."""
     measured = scores({("s", "GIBU"): gibu, ("s", "[IBU]_M"): method})
     spec = {"columns": [{"label": "[IBU]_M", "methods": ["[IBU]_M"]}],
             "rows": [{"label": "r", "mechanism_sets": ["s"], "paper": [paper]}]}
-    (line,) = verdicts.verdict_table(measured, spec, RULE)
-    return line
+    (line,) = verdicts.ratio_table(measured, spec)
+    return line, judged_cells([line])["r", "[IBU]_M"]
 
 
 def test_a_cell_whose_interval_straddles_a_threshold_is_undecided_and_a_clear_one_is_decided():
     gibu = [1.0, 1.1, 0.9, 1.05, 0.95]
-    straddling = cell_of(gibu, [1.7, 2.5, 1.6, 2.4, 1.8], "Good (Fig. 10)")  # ratio 2.0, interval about [1.5, 2.5]
+    straddling, found = cell_of(gibu, [1.7, 2.5, 1.6, 2.4, 1.8], "Good (Fig. 10)")  # ratio 2.0, about [1.5, 2.5]
     assert straddling["ratio_low"] < 2.0 < straddling["ratio_high"]
-    assert (straddling["verdict"], straddling["agreement"]) == ("undecided (Good or Bad)", "undecided")
-    inside = cell_of(gibu, [1.5, 1.7, 1.3, 1.6, 1.4], "Good (Fig. 10)")  # ratio 1.5 and its interval inside (1.2, 2]
+    assert found == ("undecided (Good or Bad)", "undecided")
+    inside, found = cell_of(gibu, [1.5, 1.7, 1.3, 1.6, 1.4], "Good (Fig. 10)")  # ratio 1.5, interval inside (1.2, 2]
     assert 1.2 < inside["ratio_low"] and inside["ratio_high"] <= 2.0
-    assert (inside["verdict"], inside["agreement"]) == ("Good", "agree")
-    outside = cell_of(gibu, [1.5, 1.7, 1.3, 1.6, 1.4], "Bad (Fig. 11)")  # wholly below the paper's band (2, inf)
-    assert outside["agreement"] == "disagree"
+    assert found == ("Good", "agree")
+    assert cell_of(gibu, [1.5, 1.7, 1.3, 1.6, 1.4], "Bad (Fig. 11)")[1][1] == "disagree"  # wholly below (2, inf)
 
 
 def test_ratio_interval_is_the_delta_method_and_covers_the_true_ratio_95_percent_of_the_time():
@@ -181,31 +202,93 @@ def test_ratio_interval_is_the_delta_method_and_covers_the_true_ratio_95_percent
 
 def test_threshold_sensitivity_counts_the_agreeing_cells_for_each_pair_of_thresholds():
     measured = scores({("s", "GIBU"): [1.0] * 2, ("s", "[INV]_M-N"): [1.4] * 2, ("s", "[IBU]_M"): [2.1] * 2})
-    spec = {"columns": [{"label": "[INV]_M", "methods": ["[INV]_M-N"]}, {"label": "[IBU]_M", "methods": ["[IBU]_M"]}],
-            "rows": [{"label": "r", "mechanism_sets": ["s"], "paper": ["Excellent", "Good"]}]}
-    lines = verdicts.verdict_table(measured, spec, RULE)
-    assert verdicts.tally(lines) == {"agree": 0, "disagree": 2, "undecided": 0}  # 1.4 is Good, 2.1 Bad under RULE
-    grid = verdicts.threshold_sensitivity(lines, RULE, {"Excellent": [1.2, 1.5], "Good": [2.0, 2.5]})
+    spec = {"columns": [{"label": "[INV]_M", "methods": ["[INV]_M-N"]}, {"label": "[IBU]_M", "methods": ["[IBU]_M"]},
+                        {"label": "GIBU", "methods": ["GIBU"]}],
+            "rows": [{"label": "r", "mechanism_sets": ["s"], "paper": ["Excellent", "Good", "Excellent"]}]}
+    cells = judge.table_cells(pd.DataFrame(verdicts.ratio_table(measured, spec), columns=verdicts.RATIO_COLUMNS))
+    # 1.4 is Good, 2.1 Bad under RULE; the GIBU cell is the reference, not counted
+    assert judge.tally(cells, RULE) == {"agree": 0, "disagree": 2, "undecided": 0}
+    grid = judge.threshold_sensitivity(cells, RULE, {"Excellent": [1.2, 1.5], "Good": [2.0, 2.5]})
     found = {(row["Excellent"], row["Good"]): row["agree"] for row in grid}
     assert found == {(1.2, 2.0): 0, (1.2, 2.5): 1, (1.5, 2.0): 1, (1.5, 2.5): 2}
     assert [row["ours"] for row in grid] == [True, False, False, False]
     with pytest.raises(ValueError, match="threshold grid"):
-        verdicts.threshold_sensitivity(lines, RULE, {"Excellent": [1.2]})
+        judge.threshold_sensitivity(cells, RULE, {"Excellent": [1.2]})
+
+
+def test_the_reference_cell_is_shown_but_neither_judged_nor_counted():
+    common = {"row": "r", "mechanism_set": "s", "alphabet": "linear", "n": 10, "reference": "GIBU", "runs": 3,
+              "level": 0.95, "paper": "Excellent"}
+    lines = [common | {"column": "GIBU", "method": "GIBU", "ratio": 1.0, "ratio_low": 1.0, "ratio_high": 1.0},
+             common | {"column": "[IBU]_M", "method": "[IBU]_M", "ratio": 0.5, "ratio_low": 0.4, "ratio_high": 0.6}]
+    config = {"free_will": {"verdict": TWO_SIDED, "verdict_interval": {"thresholds": {
+        "Excellent": [1.2], "Good": [2.0]}}}}
+    outcome = judge.fw_verdicts({"free_will/tables/table01.csv": pd.DataFrame(lines)}, config, "table01")
+    reference, excellent, _grid = outcome.comparisons
+    assert reference.agrees is None and not reference.undecided and "reference" in reference.tolerance
+    assert excellent.agrees is False and "under the first rule" in excellent.ours and "agree (not judged)" in (
+        excellent.ours)
+    assert outcome.tally == "Table 1: 0 agree, 1 disagree, 0 undecided (of 1 judged cells; the GIBU column is the " \
+        "reference)"
+
+
+def finding_lines(measured: dict, checks: list[dict]) -> list[dict]:
+    """The findings' numbers, each with the judge's result (agree: holds, disagree: fails, undecided)."""
+    return [line | {"result": judge.finding_result(line, TWO_SIDED)}
+            for line in verdicts.finding_numbers(measured, checks, level=0.95)]
 
 
 def test_findings_hold_fail_or_stay_undecided_on_synthetic_scores():
-    checks = [{"name": "gibu", "test": "not_worse", "better": "GIBU", "worse": "any"},
+    checks = [{"name": "similar", "test": "similar", "better": "GIBU", "worse": "any"},
               {"name": "r", "test": "better", "better": "GIBU", "worse": ["[IBU]_R"]}]
     good = scores({("s", "GIBU"): [1.0, 1.1, 0.9], ("s", "[IBU]_R"): [2.0, 2.2, 1.9], ("s", "[IBU]_M"): [1.0, 1.2, 0.8],
                    ("s", "[INV]_M-N"): [np.nan] * 3})
-    results = verdicts.check_findings(good, checks, z=2.0)
-    assert all(r["result"] == "holds" for r in results) and len(results) == 3  # the NA method is skipped
-    assert all(r["n"] == 1000 for r in results)
-    bad = scores({("s", "GIBU"): [2.0, 2.1, 1.9], ("s", "[IBU]_R"): [1.0, 1.1, 1.0], ("s", "[IBU]_M"): [2.0, 2.1, 1.9]})
-    assert [r["result"] for r in verdicts.check_findings(bad, checks, z=2.0)] == ["holds", "fails", "fails"]
+    results = finding_lines(good, checks)
+    assert [(r["worse"], r["result"]) for r in results] == [
+        ("[IBU]_M", "undecided"), ("[IBU]_R", "disagree"), ("[IBU]_R", "agree")]  # the NA method is left out
+    assert all(r["n"] == 1000 and set(r) - {"result"} == set(verdicts.FINDING_COLUMNS) for r in results)
+    d = results[-1]  # GIBU - [IBU]_R per run: -1.0, -1.1, -1.0, with Student's t on 2 degrees of freedom
+    assert (d["mean_difference"], d["runs"]) == (pytest.approx(-31 / 30), 3)
+    assert d["difference_high"] - d["mean_difference"] == pytest.approx(
+        stats.t.ppf(0.975, 2) * np.std([-1.0, -1.1, -1.0], ddof=1) / np.sqrt(3))
+    bad = scores({("s", "GIBU"): [2.0, 2.1, 1.9], ("s", "[IBU]_R"): [1.0, 1.1, 1.0]})
+    assert [r["result"] for r in finding_lines(bad, checks[1:])] == ["disagree"]
     noisy = scores({("s", "GIBU"): [1.0, 1.3, 0.8], ("s", "[IBU]_R"): [1.1, 1.0, 1.2]})  # better by 0.07 ± 0.15
-    assert [r["result"] for r in verdicts.check_findings(noisy, checks[1:], z=2.0)] == ["undecided"]
-    assert verdicts.finding_result("better", -0.1, float("inf")) == "undecided"  # one run: nothing beyond noise
+    assert [r["result"] for r in finding_lines(noisy, checks[1:])] == ["undecided"]
+    # the first rule (z = 2 standard errors) calls a difference of 2.2 SE decided; t on 2 df (4.3) does not
+    line = {"test": "better", "mean_difference": -2.2, "standard_error": 1.0, "difference_low": -2.2 - 4.303,
+            "difference_high": -2.2 + 4.303}
+    assert (judge.first_finding_result(line), judge.finding_result(line, RULE)) == ("agree", "undecided")
+
+
+@pytest.mark.parametrize("n", [10, 1001])
+def test_expected_mse_is_the_exact_error_of_the_raw_estimates(n):
+    """Against the oracles above (built from the mechanism matrices and bit probabilities), for mixed eps."""
+    theta = fw.binomial_theta(9)
+    krr, rappor = [0.5, 1.0, 3.0, 6.0], [0.1, 1.0, 10.0]
+    assert verdicts.expected_mse(2, theta, krr, fw.group_sizes(n, 4)) == pytest.approx(
+        exact_inv_m_krr_mse(theta, krr, fw.group_sizes(n, 4)), rel=1e-12)
+    assert verdicts.expected_mse(3, theta, rappor, fw.group_sizes(n, 3)) == pytest.approx(
+        exact_rap_m_mse(theta, rappor, fw.group_sizes(n, 3)), rel=1e-12)
+    assert verdicts.expected_mse(3, theta, [1.5] * 3, fw.group_sizes(n, 3)) == pytest.approx(  # equal eps: equality
+        fw.proposition_bound(3, theta, fw.members({"mechanisms": [{"kind": "rappor", "eps": [1.5] * 3}]}), n)["bound"],
+        rel=1e-12)
+
+
+def test_expected_mse_matches_a_simulation_of_the_raw_krr_estimate():
+    """An independent check of the exact error: 4000 simulated populations of eq. (9)'s estimate."""
+    theta, eps, n = fw.binomial_theta(4), [0.5, 3.0], 200
+    users, k = fw.group_sizes(n, 2), len(theta)
+    e_n = fw.krr_average_eps(eps, users, k)
+    rng = np.random.default_rng(3)
+    errors = []
+    for _ in range(4000):
+        counts = population([mech.krr(k, e) for e in eps], split_users(n, 2, theta, rng), rng)
+        q = np.sum(counts, axis=0) / n
+        estimate = (np.exp(e_n) + k - 1) / np.expm1(e_n) * q - 1 / np.expm1(e_n)
+        errors.append(np.sum((estimate - theta) ** 2))
+    expected = verdicts.expected_mse(2, theta, eps, users)
+    assert abs(np.mean(errors) - expected) < 4 * np.std(errors) / np.sqrt(len(errors))
 
 
 def test_mechanism_tables_regenerate_the_config_values_and_mark_a_scales_subset():

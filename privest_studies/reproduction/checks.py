@@ -9,13 +9,17 @@ catalogue (``checks:`` of an item in workflow/report/papers.yaml).
 from collections.abc import Callable
 
 from privest_studies.reproduction.checks_counts import (
+    counts_close,
     counts_objectives,
+    counts_ordering,
     counts_published,
+    counts_scores,
     flowchart,
+    optimal_properties,
     properties_table,
     um_chance,
 )
-from privest_studies.reproduction.checks_free_will import fw_findings, fw_verdicts
+from privest_studies.reproduction.checks_free_will import fw_findings, fw_noninformative, fw_propositions, fw_verdicts
 from privest_studies.reproduction.checks_ibu import (
     adult_persons,
     fig08_emd,
@@ -39,5 +43,6 @@ comparisons is not judged; tests/test_verdicts_can_fail.py holds them to it)."""
 CHECKS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
     adult_persons, planar_checkins, fig08_emd, ranking, ibu_better, similar, ibu_emd, surfaces, rappor_concavity,
     fixed_points, section7_6, likely, counts_published, properties_table, flowchart, counts_objectives, um_chance,
-    fw_findings, fw_verdicts,
+    optimal_properties, counts_ordering, counts_close, counts_scores,
+    fw_findings, fw_verdicts, fw_propositions, fw_noninformative,
 )}

@@ -4,7 +4,6 @@ Each is a function of the outputs, the config and the catalogue's arguments (see
 """
 
 import itertools
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -38,12 +37,6 @@ def _at_eps(by_run: pd.DataFrame, eps: float) -> pd.DataFrame:
     if not found:
         raise ValueError(f"no eps {eps:g} in ibu_consistency/tables/scores.csv")
     return by_run.xs(found[0], level="eps")
-
-
-def _below(difference: uncertainty.Difference) -> str:
-    """A paired difference d = a - b against the claim 'a is smaller': its whole interval below 0 agrees, wholly
-    above 0 disagrees, across 0 undecided."""
-    return uncertainty.interval_in_band(difference.low, difference.high, (-math.inf, 0.0))
 
 
 def _mean_emd(scores: pd.DataFrame, experiment: str) -> pd.DataFrame:
@@ -111,7 +104,7 @@ def ranking(outputs: Outputs, config: Mapping, experiment: str, eps: float, orde
     comparisons = []
     for better, worse in itertools.pairwise(order):
         d = uncertainty.difference_interval(runs[better].to_numpy(), runs[worse].to_numpy(), level)
-        found = _below(d)
+        found = uncertainty.below_zero(d.low, d.high)
         comparisons.append(Comparison(
             f"{claim}: {better} closer than {worse} (eps {float(eps):g}, {d.runs} paired runs)", f"{better} < {worse}",
             f"mean EMD {fmt(runs[better].mean(), 3)} and {fmt(runs[worse].mean(), 3)}; difference {d.text()}",
@@ -138,7 +131,7 @@ def ibu_better(outputs: Outputs, config: Mapping, figure: str) -> Outcome:
         for eps, runs in by_run.groupby(level="eps"):
             for other in (m for m in ESTIMATORS if m != "IBU"):
                 d = uncertainty.difference_interval(runs["IBU"].to_numpy(), runs[other].to_numpy(), level)
-                found[float(eps), other] = (d, _below(d))
+                found[float(eps), other] = (d, uncertainty.below_zero(d.low, d.high))
         smallest = min(eps for eps, _ in found)
         at_smallest = {found[smallest, other][1] for other in ESTIMATORS if other != "IBU"}
         worse = [(eps, other) for (eps, other), (d, _) in found.items() if d.low > 0]
@@ -217,13 +210,13 @@ def similar(outputs: Outputs, config: Mapping, figure: str, claim: str) -> Outco
         comparisons.append(Comparison(f"{experiment}: worst against best mean EMD per eps", claim, ours, stated,
                                       None if undecided else found[uncertainty.DISAGREE].empty, undecided=undecided))
         largest = table.sort_values("ratio").iloc[-1]
-        first = bool((table["ratio"] <= ratio_limit).all())
+        words_of = {True: "comparable", False: "not comparable"}
+        first, widened = bool((table["ratio"] <= ratio_limit).all()), _widened_rule(table, ratio_limit)
         comparisons.append(Comparison(
-            f"{experiment}: the rule's history: {SIMILAR_HISTORY}", claim,
-            f"first rule (point ratios): {'comparable' if first else 'not comparable'} (largest ratio "
-            f"{largest['ratio']:.2f} at eps {largest['eps']:g}); widened rule: "
-            f"{'comparable' if _widened_rule(table, ratio_limit) else 'not comparable'}",
-            "not judged: shown beside the rule above", None, key=f"{experiment}: the rule's history"))
+            f"{experiment}: under the first rule as written (point ratios) and under 601ebe2's widened rule", claim,
+            f"first rule: {words_of[first]} (largest ratio {largest['ratio']:.2f} at eps {largest['eps']:g}); "
+            f"widened rule: {words_of[widened]}",
+            f"not judged: {SIMILAR_HISTORY}", None, key=f"{experiment}: the rule's history"))
     return Outcome(comparisons)
 
 
