@@ -146,6 +146,24 @@ def _interval_comparison(quantity: str, paper: str, difference: uncertainty.Diff
     return Comparison(quantity, paper, ours, rule, found == uncertainty.AGREE)
 
 
+def _difference_claims(outputs: Outputs, config: Mapping, table: str, value: str, by: str, first: Any, second: Any,
+                       claim: str, where: Mapping[str, Any] | None, each: Sequence[str], paper: str,
+                       band: tuple[float, float], rule: str) -> Outcome:
+    """One comparison per group of ``each``: the paired per-repetition difference of ``value`` where ``by`` is
+    ``first`` minus where it is ``second`` (``_paired``), its interval at config report.level against ``band``."""
+    path = f"constrained_counts/tables/{table}.csv"
+    rows = _selected(outputs[path], where or {}, path)
+    level = float(config["report"]["level"])
+    comparisons = []
+    for name, group in _groups(rows, each):
+        a, b, points = _paired(group, value, by, first, second)
+        difference = uncertainty.difference_interval(a.to_numpy(), b.to_numpy(), level)
+        quantity = (f"{claim}{f' ({name})' if name else ''}: {value} where {by} is {first} minus where it is "
+                    f"{second}, mean of {points} points per repetition")
+        comparisons.append(_interval_comparison(quantity, paper, difference, band, f"{level:.0%} {rule}"))
+    return Outcome(comparisons)
+
+
 def counts_ordering(outputs: Outputs, config: Mapping, table: str, value: str, smaller: Any, larger: Any,
                     claim: str, by: str = "mechanism", where: Mapping[str, Any] | None = None,
                     each: Sequence[str] = ()) -> Outcome:
@@ -154,18 +172,8 @@ def counts_ordering(outputs: Outputs, config: Mapping, table: str, value: str, s
     on the rows ``where`` selects, averaged per repetition over the other points, one comparison per group of
     ``each``. Judged on the paired per-repetition difference larger - smaller: agrees when its two-sided interval at
     config report.level lies above 0, differs when it lies at or below 0, undecided when it holds 0."""
-    path = f"constrained_counts/tables/{table}.csv"
-    rows = _selected(outputs[path], where or {}, path)
-    level = float(config["report"]["level"])
-    comparisons = []
-    for name, group in _groups(rows, each):
-        low, high, points = _paired(group, value, by, smaller, larger)
-        difference = uncertainty.difference_interval(high.to_numpy(), low.to_numpy(), level)
-        quantity = (f"{claim}{f' ({name})' if name else ''}: {value} where {by} is {larger} minus where it is "
-                    f"{smaller}, mean of {points} points per repetition")
-        comparisons.append(_interval_comparison(quantity, "> 0", difference, (0.0, math.inf),
-                                                f"{level:.0%} paired t interval above 0"))
-    return Outcome(comparisons)
+    return _difference_claims(outputs, config, table, value, by, larger, smaller, claim, where, each, "> 0",
+                              (0.0, math.inf), "paired t interval above 0")
 
 
 def counts_close(outputs: Outputs, config: Mapping, table: str, value: str, first: Any, second: Any, margin: float,
@@ -176,18 +184,9 @@ def counts_close(outputs: Outputs, config: Mapping, table: str, value: str, firs
     first comparison), on the paired per-repetition difference as in ``counts_ordering``: agrees when its interval at
     config report.level lies inside (-margin, margin], differs when it lies wholly outside, undecided when it crosses
     an end."""
-    path = f"constrained_counts/tables/{table}.csv"
-    rows = _selected(outputs[path], where or {}, path)
-    level = float(config["report"]["level"])
-    comparisons = []
-    for name, group in _groups(rows, each):
-        a, b, points = _paired(group, value, by, first, second)
-        difference = uncertainty.difference_interval(a.to_numpy(), b.to_numpy(), level)
-        quantity = (f"{claim}{f' ({name})' if name else ''}: {value} where {by} is {first} minus where it is "
-                    f"{second}, mean of {points} points per repetition")
-        comparisons.append(_interval_comparison(quantity, f"within +-{margin:g}", difference, (-margin, margin),
-                                                f"{level:.0%} paired t interval inside (-{margin:g}, {margin:g}]"))
-    return Outcome(comparisons)
+    return _difference_claims(outputs, config, table, value, by, first, second, claim, where, each,
+                              f"within +-{margin:g}", (-margin, margin),
+                              f"paired t interval inside (-{margin:g}, {margin:g}]")
 
 
 def properties_table(outputs: Outputs, config: Mapping) -> Outcome:
