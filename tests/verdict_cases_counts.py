@@ -182,7 +182,7 @@ CASES: list[Case] = [
     Case("counts_objectives", "(b) a WH combination costs less than EM at the largest alpha",
          objectives, lambda o: shift_score(o, "b", "WH", -0.01), args={"tolerance": 1e-6, "close": 1e-3}),
     Case("um_chance", "UM right far more often than 1/(n+1)",
-         adult, lambda o: move_mechanism(o, "fig10_adult", "UM", -0.05)),
+         adult, lambda o: move_mechanism(o, "fig10_adult", "UM", -0.05), config=CONFIG),
     Case("optimal_properties", "the checker finds a panel's constrained LP not column monotone",
          optimal, lambda o: set_value(o, f"{COUNTS}/fig02_properties.csv", "CM", 0, row=3), config=CONFIG),
     Case("optimal_properties", "a constrained panel never reports an output (a gap)",

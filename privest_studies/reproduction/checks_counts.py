@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from privest_studies import uncertainty
 from privest_studies.reproduction.printed import as_printed, as_printed_tolerance, fmt
@@ -248,19 +249,29 @@ def counts_objectives(outputs: Outputs, config: Mapping, tolerance: float, close
 
 def um_chance(outputs: Outputs, config: Mapping) -> Outcome:
     """Figure 10: UM answers correctly with probability 1/(n+1) whatever the data, so its fraction of wrong answers
-    is n/(n+1) (up to random variation: three binomial standard errors over all its groups)."""
+    is n/(n+1): at every group size n, the exact (Clopper-Pearson) interval of the wrong answers over all UM's groups
+    holds n/(n+1), the k group sizes together at config report.level (each at 1 - (1 - level)/k, Bonferroni)."""
     table = outputs["constrained_counts/tables/fig10_adult.csv"]
     um = table[table["mechanism"] == "UM"]
-    per_n = []  # (z, n, observed, expected) of each group size
-    for n, rows in um.groupby("n"):
-        expected = n / (n + 1)
-        groups = rows["groups"].sum()
-        observed = float((rows["wrong_fraction"] * rows["groups"]).sum() / groups)
-        per_n.append((abs(observed - expected) / math.sqrt(expected * (1 - expected) / groups), n, observed, expected))
-    z, n, observed, expected = max(per_n)
-    return Outcome([Comparison("UM's fraction of wrong answers (the n farthest from n/(n+1))", "n/(n+1)",
-                               f"n = {n}: {observed:.4f} against {expected:.4f} ({z:.1f} s.e.)", "3 standard errors",
-                               z <= 3)])
+    if um.empty:
+        raise ValueError("constrained_counts/tables/fig10_adult.csv holds no row of UM")
+    level = float(config["report"]["level"])
+    sizes = um.groupby("n")
+    each = 1 - (1 - level) / sizes.ngroups
+    per_n = []  # (distance outside the interval, n, observed, expected, low, high) of each group size
+    for n, rows in sizes:
+        expected, groups = n / (n + 1), int(rows["groups"].sum())
+        wrong = round(float((rows["wrong_fraction"] * rows["groups"]).sum()))
+        interval = stats.binomtest(wrong, groups).proportion_ci(each, method="exact")
+        outside = max(interval.low - expected, expected - interval.high, 0.0)
+        per_n.append((outside, abs(wrong / groups - expected), n, wrong / groups, expected, interval.low,
+                      interval.high))
+    outside, _, n, observed, expected, low, high = max(per_n)
+    return Outcome([Comparison(
+        f"UM's fraction of wrong answers at each of {len(per_n)} group sizes (the n farthest from n/(n+1))",
+        "n/(n+1)", f"n = {n}: {observed:.4f} [{low:.4f}, {high:.4f}] against {expected:.4f}",
+        f"n/(n+1) inside every exact interval, {level:.0%} together (Bonferroni over the group sizes)",
+        outside == 0.0, key="UM's fraction of wrong answers")])
 
 
 def counts_scores(outputs: Outputs, config: Mapping, tolerance: float, close: float) -> Outcome:
