@@ -293,7 +293,7 @@ def _on_categories(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.nda
     if spec.get("categories"):
         codes = pd.Index([str(c) for c in spec["categories"]]).get_indexer(text).astype(np.int64)
         return codes, _reasons(blank, np.zeros_like(blank), (codes < 0) & ~blank), []
-    codes, uniques = pd.factorize(text, use_na_sentinel=True)
+    codes, uniques = pd.factorize(text.mask(blank), use_na_sentinel=True)  # a cell of spaces is no category
     return codes.astype(np.int64), _reasons(blank, np.zeros_like(blank), np.zeros_like(blank)), list(uniques)
 
 

@@ -86,6 +86,11 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
     if ("mechanisms" in spec) == ("compare" in spec):
         raise ValueError(f"{key}: give either mechanisms (split the users over them) or compare (each on its own, "
                          "side by side), not both or neither")
+    for axis in ("eps", "n"):
+        grid = [float(x) for x in spec.get(axis, [])]
+        if twice := sorted({x for x in grid if grid.count(x) > 1}):
+            raise ValueError(f"{key}.{axis}: {', '.join(f'{x:g}' for x in twice)} listed twice; each value is one "
+                             "point of the grid, its runs the study's runs")
     if "compare" in spec and "n" in spec:
         raise ValueError(f"{key}.compare: compares kinds at every eps of an eps grid; with n, list mechanisms "
                          "(a free-will mixture)")

@@ -110,6 +110,14 @@ def test_categories_found_are_the_sorted_stripped_distinct_values(tmp_path):
     np.testing.assert_array_equal(secrets, [0, 1, 0, 2])
 
 
+def test_a_blank_cell_of_spaces_is_dropped_and_no_category(tmp_path):
+    """Issue 46: a cell of spaces with data.missing: drop was dropped, yet '' became a category (k = 3 for two)."""
+    data = {"csv": write(tmp_path, "job,age\nnurse,1\n   ,2\nbaker,3\n\t,4\n"), "column": "job", "missing": "drop"}
+    secrets, alphabet_file, provenance = own_data.load(data, {"kind": "categorical"})
+    assert alphabet_file["categories"] == ["baker", "nurse"] and provenance["dropped"]["blank"] == 2
+    np.testing.assert_array_equal(secrets, [1, 0])
+
+
 def test_found_categories_are_merged_over_chunks(tmp_path, monkeypatch):
     monkeypatch.setattr(own_data, "CHUNK_ROWS", 2)
     data = {"csv": write(tmp_path, "c\nb\nb\nc\na\n\nd\n"), "column": "c", "missing": "drop"}

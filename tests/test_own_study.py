@@ -61,6 +61,11 @@ def test_a_csv_column_becomes_the_secrets_and_their_distribution(tmp_path):
      "config key studies.mine.experiments.e.estimators: \\['ibu'\\] take one mechanism per point"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": ["krr"], "eps": [1.0], "n": [10], "estimators": ["ibu"]}}},
      "config key studies.mine.experiments.e: give either eps"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": ["krr"], "eps": [1.0, 1, 2.0], "estimators": ["ibu"]}}},
+     "config key studies.mine.experiments.e.eps: 1 listed twice"),  # issue 46: one seed, identical rows, 6 "runs"
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "krr", "eps": 1}], "n": [10, 20, 10],
+                                        "estimators": ["ibu"]}}},
+     "config key studies.mine.experiments.e.n: 10 listed twice"),
 ])
 def test_bad_input_fails_in_one_line_naming_the_key_or_the_file_and_line(tmp_path, csv, changes, message):
     config = config_with(tmp_path, csv, **{k: v for k, v in changes.items() if v is not None})
