@@ -169,7 +169,8 @@ def _sniff(header: str) -> str:
 
 
 def _header(path: str, data: Mapping[str, Any], columns: Sequence[str]) -> str:
-    """The delimiter of a CSV file whose header holds ``columns``; one line naming the file when it does not."""
+    """The delimiter of a CSV file whose header holds each of ``columns`` once; one line naming the file when it
+    does not."""
     encoding = data.get("encoding", "utf-8")
     try:
         _codec(encoding)
@@ -184,6 +185,9 @@ def _header(path: str, data: Mapping[str, Any], columns: Sequence[str]) -> str:
         if len(header) == 1 and (other := [d for d in DELIMITERS if d != delimiter and d in line]):
             hint = f"; it looks delimited by {other[0]!r}: set data.delimiter: {other[0]!r}"
         raise ValueError(f"{path}: no column {absent[0]!r} (columns: {', '.join(header)}){hint}")
+    if twice := [c for c in columns if header.count(c) > 1]:
+        raise ValueError(f"{path}: the header names column {twice[0]!r} {header.count(twice[0])} times; rename all "
+                         "but the one to read")
     return delimiter
 
 

@@ -118,6 +118,18 @@ def test_a_blank_cell_of_spaces_is_dropped_and_no_category(tmp_path):
     np.testing.assert_array_equal(secrets, [1, 0])
 
 
+def test_a_column_the_header_names_twice_is_refused_and_a_repeated_unread_column_is_not(tmp_path):
+    """Issue 46: a second age column was ignored without a word (pandas reads the first as 'age', the second as
+    'age.1')."""
+    data = {"csv": write(tmp_path, "age,sex,age\n30,F,31\n"), "column": "age"}
+    with pytest.raises(ValueError, match=r"data.csv: the header names column 'age' 2 times; rename all but the one"):
+        own_data.load(data, {"kind": "linear", "k": 100})
+    data = {"csv": write(tmp_path, 'x,city,x,age\n1,"Washington, DC",2,40\n3,Paris,4,5\n'), "column": "city"}
+    secrets, alphabet_file, _ = own_data.load(data, {"kind": "categorical"})
+    assert alphabet_file["categories"] == ["Paris", "Washington, DC"]
+    np.testing.assert_array_equal(secrets, [1, 0])
+
+
 def test_found_categories_are_merged_over_chunks(tmp_path, monkeypatch):
     monkeypatch.setattr(own_data, "CHUNK_ROWS", 2)
     data = {"csv": write(tmp_path, "c\nb\nb\nc\na\n\nd\n"), "column": "c", "missing": "drop"}
