@@ -6,6 +6,7 @@ and line, and `one_line_errors` makes it the only line on the terminal."""
 import contextlib
 import copy
 import logging
+import math
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -240,10 +241,21 @@ def check(config: dict[str, Any], schema_path: str) -> None:
     check_path_names(config, schema)
     validator = _filling_defaults(jsonschema.Draft202012Validator)(schema)
     _coerce_strings(validator, config)
+    check_finite(config)
     error = jsonschema.exceptions.best_match(validator.iter_errors(config))
     if error is not None:
         key = ".".join(map(str, error.absolute_path)) or "(top level)"
         raise ValueError(f"config key {key}: {error.message}")
+
+
+def check_finite(config: Any, key: str = "") -> None:
+    """Refuse an infinite or NaN number anywhere in the config, naming its key: YAML reads .inf, .nan and 1e400 as
+    floats, and the schema's bounds let NaN through (every comparison with it is false); a job would fail on it."""
+    if isinstance(config, float) and not math.isfinite(config):
+        raise ValueError(f"config key {key or '(top level)'}: {config!r} is not a finite number")
+    children = config.items() if isinstance(config, Mapping) else enumerate(config) if isinstance(config, list) else ()
+    for name, value in children:
+        check_finite(value, f"{key}.{name}" if key else str(name))
 
 
 # --- a study's part of the checked config -----------------------------------------------------------------------------

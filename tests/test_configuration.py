@@ -43,6 +43,16 @@ def test_strings_that_do_not_read_as_the_wanted_value_fail_naming_the_key(path, 
         configuration.check(config, SCHEMA)
 
 
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), "inf", "-inf", "nan", "1e400", 1e400])
+def test_an_infinite_or_nan_number_fails_naming_the_key(value):
+    """Issue 46: eps .inf, .nan, "inf" and 1e400 passed the schema and failed in the mechanisms job."""
+    config = project_config()
+    config["scales"]["quick"]["ibu_consistency"]["eps_linear"] = [0.5, value]
+    with pytest.raises(ValueError, match=r"config key scales\.quick\.ibu_consistency\.eps_linear\.1: .* is not a "
+                                         r"finite number"):
+        configuration.check(config, SCHEMA)
+
+
 def test_a_string_where_the_schema_wants_a_string_stays_a_string():
     config = project_config()
     config["scale"] = "paper"
