@@ -169,8 +169,7 @@ def _sniff(header: str) -> str:
 
 
 def _header(path: str, data: Mapping[str, Any], columns: Sequence[str]) -> str:
-    """The delimiter of a CSV file whose header holds each of ``columns`` once; one line naming the file when it
-    does not."""
+    """The delimiter of a CSV file whose header holds each of ``columns`` once; else one line naming the file."""
     encoding = data.get("encoding", "utf-8")
     try:
         _codec(encoding)
