@@ -88,19 +88,30 @@ def linear_distributions(ax, curves: dict[str, object], xlabel: str) -> None:
     ax.legend()
 
 
+def literal(text: str) -> str:
+    """Text of the data's or the config's (a unit, a column or category name) as matplotlib draws it literally: each
+    $ escaped, so that no mathtext is parsed ('US$ per 1000 $' keeps its dollars; '$\\frac{a}$ years' cannot fail the
+    figure job)."""
+    return str(text).replace("$", "\\$")
+
+
+def _unit(alphabet: dict) -> str:
+    """The alphabet's unit of distance as a figure prints it (km on a grid, else index steps by default)."""
+    return literal(alphabet.get("unit") or ("km" if alphabet["kind"] == "planar" else "index steps"))
+
+
 def error_label(alphabet: dict) -> str:
     """The y label of an error axis on an alphabet (an alphabet file's dict): the EMD in the alphabet's unit (km on a
     grid, index steps or the data's unit on a linear alphabet), or the total variation distance on categories."""
     if alphabet["kind"] == "categorical":
         return "total variation distance to the original distribution"
-    unit = alphabet.get("unit") or ("km" if alphabet["kind"] == "planar" else "index steps")
-    return f"EMD to the original distribution ({unit})"
+    return f"EMD to the original distribution ({_unit(alphabet)})"
 
 
 def alphabet_label(alphabet: dict) -> str:
     """How a figure names an alphabet (an alphabet file's dict): its own label, or one made from its size."""
     if "label" in alphabet:
-        return alphabet["label"]
+        return literal(alphabet["label"])
     if alphabet["kind"] == "planar":
         region = f"{alphabet['region'].replace('_', ' ')}: " if alphabet.get("region") else ""
         return f"{region}{alphabet['columns']} x {alphabet['rows']} cells of {alphabet['cell_km']:g} km"
@@ -115,7 +126,7 @@ METRIC_KINDS = ("geometric", "laplace", "exponential")
 def eps_label(alphabet: dict, kinds: list[str], log: bool = False) -> str:
     """The x label of an eps axis: the metric mechanisms' eps is per unit of distance (per km, per index step, per
     unit of a binned column), the others' per report."""
-    unit = alphabet.get("unit") or ("km" if alphabet["kind"] == "planar" else "index steps")
+    unit = _unit(alphabet)
     metric = [kind for kind in kinds if kind in METRIC_KINDS]
     scale = ", log scale" if log else ""
     if alphabet["kind"] == "categorical" or not metric:

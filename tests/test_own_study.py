@@ -140,3 +140,29 @@ def test_the_standard_protocols_are_mechanisms_of_a_study_and_run_through_the_ch
             for method, theta in zip(estimates["methods"], estimates["theta"], strict=True):
                 if method in methods:
                     assert np.isfinite(theta).all() and np.allclose(theta.sum(axis=-1), 1.0)
+
+
+@pytest.mark.parametrize("unit", ["$\\frac{a}$ years", "US$ per 1000 $", "a \\$ b", "years"])
+def test_a_unit_and_a_label_are_drawn_literally_with_their_dollars(unit):
+    """Issue 46: a TeX-like unit killed the figure job after the whole chain ran, and 'US$ per 1000 $' lost its
+    dollars (matplotlib read the text between two $ as mathtext)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    from privest_studies import plotting
+
+    alphabet = {"kind": "binned", "unit": unit, "label": f"income ({unit}): 10 bins"}
+    labels = [plotting.error_label(alphabet), plotting.eps_label(alphabet, ["geometric"]),
+              plotting.alphabet_label(alphabet)]
+    fig, ax = plt.subplots()
+    ax.set_ylabel(labels[0])
+    ax.set_xlabel(labels[1])
+    ax.set_title(labels[2])
+    fig.canvas.draw()  # mathtext would raise on \frac{a}
+    plt.close(fig)
+    for label in labels:
+        shown, math = Text()._preprocess_math(label)
+        assert not math and unit in shown
