@@ -4,20 +4,21 @@ file and the provenance (what was read, kept and dropped, and why).
     data: {csv: ages.csv, column: age, missing: drop, encoding: latin-1, delimiter: ";"}   # or {builtin: adult,
     alphabet: {kind: binned, min: 0, max: 100, bins: 20, unit: years, outside: drop}        #     column: occupation}
 
-``check_header`` is what is cheap when the Snakefile is parsed: the file exists, its header line decodes and holds the
-needed columns (at most ``HEAD_BYTES`` read, whatever the file's size). ``load`` reads every record in chunks with
-pandas' C parser (only the needed columns) and converts them with vectorised numpy: no Python loop over rows.
+``check_header`` is what is cheap when the Snakefile is parsed: the file is a regular file in a format we read, its
+header line decodes and holds each needed column once (``privest_studies.own_csv.inspect``: at most ``HEAD_BYTES``
+read, whatever the file's size). ``load`` checks every record's field count against the header, reads every record
+in chunks with pandas' C parser (only the needed columns) and converts them with vectorised numpy: no Python loop
+over rows.
 
 A record is dropped, or stops the study in one line naming the file and line, for one of ``REASONS``: a blank cell,
 a cell that is not a number (numeric alphabets: linear, binned, planar), or a value outside the alphabet.
 ``data.missing`` decides for the first two, ``alphabet.outside`` for the third (``error``, the default, or ``drop``).
-Line numbers count the header as line 1 and assume no line break inside a quoted field.
+Line numbers are the file's physical lines (the header is line 1), quoted line breaks counted.
 """
 
-import codecs
-import csv
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from privest.alphabets import Grid
+from privest_studies import own_csv
 from privest_studies.datasets import ADULT_COLUMNS, read_adult
 from privest_studies.regions import Box, cell_of
 
@@ -37,10 +39,6 @@ ADULT_FILES = ("data/raw/adult.data", "data/raw/adult.test")
 KINDS = ("linear", "binned", "categorical", "planar")
 NUMERIC = ("linear", "binned", "planar")
 REASONS = ("blank", "not_a_number", "outside")
-DELIMITERS = (",", ";", "\t", "|")
-HEAD_BYTES = 8192
-"""The most ``check_header`` reads: the header line must end within it."""
-CHUNK_ROWS = 1 << 20
 TABLE_COLUMNS = ["what", "records"]
 
 log = logging.getLogger(__name__)
@@ -120,74 +118,40 @@ def _check_alphabet(key: str, data: Mapping[str, Any], alphabet: Mapping[str, An
             "planar": ["box", "columns", "rows", "cell_km", "latitude", "longitude"]}[kind]
     if missing := [name for name in need if name not in alphabet]:
         raise ValueError(f"{key}: a {kind} alphabet needs alphabet.{', alphabet.'.join(missing)}")
-    if kind == "binned" and not float(alphabet["min"]) < float(alphabet["max"]):
-        raise ValueError(f"{key}: a binned alphabet needs alphabet.min < alphabet.max, got {alphabet['min']} and "
-                         f"{alphabet['max']}")
+    if kind == "binned":
+        lo, hi, bins = float(alphabet["min"]), float(alphabet["max"]), int(alphabet["bins"])
+        if not lo < hi:
+            raise ValueError(f"{key}: a binned alphabet needs alphabet.min < alphabet.max, got {alphabet['min']} and "
+                             f"{alphabet['max']}")
+        width = (hi - lo) / bins
+        if not (np.isfinite(hi - lo) and lo + width > lo and hi - width < hi):
+            raise ValueError(f"{key}: bins of [{lo:g}, {hi:g}] / {bins} are not representable in float64; give "
+                             "alphabet.min and alphabet.max of the data's own scale")
+    if kind == "planar":
+        _check_grid(key, alphabet)
     if kind != "planar" and "column" not in data:
         raise ValueError(f"{key}: a {kind} alphabet needs data.column, the column of the secrets")
 
 
+def _check_grid(key: str, alphabet: Mapping[str, Any]) -> None:
+    """One line naming ``key`` unless the grid's columns and rows of ``cell_km`` cover the box exactly: the fewest
+    cells that reach its far edges (fewer would clamp the points beyond them into the edge cells; more would add
+    cells no record can fall in)."""
+    try:
+        box = Box(**{name: float(value) for name, value in dict(alphabet["box"]).items()})
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{key}: alphabet.box needs lat_min < lat_max and lon_min < lon_max ({error})") from None
+    east, north = (float(km) for km in box.to_km(box.lat_max, box.lon_max))
+    cell = float(alphabet["cell_km"])
+    for name, extent, side in (("columns", east, "wide"), ("rows", north, "tall")):
+        need, given = max(1, math.ceil(extent / cell * (1 - 1e-9))), int(alphabet[name])
+        if given != need:
+            cells = name[:-1] if need == 1 else name
+            raise ValueError(f"{key}: the box is {extent:.4g} km {side}, which {need} {cells} of {cell:g} km cover; "
+                             f"alphabet.{name} is {given}")
+
+
 # ------------------------------------------------------------------------------------------------ the header
-
-
-def _codec(encoding: str) -> str:
-    """The codec that reads ``encoding``: UTF-8 as utf-8-sig (a byte order mark skipped); LookupError if unknown."""
-    return "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
-
-
-def _not_encoded(path: str, line: int, offset: int, byte: bytes, encoding: str) -> ValueError:
-    return ValueError(f"{path} line {line}, byte {offset}: {byte!r} is not {encoding}; set data.encoding to the "
-                      f"file's encoding (e.g. data.encoding: latin-1)")
-
-
-def _header_line(path: str, encoding: str) -> str:
-    """The decoded first line of a file, reading at most ``HEAD_BYTES``."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(HEAD_BYTES)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except OSError as error:
-        raise ValueError(f"{path}: cannot be read ({error.strerror})") from None
-    if not head.strip():
-        raise ValueError(f"{path}: the file is empty")
-    end = head.find(b"\n")
-    if end < 0 and len(head) == HEAD_BYTES:
-        raise ValueError(f"{path}: no line break in the first {HEAD_BYTES} bytes: a CSV file starts with a header "
-                         "line naming its columns")
-    line = head if end < 0 else head[:end]
-    try:
-        return line.decode(_codec(encoding)).rstrip("\r")
-    except UnicodeDecodeError as error:
-        raise _not_encoded(path, 1, error.start, line[error.start:error.start + 1], encoding) from None
-
-
-def _sniff(header: str) -> str:
-    """The delimiter among ``DELIMITERS`` that the header line holds most often (a comma when it holds none)."""
-    counts = [header.count(d) for d in DELIMITERS]
-    return DELIMITERS[int(np.argmax(counts))] if max(counts) else ","
-
-
-def _header(path: str, data: Mapping[str, Any], columns: Sequence[str]) -> str:
-    """The delimiter of a CSV file whose header holds each of ``columns`` once; else one line naming the file."""
-    encoding = data.get("encoding", "utf-8")
-    try:
-        _codec(encoding)
-    except LookupError:
-        raise ValueError(f"{path}: unknown data.encoding {encoding!r} (e.g. utf-8, latin-1, cp1252)") from None
-    line = _header_line(path, encoding)
-    delimiter = data.get("delimiter") or _sniff(line)
-    header = next(csv.reader([line], delimiter=delimiter))
-    absent = [c for c in columns if c not in header]
-    if absent:
-        hint = ""
-        if len(header) == 1 and (other := [d for d in DELIMITERS if d != delimiter and d in line]):
-            hint = f"; it looks delimited by {other[0]!r}: set data.delimiter: {other[0]!r}"
-        raise ValueError(f"{path}: no column {absent[0]!r} (columns: {', '.join(header)}){hint}")
-    if twice := [c for c in columns if header.count(c) > 1]:
-        raise ValueError(f"{path}: the header names column {twice[0]!r} {header.count(twice[0])} times; rename all "
-                         "but the one to read")
-    return delimiter
 
 
 def check_header(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any]) -> None:
@@ -211,7 +175,7 @@ def check_header(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any])
     ValueError
         In one line naming the file or ``key`` and what to do: no such file, a header that does not decode in the
         encoding (its line and byte) or lacks a needed column (with the delimiter it seems to use), an unknown
-        built-in dataset or Adult column. Reads at most ``HEAD_BYTES`` of the file.
+        built-in dataset or Adult column. Reads at most ``own_csv.HEAD_BYTES`` of the file.
     """
     if ("csv" in data) == ("builtin" in data):
         raise ValueError(f"{key}: give csv (and column) or builtin: one of {', '.join(BUILTINS)}")
@@ -221,7 +185,7 @@ def check_header(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any])
         raise ValueError(f"{key}.builtin: unknown dataset {data['builtin']!r}; known: {', '.join(BUILTINS)}")
     _check_alphabet(key, data, alphabet)
     if "csv" in data:
-        _header(data["csv"], data, columns_of(data, alphabet))
+        own_csv.check_columns(own_csv.inspect(data["csv"], data), columns_of(data, alphabet))
     elif alphabet["kind"] == "planar":
         raise ValueError(f"{key}: builtin adult has no latitude and longitude; use a linear, binned or categorical "
                          "alphabet")
@@ -342,7 +306,7 @@ class _Tally:
 def _cells(row: pd.Series) -> str:
     """A record's cells as text: 'old', or ('0.02', '0.0') for a latitude and a longitude."""
     texts = ["" if pd.isna(v) else str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in row]
-    return repr(texts[0]) if len(texts) == 1 else "(" + ", ".join(map(repr, texts)) + ")"
+    return own_csv.shown(texts[0]) if len(texts) == 1 else "(" + ", ".join(map(own_csv.shown, texts)) + ")"
 
 
 def _outside(spec: Mapping[str, Any]) -> str:
@@ -376,53 +340,23 @@ def _judge(tally: _Tally, data: Mapping[str, Any], spec: Mapping[str, Any], sour
 # ------------------------------------------------------------------------------------------------ the sources
 
 
-def _decode_error_at(path: str, encoding: str) -> tuple[int, int, bytes] | None:
-    """(line, byte offset, the byte) of the first byte of a file that does not decode, reading it in blocks."""
-    decoder = codecs.getincrementaldecoder(_codec(encoding))()
-    lines, offset = 1, 0
-    with open(path, "rb") as f:
-        while block := f.read(1 << 22):
-            pending = decoder.getstate()[0]
-            try:
-                decoder.decode(block)
-            except UnicodeDecodeError as error:
-                data = pending + block
-                return lines + data[:error.start].count(b"\n"), offset - len(pending) + error.start, \
-                    data[error.start:error.start + 1]
-            lines, offset = lines + block.count(b"\n"), offset + len(block)
-    return None
-
-
-def _csv_chunks(path: str, data: Mapping[str, Any], columns: Sequence[str], delimiter: str,
-                numeric: bool) -> Iterator[pd.DataFrame]:
-    """The needed columns of a CSV file in chunks indexed by file line: numbers where the C parser reads them
-    (numeric alphabets), else strings; only blank cells missing."""
-    reader = pd.read_csv(path, sep=delimiter, usecols=list(columns), dtype=None if numeric else str,
-                         encoding=_codec(data.get("encoding", "utf-8")), keep_default_na=False, na_values=[""],
-                         skip_blank_lines=False, index_col=False, engine="c", low_memory=False,
-                         chunksize=CHUNK_ROWS)
-    with reader:
-        for chunk in reader:
-            chunk.index = chunk.index + 2
-            yield chunk[list(columns)]
-
-
-def _tally_csv(path: str, data: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[_Tally, str]:
-    """The records of a CSV file, and its delimiter."""
+def _tally_csv(path: str, data: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[_Tally, own_csv.Csv]:
+    """The records of a CSV file, each field count checked against the header (``own_csv.shape``)."""
     columns = columns_of(data, spec)
-    delimiter = _header(path, data, columns)
+    table = own_csv.inspect(path, data)
+    own_csv.check_columns(table, columns)
     tally = _Tally()
     try:
-        for chunk in _csv_chunks(path, data, columns, delimiter, spec["kind"] in NUMERIC):
+        lines = own_csv.shape(table)
+        for chunk in own_csv.chunks(table, columns, spec["kind"] in NUMERIC, lines):
             tally.add(0, path, chunk, spec)
     except UnicodeDecodeError as error:
-        where = _decode_error_at(path, data.get("encoding", "utf-8"))
-        if where is None:
-            raise ValueError(f"{path}: {' '.join(str(error).split())}") from None
-        raise _not_encoded(path, *where, data.get("encoding", "utf-8")) from None
+        if (where := own_csv.decode_error_at(table)) is None:
+            raise ValueError(f"{path}: {own_csv.shown(' '.join(str(error).split()), 160)}") from None
+        raise own_csv.not_encoded(path, *where, data.get("encoding", "utf-8")) from None
     except pd.errors.ParserError as error:
-        raise ValueError(f"{path}: {' '.join(str(error).split())}") from None
-    return tally, delimiter
+        raise ValueError(f"{path}: {own_csv.shown(' '.join(str(error).split()), 160)}") from None
+    return tally, table
 
 
 def _tally_adult(files: Sequence[str], data: Mapping[str, Any], spec: Mapping[str, Any]) -> _Tally:
@@ -470,18 +404,22 @@ def load(data: Mapping[str, Any], alphabet: Mapping[str, Any],
         raise ValueError(f"builtin {data['builtin']} is prebuilt (results/data/): nothing to load")
     columns = columns_of(data, alphabet)
     if "csv" in data:
-        source, (tally, delimiter) = data["csv"], _tally_csv(data["csv"], data, alphabet)
+        source, (tally, table) = data["csv"], _tally_csv(data["csv"], data, alphabet)
     else:
         source, tally = [str(f) for f in adult_files], _tally_adult(adult_files, data, alphabet)
     _judge(tally, data, alphabet, source, ", ".join(columns))
     secrets, found = tally.secrets()
     if secrets.size == 0:
         raise ValueError(f"{source}: no records kept ({tally.records} read, dropped {tally.counts})")
+    if "csv" in data and (garbled := [c for c in found if any("\x80" <= ch <= "\x9f" for ch in c)]):
+        raise ValueError(f"{source}: category {own_csv.shown(garbled[0])} holds a C1 control character, which text "
+                         f"does not: the file is likely cp1252, not {table.encoding}; set data.encoding: cp1252")
     alphabet_file = alphabet_of(alphabet, columns[0], found)
     provenance = {"source": source, **({"columns": columns} if len(columns) > 1 else {"column": columns[0]}),
                   "records": tally.records, "kept": int(secrets.size), "dropped": dict(tally.counts)}
     if "csv" in data:
-        provenance |= {"encoding": data.get("encoding", "utf-8"), "delimiter": delimiter}
+        provenance |= {"encoding": table.encoding, "delimiter": table.delimiter,
+                       **({"compression": table.compression} if table.compression else {})}
     log.info("%s: %d records read, %d kept; dropped %d blank, %d not a number, %d outside the alphabet",
              source if isinstance(source, str) else " and ".join(source), tally.records, secrets.size,
              *(tally.counts[r] for r in REASONS))

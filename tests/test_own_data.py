@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from privest.alphabets import Alphabet
-from privest_studies import own_data
+from privest_studies import own_csv, own_data
 
 BOX = {"lat_min": 0.0, "lat_max": 0.01, "lon_min": 0.0, "lon_max": 0.02}
-PLANAR = {"kind": "planar", "box": BOX, "columns": 2, "rows": 1, "cell_km": 1.0, "latitude": "lat", "longitude": "lon"}
+PLANAR = {"kind": "planar", "box": BOX, "columns": 2, "rows": 1, "cell_km": 1.2, "latitude": "lat", "longitude": "lon"}
 
 # kind -> (file text, data keys, alphabet, kept secrets, dropped counts, first missing (line, message),
 #          first outside (line, message)). Blanks include a cell of spaces and an empty line.
@@ -131,7 +131,7 @@ def test_a_column_the_header_names_twice_is_refused_and_a_repeated_unread_column
 
 
 def test_found_categories_are_merged_over_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr(own_data, "CHUNK_ROWS", 2)
+    monkeypatch.setattr(own_csv, "CHUNK_ROWS", 2)
     data = {"csv": write(tmp_path, "c\nb\nb\nc\na\n\nd\n"), "column": "c", "missing": "drop"}
     secrets, alphabet_file, provenance = own_data.load(data, {"kind": "categorical"})
     assert alphabet_file["categories"] == ["a", "b", "c", "d"] and provenance["dropped"]["blank"] == 1
@@ -139,7 +139,8 @@ def test_found_categories_are_merged_over_chunks(tmp_path, monkeypatch):
 
 
 def test_line_numbers_and_counts_hold_across_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr(own_data, "CHUNK_ROWS", 3)
+    monkeypatch.setattr(own_csv, "CHUNK_ROWS", 3)
+    monkeypatch.setattr(own_csv, "BLOCK_BYTES", 4)
     data = {"csv": write(tmp_path, "age\n1\n2\n3\n4\n5\nold\n7\nx\n"), "column": "age"}
     assert error_of(own_data.load, data, {"kind": "linear", "k": 10}).startswith(
         f"{data['csv']} line 7: age 'old' is not a number (2 such records;")
@@ -156,7 +157,7 @@ def test_a_latin1_file_names_line_and_byte_and_reads_with_its_encoding(tmp_path)
     own_data.check_header("k", data, {"kind": "categorical"})  # the header is ASCII
     message = error_of(own_data.load, data, {"kind": "categorical"})
     assert message.startswith(f"{data['csv']} line 3, byte 15: b'\\xfc' is not utf-8;")
-    assert "data.encoding: latin-1" in message
+    assert "likely data.encoding: cp1252" in message  # Windows' superset of latin-1 for printable bytes
     _, alphabet_file, provenance = own_data.load({**data, "encoding": "latin-1"}, {"kind": "categorical"})
     assert alphabet_file["categories"] == ["Bern", "Zürich"] and provenance["encoding"] == "latin-1"
 
@@ -164,7 +165,7 @@ def test_a_latin1_file_names_line_and_byte_and_reads_with_its_encoding(tmp_path)
 def test_a_latin1_header_fails_the_header_check_with_line_1_and_its_byte(tmp_path):
     data = {"csv": write(tmp_path, "größe\n1\n", encoding="latin-1"), "column": "größe"}
     message = error_of(own_data.check_header, "k", data, {"kind": "linear", "k": 2})
-    assert message.startswith(f"{data['csv']} line 1, byte 2: b'\\xf6' is not utf-8;") and "latin-1" in message
+    assert message.startswith(f"{data['csv']} line 1, byte 2: b'\\xf6' is not utf-8;") and "cp1252" in message
     own_data.check_header("k", {**data, "encoding": "latin-1"}, {"kind": "linear", "k": 2})
 
 
@@ -210,8 +211,8 @@ def test_the_header_check_reads_only_the_start_of_the_file(tmp_path):
     data = {"csv": write(tmp_path, garbage), "column": "age"}
     own_data.check_header("k", data, {"kind": "linear", "k": 100})
     assert "line 3" in error_of(own_data.load, data, {"kind": "linear", "k": 100})
-    long_header = {"csv": write(tmp_path, b"a" * (own_data.HEAD_BYTES + 10), "long.csv"), "column": "age"}
-    assert "no line break in the first 8192 bytes" in error_of(own_data.check_header, "k", long_header,
+    long_header = {"csv": write(tmp_path, b"a" * (own_csv.HEAD_BYTES + 10), "long.csv"), "column": "age"}
+    assert "no line break in the first 1,048,576 bytes" in error_of(own_data.check_header, "k", long_header,
                                                                  {"kind": "linear", "k": 100})
 
 
@@ -283,3 +284,28 @@ def test_a_bad_cell_deep_in_a_large_chunk_is_found_on_its_line(tmp_path):
         f"{data['csv']} line 400002: age 'x' is not a number (1 such record;")
     provenance = own_data.load({**data, "missing": "drop"}, {"kind": "linear", "k": 100})[2]
     assert provenance["dropped"] == {"blank": 1, "not_a_number": 1, "outside": 0} and provenance["kept"] == 599_998
+
+
+@pytest.mark.parametrize(("alphabet", "says"), [
+    ({**PLANAR, "cell_km": 1.0}, "the box is 2.226 km wide, which 3 columns of 1 km cover; alphabet.columns is 2"),
+    ({**PLANAR, "columns": 3}, "the box is 2.226 km wide, which 2 columns of 1.2 km cover; alphabet.columns is 3"),
+    ({**PLANAR, "rows": 2}, "the box is 1.106 km tall, which 1 row of 1.2 km cover; alphabet.rows is 2"),
+    ({**PLANAR, "box": {**BOX, "lat_max": -1.0}}, "alphabet.box needs lat_min < lat_max"),
+    ({"kind": "binned", "min": -1e308, "max": 1e308, "bins": 10}, "are not representable in float64"),
+    ({"kind": "binned", "min": 1e16, "max": 1e16 + 4, "bins": 4}, "are not representable in float64"),
+])
+def test_an_alphabet_that_cannot_hold_its_data_is_refused_before_any_job(tmp_path, alphabet, says):
+    """A grid that does not cover its box clamped every point beyond it into the edge cells (a 1 x 1 km grid in a
+    111 x 88 km box: every point in the corner cell); bounds near 1e308 overflowed and every secret became -2^63."""
+    data = {"csv": write(tmp_path, "lat,lon,x\n0.001,0.001,1\n"), "column": "x"}
+    message = error_of(own_data.check_header, "config key s.data", data, alphabet)
+    assert message.startswith("config key s.data: ") and says in message
+
+
+def test_categories_decoded_with_the_wrong_single_byte_encoding_are_refused(tmp_path):
+    data = {"csv": write(tmp_path, "name\n\u201cquoted\u201d\nplain\n", encoding="cp1252"), "column": "name",
+            "encoding": "latin-1"}
+    assert "likely cp1252, not latin-1; set data.encoding: cp1252" in error_of(own_data.load, data,
+                                                                              {"kind": "categorical"})
+    _, alphabet_file, _ = own_data.load({**data, "encoding": "cp1252"}, {"kind": "categorical"})
+    assert alphabet_file["categories"] == ["plain", "\u201cquoted\u201d"]

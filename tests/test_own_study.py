@@ -102,7 +102,7 @@ def test_a_missing_file_and_a_reserved_name_are_named(tmp_path):
 def test_latitude_and_longitude_become_cells_of_the_grid(tmp_path):
     (tmp_path / "places.csv").write_text("lat,lon\n0.001,0.001\n0.009,0.013\n0.02,0.0\n")
     alphabet = {"kind": "planar", "box": {"lat_min": 0.0, "lat_max": 0.01, "lon_min": 0.0, "lon_max": 0.02},
-                "columns": 2, "rows": 1, "cell_km": 1.0, "latitude": "lat", "longitude": "lon"}
+                "columns": 2, "rows": 1, "cell_km": 1.2, "latitude": "lat", "longitude": "lon"}
     data = {"csv": str(tmp_path / "places.csv")}
     with pytest.raises(ValueError, match=r"places\.csv line 4: lat, lon \('0\.02', '0'\) is outside the box"):
         own_data.load(data, alphabet)

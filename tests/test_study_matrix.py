@@ -25,8 +25,8 @@ ALPHABETS = {
     "binned": ({"kind": "binned", "min": 0.0, "max": 12.5, "bins": 5},
                {"kind": "linear", "k": 5, "spacing": 2.5, "unit": "hours"}),
     "planar": ({"kind": "planar", "box": {"lat_min": 0.0, "lat_max": 0.02, "lon_min": 0.0, "lon_max": 0.03},
-                "columns": 3, "rows": 2, "cell_km": 1.0, "latitude": "lat", "longitude": "lon"},
-               {"kind": "planar", "columns": 3, "rows": 2, "cell_km": 1.0}),
+                "columns": 3, "rows": 2, "cell_km": 1.2, "latitude": "lat", "longitude": "lon"},
+               {"kind": "planar", "columns": 3, "rows": 2, "cell_km": 1.2}),
     "categorical": ({"kind": "categorical"}, {"kind": "categorical", "categories": ["a", "b", "c", "d", "e"]}),
 }
 """alphabet name -> (the config's alphabet, the alphabet file the study's data job writes)."""
