@@ -42,6 +42,9 @@ class Interval:
     method : str
         "normal" (an unbiased estimate and its variance), "fisher" (an MLE and its observed Fisher information on the
         simplex) or "bootstrap" (parametric bootstrap percentiles).
+    informative : bool
+        False where the reports were too few for the method (``MIN_NORMAL_REPORTS``): every interval is then the
+        whole [0, 1].
     """
 
     estimate: np.ndarray
@@ -49,6 +52,7 @@ class Interval:
     upper: np.ndarray
     level: float
     method: str
+    informative: bool = True
 
     def covers(self, theta: np.ndarray) -> np.ndarray:
         """Which values' intervals hold theta's entry, bool of shape (k,)."""
@@ -62,8 +66,14 @@ def _z(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2)
 
 
+MIN_NORMAL_REPORTS = 30
+"""Fewer reports than this and a normal interval is the whole [0, 1], marked not informative: the plug-in variance
+of a handful of reports is no estimate of the variance (one report gives 0, an interval of width 0 that covers
+nothing), and the normal approximation of a count needs tens of reports (the usual rule of thumb: 30)."""
+
+
 def normal_interval(estimate: np.ndarray, variance: np.ndarray, level: float = 0.95,
-                    method: str = "normal") -> Interval:
+                    method: str = "normal", reports: int | None = None) -> Interval:
     """estimate +- z sqrt(variance), z the two-sided normal quantile of level, clipped to [0, 1].
 
     Parameters
@@ -76,6 +86,9 @@ def normal_interval(estimate: np.ndarray, variance: np.ndarray, level: float = 0
         The confidence level, in (0, 1).
     method : str
         The name the result carries.
+    reports : int, optional
+        The number of reports behind the estimate: below ``MIN_NORMAL_REPORTS`` every interval is [0, 1] and the
+        result's ``informative`` is False.
 
     Returns
     -------
@@ -93,6 +106,8 @@ def normal_interval(estimate: np.ndarray, variance: np.ndarray, level: float = 0
     if np.any(variance < 0):
         raise ValueError(f"variance must be non-negative, found {variance.min()!r}")
     half = _z(level) * np.sqrt(variance)
+    if reports is not None and reports < MIN_NORMAL_REPORTS:
+        return Interval(estimate, np.zeros_like(estimate), np.ones_like(estimate), float(level), method, False)
     return Interval(estimate, np.clip(estimate - half, 0.0, 1.0), np.clip(estimate + half, 0.0, 1.0), float(level),
                     method)
 

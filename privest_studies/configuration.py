@@ -151,12 +151,17 @@ class UniqueKeyLoader(yaml.SafeLoader):
     keys (<<) may still be overridden."""
 
     def compose_document(self):
+        """The document's nodes, each mapping's key path noted for messages: every node walked once, however many
+        aliases point to it (a few hundred bytes of nested aliases name 10^9 nodes)."""
         node = super().compose_document()
-        self.key_paths = {}
+        self.key_paths, walked = {}, set()
         pending = [(node, "")]
         while pending:
             current, path = pending.pop()
-            if isinstance(current, yaml.MappingNode) and id(current) not in self.key_paths:
+            if id(current) in walked:
+                continue
+            walked.add(id(current))
+            if isinstance(current, yaml.MappingNode):
                 self.key_paths[id(current)] = path
                 for key, value in current.value:
                     pending.append((value, f"{path}.{key.value}" if path else str(key.value)))
@@ -237,6 +242,7 @@ def check(config: dict[str, Any], schema_path: str) -> None:
     line naming the first bad key: a name that becomes part of a path and is not a PATH_NAME first, then jsonschema's
     best match. Strings that read as the integer, number or boolean the schema wants become that value first (nested
     ``--config`` overrides arrive as strings)."""
+    check_size(config)
     schema = files.load_yaml(schema_path)
     check_path_names(config, schema)
     validator = _filling_defaults(jsonschema.Draft202012Validator)(schema)
@@ -246,6 +252,31 @@ def check(config: dict[str, Any], schema_path: str) -> None:
     if error is not None:
         key = ".".join(map(str, error.absolute_path)) or "(top level)"
         raise ValueError(f"config key {key}: {error.message}")
+
+
+MOST_VALUES = 10**6
+"""The most values a config may hold once its YAML aliases are expanded: a few hundred bytes of nested aliases name
+10^9 values, and every walk of the config (the schema's, ours, Snakemake's) would take hours."""
+
+
+def check_size(config: Any) -> None:
+    """Refuse a config that holds more than ``MOST_VALUES`` values with its aliases expanded, counted in time linear
+    in its distinct containers (a container that aliases name many times is counted once and weighed by its size)."""
+    sizes: dict[int, int] = {}
+
+    def size(node: Any) -> int:
+        if not isinstance(node, (Mapping, list)):
+            return 1
+        if id(node) not in sizes:
+            sizes[id(node)] = 0  # a cycle counts as nothing more
+            children = node.values() if isinstance(node, Mapping) else node
+            sizes[id(node)] = min(1 + sum(size(child) for child in children), 10 * MOST_VALUES)
+        return sizes[id(node)]
+
+    if (total := size(config)) > MOST_VALUES:
+        shown = f"{total:,}" if total < 10 * MOST_VALUES else f"over {10 * MOST_VALUES:,}"
+        raise ValueError(f"config: {shown} values once its YAML aliases (*name) are expanded, more than the "
+                         f"{MOST_VALUES:,} a config may hold; write the lists out or shorten them")
 
 
 def check_finite(config: Any, key: str = "") -> None:

@@ -41,6 +41,7 @@ line before the workflow starts (``over_budget``); the job itself logs its progr
 
 import json
 import math
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -321,6 +322,34 @@ def job_megabytes(experiment: Experiment, family: str | None, k: int, own_users:
     return max(MIN_MEGABYTES, math.ceil(MEMORY_MARGIN * megabytes / 100) * 100)
 
 
+def mechanisms_megabytes(experiment: Experiment, k: int) -> int:
+    """The memory (MB) a mechanisms job declares: ``BASE_MEGABYTES`` plus three k x k float64 arrays (a matrix and
+    the temporaries that build it) for each distinct matrix mechanism of the experiment (protocols and RAPPOR keep no
+    matrix), times ``MEMORY_MARGIN``."""
+    matrices = len({(m.kind, m.parameter) for m in experiment.members
+                    if m.kind not in PROTOCOL_KINDS and m.kind != "rappor"})
+    megabytes = BASE_MEGABYTES + matrices * 3 * 8 * float(k) ** 2 / 1e6
+    return max(MIN_MEGABYTES, math.ceil(MEMORY_MARGIN * megabytes / 100) * 100)
+
+
+def mechanisms_megabytes_of(experiment: Experiment) -> int:
+    """``mechanisms_megabytes`` with k read from the experiment's alphabet (``MIN_MEGABYTES`` before it exists)."""
+    size = dataset_size(experiment)
+    return MIN_MEGABYTES if size is None else mechanisms_megabytes(experiment, size[0])
+
+
+def machine_megabytes() -> int:
+    """This machine's physical memory (MB)."""
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 10**6)
+
+
+def largest_job(experiment: Experiment, k: int, own_users: float) -> tuple[str, int]:
+    """(job, MB) of the experiment's job that declares the most memory: mechanisms, perturb or an estimate family."""
+    jobs = {"mechanisms": mechanisms_megabytes(experiment, k), "perturb": job_megabytes(experiment, None, k, own_users)}
+    jobs |= {f"estimate {family}": job_megabytes(experiment, family, k, own_users) for family in experiment.families}
+    return max(jobs.items(), key=lambda item: item[1])
+
+
 def job_megabytes_of(experiment: Experiment, family: str | None) -> int:
     """``job_megabytes`` with k and the users read from the experiment's dataset; ``MIN_MEGABYTES`` while the dataset
     does not exist yet (Snakemake asks for a job's resources when the job is ready to run, after its inputs exist)."""
@@ -378,14 +407,16 @@ def describe(seconds: float) -> str:
 
 
 def estimate_jobs(experiments: Mapping[str, Mapping[str, Experiment]],
-                  runs_per_job: Mapping[str, int] | None = None) -> list[JobCost]:
-    """The model's cost of every estimate job of the experiments {study: {name: Experiment}} whose dataset exists:
-    one per family, or one per part where the scale splits it (``runs_per_job``: study -> runs, as
-    ``experiment.parts`` takes it)."""
+                  runs_per_job: Mapping[str, int] | None = None,
+                  prior: Mapping[str, tuple[int, float]] | None = None) -> list[JobCost]:
+    """The model's cost of every estimate job of the experiments {study: {name: Experiment}} whose dataset exists, or
+    whose study has a ``prior`` size (study -> (k, users) before its data job ran: a researcher's own study): one
+    per family, or one per part where the scale splits it (``runs_per_job``: study -> runs, as ``experiment.parts``
+    takes it)."""
     costs = []
     for study, by_name in experiments.items():
         for name, experiment in by_name.items():
-            size = dataset_size(experiment)
+            size = dataset_size(experiment) or (prior or {}).get(study)
             if size is None:
                 continue
             for family in experiment.families:

@@ -16,8 +16,10 @@ a cell that is not a number (numeric alphabets: linear, binned, planar), or a va
 Line numbers are the file's physical lines (the header is line 1), quoted line breaks counted.
 """
 
+import hashlib
 import logging
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +33,7 @@ from privest_studies.datasets import ADULT_COLUMNS, read_adult
 from privest_studies.regions import Box, cell_of
 
 __all__ = ["ADULT_FILES", "BUILTINS", "KINDS", "REASONS", "TABLE_COLUMNS", "alphabet_of", "check_header",
-           "empirical_data", "input_files", "load", "table_rows"]
+           "empirical_data", "input_files", "load", "stamp", "table_rows"]
 
 BUILTINS = ("ages", "planar", "adult")
 """Built-in datasets: ``ages`` and ``planar`` are prebuilt (results/data/), ``adult`` reads any Adult column."""
@@ -192,6 +194,20 @@ def check_header(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any])
     elif data["column"] not in ADULT_COLUMNS:
         raise ValueError(f"{key}.column: Adult has no column {data['column']!r}; its columns: "
                          f"{', '.join(ADULT_COLUMNS)}")
+
+
+def stamp(data: Mapping[str, Any]) -> str:
+    """What decides, beside the input's mtime, that a study's data job reruns (its rule's params): the CSV's size,
+    mtime, inode and ctime. Replacing the file by other records always changes them (the ctime cannot be set back),
+    even when the new file's mtime is older than the results; nothing of the file is read, so a dry run costs the
+    same for any size. The data job records the content's SHA-256 in the provenance."""
+    if "csv" not in data:
+        return ""
+    try:
+        info = os.stat(data["csv"])
+    except OSError:
+        return "absent"
+    return f"size {info.st_size}, mtime {info.st_mtime_ns}, inode {info.st_ino}, ctime {info.st_ctime_ns}"
 
 
 def input_files(data: Mapping[str, Any]) -> list[str]:
@@ -419,11 +435,21 @@ def load(data: Mapping[str, Any], alphabet: Mapping[str, Any],
                   "records": tally.records, "kept": int(secrets.size), "dropped": dict(tally.counts)}
     if "csv" in data:
         provenance |= {"encoding": table.encoding, "delimiter": table.delimiter,
-                       **({"compression": table.compression} if table.compression else {})}
+                       **({"compression": table.compression} if table.compression else {}),
+                       "sha256": _sha256(data["csv"])}
     log.info("%s: %d records read, %d kept; dropped %d blank, %d not a number, %d outside the alphabet",
              source if isinstance(source, str) else " and ".join(source), tally.records, secrets.size,
              *(tally.counts[r] for r in REASONS))
     return secrets, alphabet_file, provenance
+
+
+def _sha256(path: str) -> str:
+    """The SHA-256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 24):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def table_rows(provenance: Mapping[str, Any]) -> list[dict]:

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from privest_studies import own_data
+from privest_studies import cost, own_csv, own_data
 from privest_studies.experiment import FAMILIES, HASHED_KINDS, PROTOCOL_KINDS, Experiment, Member, Point
 
 KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", *PROTOCOL_KINDS)
@@ -95,6 +95,11 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
         raise ValueError(f"{key}.compare: compares kinds at every eps of an eps grid; with n, list mechanisms "
                          "(a free-will mixture)")
     entries = _members(key, spec, study["alphabet"])
+    split = len(entries) if "mechanisms" in spec else 1
+    for axis, sizes in (("n", spec.get("n", [])), ("users", [spec["users"]] if "users" in spec else [])):
+        if sizes and min(int(size) for size in sizes) < split:
+            raise ValueError(f"{key}.{axis}: {min(int(size) for size in sizes)} users cannot be split over the "
+                             f"{split} mechanisms (each needs at least one)")
     unknown = [f for f in spec["estimators"] if f not in FAMILIES]
     if unknown:
         raise ValueError(f"{key}.estimators: unknown {unknown}; known: {', '.join(FAMILIES)}")
@@ -159,6 +164,45 @@ def figures(config: Mapping[str, Any]) -> dict[str, dict[str, list[str]]]:
             for name, study in config.get("studies", {}).items()}
 
 
+ADULT_RECORDS = 48_842
+"""The records of Adult (adult.data and adult.test) and of the built-in ages."""
+
+
+def prior_size(study: Mapping[str, Any]) -> tuple[int, float] | None:
+    """(k, the dataset's records) of a study before its data job ran, from the config and the CSV's header and size
+    (``own_csv.Csv.records_guess``); a categorical alphabet without given categories counts 2 (a lower bound). None for
+    the built-in planar dataset (its size is its region's)."""
+    data, alphabet = study["data"], study["alphabet"]
+    if data.get("builtin") == "planar":
+        return None
+    kind = alphabet["kind"]
+    k = {"linear": lambda: alphabet["k"], "binned": lambda: alphabet["bins"],
+         "planar": lambda: alphabet["columns"] * alphabet["rows"],
+         "categorical": lambda: len(alphabet.get("categories") or [0, 1])}[kind]()
+    records = own_csv.inspect(data["csv"], data).records_guess if "csv" in data else ADULT_RECORDS
+    return int(k), float(records)
+
+
+def check_resources(name: str, study: Mapping[str, Any]) -> None:
+    """One line naming the experiment whose largest job the memory model (``cost.largest_job``) puts above this
+    machine's memory, with what drives it, before any job runs."""
+    if (size := prior_size(study)) is None:
+        return
+    limit = cost.machine_megabytes()
+    for label, experiment in experiments({"studies": {name: study}})[name].items():
+        job, megabytes = cost.largest_job(experiment, *size)
+        if megabytes > limit:
+            raise ValueError(f"config key studies.{name}.experiments.{label}: its {job} job needs about "
+                             f"{megabytes / 1000:,.0f} GB (k = {size[0]:,}, about {size[1]:,.0f} records, "
+                             f"{experiment.runs:,} runs), more than this machine's {limit / 1000:,.0f} GB; lower k, "
+                             "n, users or runs")
+
+
+def prior_sizes(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
+    """``prior_size`` of every configured study that has one (the cost model's sizes before the data jobs ran)."""
+    return {name: size for name, study in config.get("studies", {}).items() if (size := prior_size(study))}
+
+
 def check(config: Mapping[str, Any]) -> None:
     """Everything the schema cannot say of the configured studies, before any job: names, mechanisms, estimators,
     and the data's source and header (``own_data.check_header``: the file, its encoding and columns; its records are
@@ -169,6 +213,7 @@ def check(config: Mapping[str, Any]) -> None:
             raise ValueError(f"{key}: {name!r} is taken by the pipeline; choose another study name")
         own_data.check_header(f"{key}.data", study["data"], study["alphabet"])
         experiments({"studies": {name: study}})
+        check_resources(name, study)
 
 
 SUMMARY_COLUMNS = ["experiment", "axis", "point", "method", "runs", "emd_mean", "emd_sd"]

@@ -294,7 +294,7 @@ def test_direct_sums_give_the_same_bytes_on_any_number_of_threads(monkeypatch):
     monkeypatch.delenv("PRIVEST_THREADS")  # the default: every core this process may use
     assert _bits.threads_from_environment() == len(os.sched_getaffinity(0))
     np.testing.assert_array_equal(privest.gibu(groups, delta=1e-10, max_iter=200).theta, fits[0].theta)
-    for bad in ("0", "two", "-1"):
+    for bad in ("0", "two", "-1", "\u00b2", "\u0663", "100000"):  # superscript two and Arabic-Indic three are digits
         monkeypatch.setenv("PRIVEST_THREADS", bad)
-        with pytest.raises(ValueError, match="PRIVEST_THREADS"):
+        with pytest.raises(ValueError, match="PRIVEST_THREADS must be a whole number from 1 to 4096"):
             privest.gibu(groups, delta=1e-10, max_iter=5)

@@ -266,6 +266,32 @@ def test_yaml_merge_keys_may_be_overridden_and_a_clean_file_passes(tmp_path):
     configuration.check_files([str(ROOT / "config.yaml"), str(ROOT / "examples" / "own_study" / "config.yaml")])
 
 
+def _alias_bomb(levels: int) -> str:
+    """A few hundred bytes of YAML whose nested aliases name 10^levels values."""
+    lines, previous = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"], "a0"
+    for level in range(1, levels):
+        lines.append(f"a{level}: &a{level} [" + ", ".join([f"*{previous}"] * 10) + "]")
+        previous = f"a{level}"
+    return "\n".join(lines) + f"\nseed: *{previous}\n"
+
+
+def test_nested_aliases_are_walked_once_and_a_config_of_a_billion_values_is_refused(tmp_path):
+    """The repeated-key loader walked every alias again: 700 bytes of nested sequence aliases took about 45 minutes.
+    Each node is now walked once (this check would not end in a test's time otherwise), and the config check counts
+    the expanded values in time linear in the distinct lists before any other walk of the config."""
+    path = tmp_path / "bomb.yaml"
+    path.write_text(_alias_bomb(9))
+    configuration.check_files([str(path)])
+    config = yaml.safe_load(path.read_text())
+    with pytest.raises(ValueError, match=r"^config: over 10,000,000 values once its YAML aliases \(\*name\) are "
+                                         r"expanded, more than the 1,000,000 a config may hold"):
+        configuration.check(config, str(SCHEMA_PATH))
+    small = yaml.safe_load(_alias_bomb(3))
+    configuration.check_size(small)  # 2,468 values: a config may share lists by alias
+    with pytest.raises(ValueError, match=r"^config: 2,345,678 values once"):
+        configuration.check_size(yaml.safe_load(_alias_bomb(6)))
+
+
 @pytest.mark.parametrize("which", ["configfile", "config.yaml"])
 def test_a_key_given_twice_in_any_config_file_fails_the_run_in_one_line(tmp_path, which):
     work = own_study_dir(tmp_path)
@@ -308,3 +334,24 @@ def test_any_other_error_goes_on_with_the_held_log_released():
         raise FileNotFoundError("workflow/schemas/config.schema.yaml")
     logger.warning("Snakemake's report of the error")
     assert [record.getMessage() for record in records] == ["before the checks", "Snakemake's report of the error"]
+
+
+def test_a_replaced_csv_reruns_the_data_job_even_with_an_older_mtime(tmp_path):
+    """Snakemake's mtime rule said "Nothing to be done" when the CSV was replaced by other records with an older
+    mtime, and the results described the old data. The rule's params carry the file's stamp (size, mtime, inode,
+    ctime): any replacement reruns the data job, and the provenance records the content's SHA-256."""
+    work = own_study_dir(tmp_path)
+    target, csv = "results/ages_mixture/data.npz", work / "examples" / "own_study" / "ages.csv"
+    args = (target, "--directory", str(work), "--configfile", str(work / "own.yaml"))
+    assert snakemake("--cores", "1", *args, cwd=work).returncode == 0
+    assert "Nothing to be done" in snakemake("-n", *args, cwd=work).stdout  # the check can say no
+    first = json.loads((work / "results/ages_mixture/data_provenance.json").read_text())["sha256"]
+    replacement = tmp_path / "other.csv"
+    replacement.write_text("age,sex\n" + "33,F\n" * 50)
+    os.utime(replacement, (946684800, 946684800))  # 2000-01-01: older than every result
+    os.replace(replacement, csv)
+    dry = snakemake("-n", *args, cwd=work)
+    assert "own_study_data" in dry.stdout and "Nothing to be done" not in dry.stdout, dry.stdout[-2000:]
+    assert snakemake("--cores", "1", *args, cwd=work).returncode == 0
+    second = json.loads((work / "results/ages_mixture/data_provenance.json").read_text())["sha256"]
+    assert second != first and len(second) == 64

@@ -135,3 +135,16 @@ def test_the_simplex_covariance_is_the_basis_form_and_a_blind_direction_gets_0_t
     covariance = privest.intervals.simplex_covariance(fitted.likelihood.information(fitted.theta))
     assert np.isinf(np.diag(covariance)[4:]).all() and np.isfinite(covariance[:4, :4]).all()
     np.testing.assert_allclose(privest.intervals.simplex_covariance(B @ B.T).sum(axis=1), 0, atol=1e-9)
+
+
+def test_intervals_from_too_few_reports_are_the_whole_range_and_say_so():
+    """One report gave 95% intervals of width 0 (its plug-in variance is 0), which cover nothing."""
+    one = privest.inv_interval(privest.krr(3, 1.0), np.array([1, 0, 0]), n=1)
+    assert not one.informative and np.all(one.lower == 0) and np.all(one.upper == 1)
+    oue = protocols.oue(4, 1.0)
+    few = oue.interval(oue.sample(np.zeros(privest.intervals.MIN_NORMAL_REPORTS - 1, dtype=np.int64),
+                                  np.random.default_rng(0)))
+    assert not few.informative and np.all(few.upper - few.lower == 1)
+    enough = oue.interval(oue.sample(np.zeros(privest.intervals.MIN_NORMAL_REPORTS, dtype=np.int64),
+                                     np.random.default_rng(0)))
+    assert enough.informative and np.all(enough.upper - enough.lower < 1)

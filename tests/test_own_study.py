@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from privest_studies import own_data, own_study
+from privest_studies import cost, own_data, own_study
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = yaml.safe_load((ROOT / "examples" / "own_study" / "config.yaml").read_text())
@@ -166,3 +166,54 @@ def test_a_unit_and_a_label_are_drawn_literally_with_their_dollars(unit):
     for label in labels:
         shown, math = Text()._preprocess_math(label)
         assert not math and unit in shown
+
+
+def test_fewer_users_than_mixed_mechanisms_are_refused_in_the_config_check(tmp_path):
+    """n = 1 over two mechanisms passed the check and failed in perturb, after the data job."""
+    mixture = [{"kind": "krr", "eps": 1.0}, {"kind": "rappor", "eps": 2.0}]
+    config = config_with(tmp_path, experiments={"e": {"mechanisms": mixture, "n": [1, 100], "estimators": ["gibu"]}})
+    with pytest.raises(ValueError, match=r"^config key studies\.mine\.experiments\.e\.n: 1 users cannot be split "
+                                         r"over the 2 mechanisms"):
+        own_study.check(config)
+    by_eps = {"mechanisms": ["krr", "oue", "grr"], "eps": [1.0], "users": 2, "estimators": ["gibu"]}
+    with pytest.raises(ValueError, match=r"experiments\.e\.users: 2 users cannot be split over the 3 mechanisms"):
+        own_study.check(config_with(tmp_path, experiments={"e": by_eps}))
+    own_study.check(config_with(tmp_path, experiments={"e": {**by_eps, "users": 3}}))
+
+
+@pytest.mark.parametrize(("alphabet", "experiment", "says"), [
+    ({"kind": "linear", "k": 10**7}, {"mechanisms": ["krr"], "eps": [1.0], "estimators": ["inv"]},
+     r"experiments\.e: its mechanisms job needs about 3,600,000 GB \(k = 10,000,000, about 3 records, 1 runs\)"),
+    ({"kind": "linear", "k": 100}, {"mechanisms": [{"kind": "oue", "eps": 1.0}], "n": [10**13], "estimators": ["inv"]},
+     r"experiments\.e: its perturb job needs about"),
+    ({"kind": "linear", "k": 100}, {"mechanisms": ["oue"], "eps": [1.0], "users": 10**12, "estimators": ["ibu"]},
+     r"experiments\.e: its (perturb|estimate ibu) job needs about"),
+])
+def test_a_study_that_cannot_fit_this_machine_is_refused_before_any_job(tmp_path, alphabet, experiment, says):
+    """k = 10^7 failed in the mechanisms job with a 728 TiB MemoryError; OUE with n = 10^13 started a job modelled
+    at 1.7 PB. The memory model now runs on the config and the CSV's header before any job."""
+    config = config_with(tmp_path, alphabet=alphabet, runs=1, experiments={"e": experiment})
+    with pytest.raises(ValueError, match=r"^config key studies\.mine\." + says):
+        own_study.check(config)
+    fits = config_with(tmp_path, alphabet={"kind": "linear", "k": 100}, runs=1,
+                       experiments={"e": {"mechanisms": ["krr"], "eps": [1.0], "estimators": ["inv"]}})
+    own_study.check(fits)
+
+
+def test_the_size_before_the_data_job_comes_from_the_config_and_the_files_size(tmp_path):
+    (tmp_path / "big.csv").write_text("age,sex\n" + "30,F\n" * 10_000)
+    study = {"data": {"csv": str(tmp_path / "big.csv"), "column": "age"}, "alphabet": {"kind": "binned", "min": 0,
+             "max": 100, "bins": 20}}
+    assert own_study.prior_size(study) == (20, 10_000.0)
+    assert own_study.prior_size({**study, "data": {"builtin": "adult", "column": "age"}}) == (20, 48_842.0)
+    assert own_study.prior_size({**study, "alphabet": {"kind": "categorical"}})[0] == 2
+    assert own_study.prior_size({"data": {"builtin": "planar"}, "alphabet": {"kind": "planar"}}) is None
+
+
+def test_a_first_run_of_a_huge_study_is_warned_over_budget(tmp_path):
+    """runs: 10^9 got no warning on a first run: the cost model skipped studies whose data did not exist yet."""
+    config = config_with(tmp_path, runs=10**9, experiments={"e": {"mechanisms": ["krr"], "eps": [1.0],
+                                                                 "estimators": ["ibu"]}})
+    costs = cost.estimate_jobs(own_study.experiments(config), prior=own_study.prior_sizes(config))
+    assert [line for line in cost.over_budget(costs, 60) if "study=mine, experiment=e, family=ibu" in line]
+    assert cost.estimate_jobs(own_study.experiments(config)) == []  # without the prior: nothing, as before

@@ -74,8 +74,9 @@ def threads_from_environment() -> int:
     value = os.environ.get("PRIVEST_THREADS")
     if value is None:
         return available_cores()
-    if not value.strip().isdigit() or int(value) < 1:
-        raise ValueError(f"PRIVEST_THREADS must be a whole number >= 1, got {value!r}")
+    text = value.strip()
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 4096:
+        raise ValueError(f"PRIVEST_THREADS must be a whole number from 1 to 4096, got {value!r}")
     return int(value)
 
 

@@ -120,7 +120,8 @@ def inv_interval(A: np.ndarray, q: np.ndarray, level: float = 0.95, n: int | Non
     Returns
     -------
     Interval
-        The raw INV estimate and each secret's interval.
+        The raw INV estimate and each secret's interval; from fewer than ``privest.intervals.MIN_NORMAL_REPORTS``
+        reports every interval is [0, 1] and ``informative`` is False (one report's plug-in variance is 0).
 
     Examples
     --------
@@ -131,7 +132,7 @@ def inv_interval(A: np.ndarray, q: np.ndarray, level: float = 0.95, n: int | Non
     >>> result.estimate.round(3), bool(np.all(result.lower < result.estimate))
     (array([0.516, 0.242, 0.242]), True)
     """
-    return normal_interval(inv(A, q), inv_variance(A, q, n), level)
+    return normal_interval(inv(A, q), inv_variance(A, q, n), level, reports=_users(as_array(q, "q"), n))
 
 
 def _users(q: np.ndarray, n: int | None) -> int:

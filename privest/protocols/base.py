@@ -278,9 +278,11 @@ class Protocol:
         Returns
         -------
         Interval
-            The raw estimate and each value's interval.
+            The raw estimate and each value's interval; from fewer than ``privest.intervals.MIN_NORMAL_REPORTS``
+            reports every interval is [0, 1] and ``informative`` is False.
         """
-        return normal_interval(self.estimate(reports), self.estimate_variance(reports), level)
+        return normal_interval(self.estimate(reports), self.estimate_variance(reports), level,
+                               reports=self.count(reports))
 
     def variance(self, theta: np.ndarray, n: int) -> np.ndarray:
         """The variance of the raw unbiased estimate (Wang et al. 2017, eq. 2), for n users with distribution theta:

@@ -41,9 +41,14 @@ with privest_studies.configuration.one_line_errors(HELD_LOG):
     RUNS_PER_JOB = config["scales"][config["scale"]].get("estimate", {}).get("runs_per_job", {})
     CATALOGUE = privest_studies.report.load_catalogue(workflow.source_path("../report/papers.yaml"), config)
 HELD_LOG.release()
-# The model's seconds of every estimate job at this scale (privest_studies.cost) whose dataset exists: the budget's
-# warnings and the chain's priorities (chain_priority). Not again in each job's process.
-ESTIMATE_COSTS = privest_studies.cost.estimate_jobs(EXPERIMENTS, RUNS_PER_JOB) if workflow.is_main_process else []
+# The model's seconds of every estimate job at this scale (privest_studies.cost) whose dataset exists, or whose own
+# study's size the config and CSV header tell: the budget's warnings and the chain's priorities (chain_priority). Not
+# again in each job's process.
+ESTIMATE_COSTS = (
+    privest_studies.cost.estimate_jobs(EXPERIMENTS, RUNS_PER_JOB, privest_studies.own_study.prior_sizes(config))
+    if workflow.is_main_process
+    else []
+)
 if workflow.is_main_process:
     privest_studies.cost.warn_once(privest_studies.cost.over_budget(ESTIMATE_COSTS, config["budget"]["job_minutes"]))
 ESTIMATE_SECONDS = {(cost.study, cost.experiment, cost.family, cost.part): cost.seconds for cost in ESTIMATE_COSTS}

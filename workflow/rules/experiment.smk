@@ -35,6 +35,10 @@ rule mechanisms:
     priority: chain_priority
     conda:
         "../../envs/privest.yaml"
+    resources:
+        # k x k float64 matrices: privest_studies.cost.mechanisms_megabytes.
+        mem_mb=lambda w, attempt: attempt
+        * privest_studies.cost.mechanisms_megabytes_of(EXPERIMENTS[w.study][w.experiment]),
     params:
         experiment=experiment_spec,
     script:

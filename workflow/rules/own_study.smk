@@ -33,6 +33,8 @@ rule own_study_data:
     params:
         data=lambda w: OWN[w.own_study]["data"],
         alphabet=lambda w: OWN[w.own_study]["alphabet"],
+        # A replaced CSV reruns the job even if its mtime is older than the results (own_data.stamp).
+        file_stamp=lambda w: privest_studies.own_data.stamp(OWN[w.own_study]["data"]),
     script:
         "../../scripts/own_study_data.py"
 
