@@ -7,6 +7,7 @@ import contextlib
 import copy
 import logging
 import math
+import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -252,6 +253,19 @@ def check(config: dict[str, Any], schema_path: str) -> None:
     if error is not None:
         key = ".".join(map(str, error.absolute_path)) or "(top level)"
         raise ValueError(f"config key {key}: {error.message}")
+
+
+WRITTEN = ("results", "logs", "benchmarks", ".snakemake")
+"""The folders of the working directory a run writes into."""
+
+
+def check_writable(folders: Iterable[str] = WRITTEN) -> None:
+    """One line naming the first of ``folders`` that exists and cannot be written (a read-only results folder crashed
+    Snakemake's scheduler with a 30-line traceback)."""
+    for folder in folders:
+        if os.path.isdir(folder) and not os.access(folder, os.W_OK | os.X_OK):
+            raise ValueError(f"{folder}/: cannot be written (permissions or a read-only file system); the run writes "
+                             "its results there")
 
 
 MOST_VALUES = 10**6

@@ -338,6 +338,16 @@ def mechanisms_megabytes_of(experiment: Experiment) -> int:
     return MIN_MEGABYTES if size is None else mechanisms_megabytes(experiment, size[0])
 
 
+DATA_RECORD_BYTES = 24
+"""Bytes per record of a study's data job beyond ``BASE_MEGABYTES`` (4*10^7 records: 948 MB measured, 2026-11-27)."""
+
+
+def data_megabytes(records: float) -> int:
+    """The memory (MB) a study's data job declares for about ``records`` records."""
+    megabytes = BASE_MEGABYTES + DATA_RECORD_BYTES * records / 1e6
+    return max(MIN_MEGABYTES, math.ceil(MEMORY_MARGIN * megabytes / 100) * 100)
+
+
 def machine_megabytes() -> int:
     """This machine's physical memory (MB)."""
     return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 10**6)

@@ -134,9 +134,12 @@ def _codec(path: str, head: bytes, encoding: str) -> tuple[str, str]:
         if head.startswith(bom) and (codec != "utf-16" or not head.startswith(b"\xff\xfe\x00\x00")):
             return codec, unit
     try:
-        name = codecs.lookup(encoding).name
+        info = codecs.lookup(encoding)
     except LookupError:
         raise ValueError(f"{path}: unknown data.encoding {encoding!r} (e.g. utf-8, cp1252, latin-1)") from None
+    if not getattr(info, "_is_text_encoding", True):  # rot13, base64, zlib: transforms, not encodings of text
+        raise ValueError(f"{path}: data.encoding {encoding!r} is not a text encoding (e.g. utf-8, cp1252, latin-1)")
+    name = info.name
     if name.startswith(("utf-16", "utf-32")) and name[-3:] in ("-le", "-be"):
         return name, ("<" if name.endswith("le") else ">") + ("u2" if "16" in name else "u4")
     if head.count(0) > len(head) // 4:

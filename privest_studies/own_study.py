@@ -198,6 +198,12 @@ def check_resources(name: str, study: Mapping[str, Any]) -> None:
                              "n, users or runs")
 
 
+def data_megabytes(study: Mapping[str, Any]) -> int:
+    """The memory (MB) a study's data job declares (``cost.data_megabytes`` of its likely records)."""
+    size = prior_size(study)
+    return cost.data_megabytes(size[1] if size else 0)
+
+
 def prior_sizes(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
     """``prior_size`` of every configured study that has one (the cost model's sizes before the data jobs ran)."""
     return {name: size for name, study in config.get("studies", {}).items() if (size := prior_size(study))}

@@ -355,3 +355,14 @@ def test_a_replaced_csv_reruns_the_data_job_even_with_an_older_mtime(tmp_path):
     assert snakemake("--cores", "1", *args, cwd=work).returncode == 0
     second = json.loads((work / "results/ages_mixture/data_provenance.json").read_text())["sha256"]
     assert second != first and len(second) == 64
+
+
+def test_a_folder_the_run_cannot_write_is_named_before_any_job(tmp_path, monkeypatch):
+    """A read-only results folder crashed Snakemake's scheduler with a 30-line traceback. (Root may write anywhere,
+    so the test denies the access check itself.)"""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").mkdir()
+    configuration.check_writable()
+    monkeypatch.setattr(configuration.os, "access", lambda path, mode: path != "results")
+    with pytest.raises(ValueError, match=r"^results/: cannot be written \(permissions or a read-only file system\)"):
+        configuration.check_writable()

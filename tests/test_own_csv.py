@@ -133,6 +133,15 @@ def test_european_numbers_read_with_decimal_and_thousands(tmp_path):
     assert "must differ" in error_of(own_data.check_header, "k", {**data, "decimal": ";"}, LINEAR)
 
 
+@pytest.mark.parametrize(("encoding", "says"), [
+    ("rot13", "data.encoding 'rot13' is not a text encoding"), ("base64", "data.encoding 'base64' is not a text"),
+    ("klingon", "unknown data.encoding 'klingon'"),
+    ("cp037", "data.encoding 'cp037' does not write delimiters and line breaks as ASCII does")])
+def test_an_encoding_that_cannot_read_a_csv_is_named(tmp_path, encoding, says):
+    data = {"csv": write(tmp_path, b"age\n30\n"), "column": "age", "encoding": encoding}
+    assert says in error_of(own_data.check_header, "k", data, LINEAR)
+
+
 def test_the_encoding_hint_names_the_likely_encoding():
     assert own_csv.likely_encoding(b"\x93") == "cp1252"  # a curly quote of Windows
     assert own_csv.likely_encoding(b"\x81") == "latin-1"  # undefined in cp1252

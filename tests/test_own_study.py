@@ -208,6 +208,8 @@ def test_the_size_before_the_data_job_comes_from_the_config_and_the_files_size(t
     assert own_study.prior_size({**study, "data": {"builtin": "adult", "column": "age"}}) == (20, 48_842.0)
     assert own_study.prior_size({**study, "alphabet": {"kind": "categorical"}})[0] == 2
     assert own_study.prior_size({"data": {"builtin": "planar"}, "alphabet": {"kind": "planar"}}) is None
+    assert own_study.data_megabytes(study) == cost.MIN_MEGABYTES  # the data job's mem_mb
+    assert cost.data_megabytes(4e7) == 1700  # 948 MB measured on 4*10^7 records
 
 
 def test_a_first_run_of_a_huge_study_is_warned_over_budget(tmp_path):

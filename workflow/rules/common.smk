@@ -20,6 +20,7 @@ import privest_studies.standard_protocols
 # the Snakefile's HELD_LOG, is dropped; on success, or on any other error, it is printed).
 with privest_studies.configuration.one_line_errors(HELD_LOG):
     privest_studies.configuration.check_files(workflow.configfiles)
+    privest_studies.configuration.check_writable()
     # The workflow's own files, relative to this file (workflow.basedir is the working directory's Snakefile's when
     # privest runs as a module of another workflow).
     privest_studies.configuration.check(config, workflow.source_path("../schemas/config.schema.yaml"))

@@ -30,6 +30,8 @@ rule own_study_data:
         "logs/{own_study}/data.log",
     conda:
         "../../envs/privest.yaml"
+    resources:
+        mem_mb=lambda w, attempt: attempt * privest_studies.own_study.data_megabytes(OWN[w.own_study]),
     params:
         data=lambda w: OWN[w.own_study]["data"],
         alphabet=lambda w: OWN[w.own_study]["alphabet"],
