@@ -75,7 +75,7 @@ def _one_run(kind: str, eps: float, theta: np.ndarray, n: int, rng: np.random.Ge
     iterations or 0)."""
     k = theta.size
     secret_counts = rng.multinomial(n, theta)
-    rule = {"delta": float(stopping["delta"]), "max_iter": int(stopping["max_iter"]),
+    rule = {**privest.estimators.PLAIN_IBU, "delta": float(stopping["delta"]), "max_iter": int(stopping["max_iter"]),
             "accelerate": stopping.get("accelerate")}
     if kind == "geometric":
         A = privest.geometric(k, eps)

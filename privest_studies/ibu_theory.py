@@ -23,7 +23,7 @@ import numpy as np
 
 from privest import estimators
 from privest.alphabets import Grid
-from privest.estimators import Group, IbuResult, gibu
+from privest.estimators import PLAIN_IBU, Group, IbuResult, gibu
 from privest.estimators import log_likelihood as normalised_log_likelihood
 from privest.rappor import flip_probability
 
@@ -359,7 +359,7 @@ def likely_subset_comparison(G: np.ndarray, counts: np.ndarray, subset: np.ndarr
     G, counts, subset = np.asarray(G, dtype=np.float64), np.asarray(counts, dtype=np.float64), np.asarray(subset)
     full = Group(G, counts, np.zeros(G.shape[1]))
     likely = Group(G[subset], counts, np.zeros(G.shape[1]))
-    runs = {"IBU": lambda group: gibu([group], delta=delta, max_iter=max_iter),
+    runs = {"IBU": lambda group: gibu([group], delta=delta, max_iter=max_iter, **PLAIN_IBU),
             "SQUAREM-IBU": lambda group: squarem_ibu(group, tol=tol, max_steps=max_steps)}
     rows = []
     for algorithm, run in runs.items():

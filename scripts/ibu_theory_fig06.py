@@ -35,7 +35,7 @@ def main() -> None:
     best = ibu_theory.asymptotic_log_likelihood(q)
     rng = sampling.rng_for(snakemake.params.seed, "ibu_consistency", "theory", "fig06")
     starts = [np.full(grid.k, 1.0 / grid.k)] + [rng.dirichlet(np.ones(grid.k)) for _ in range(spec["starts"] - 1)]
-    results = [estimators.ibu(M, q, theta0=start, **spec["ibu"]) for start in starts]
+    results = [estimators.ibu(M, q, theta0=start, **{**estimators.PLAIN_IBU, **spec["ibu"]}) for start in starts]
     distances = grid.distances()
     rows = [{"start": i, "start_kind": "uniform" if i == 0 else "Dirichlet(1)", "iterations": r.iterations,
              "capped": r.capped, "log_likelihood": r.log_likelihood, "max_log_likelihood": best,

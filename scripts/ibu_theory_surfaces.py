@@ -26,7 +26,7 @@ def panel(figure: str, letter: str, equation: int, A: np.ndarray, observed: list
     flats = ibu_theory.flat_directions(A[:, counts > 0])
     t = np.linspace(0, 1, EDGE_POINTS)
     edge = ibu_theory.log_likelihood(np.column_stack([t, np.zeros_like(t), 1 - t]), A, counts)
-    mle = estimators.ibu(A, counts, **stopping)
+    mle = estimators.ibu(A, counts, **{**estimators.PLAIN_IBU, **stopping})
     ends = [ibu_theory.segment_in_simplex(mle.theta, w) for w in flats]
     unique = all(np.abs(a - b).max() < 1e-9 for a, b in ends)
 

@@ -31,7 +31,9 @@ from privest.estimators.bootstrap import bootstrap
 from privest.estimators.closed_form import krr_mle
 from privest.estimators.inversion import CONDITION_LIMIT, inv, inv_interval, inv_runs, inv_variance
 from privest.estimators.iterative import (
+    PLAIN_IBU,
     Accelerate,
+    Stop,
     gibu,
     gibu_matrix_runs,
     ibu,
@@ -48,6 +50,7 @@ from privest.simplex import POSTS, Post, normalise, post_process, project_simple
 __all__ = [
     "COMPILED_KERNEL",
     "CONDITION_LIMIT",
+    "PLAIN_IBU",
     "POSTS",
     "Accelerate",
     "BitGroup",
@@ -56,6 +59,7 @@ __all__ = [
     "IbuResult",
     "Post",
     "SetGroup",
+    "Stop",
     "bootstrap",
     "combine_results",
     "gibu",

@@ -107,8 +107,13 @@ class _Likelihood:
 
     def em(self, theta: np.ndarray) -> np.ndarray:
         """One GIBU update (free-will Algorithm 1, line 5)."""
+        return theta * self.gradient(theta)
+
+    def gradient(self, theta: np.ndarray) -> np.ndarray:
+        """u = dL/dtheta at theta, (k,): the factor of GIBU's update, theta^{t+1} = theta^t * u. As sum_x theta_x u_x
+        = 1 and L is concave, L(theta*) - L(theta) <= max_x u_x - 1 for the MLE theta* (``gap``)."""
         update = self.g_fortran @ (self.w / (theta @ self.g_fortran))
-        return theta * (update + self.sets.backward(self.sets.forward(theta)) if self.sets else update)
+        return update + self.sets.backward(self.sets.forward(theta)) if self.sets else update
 
     def information(self, theta: np.ndarray) -> np.ndarray:
         """The observed Fisher information of all n users at theta, (k, k): n sum_z w_z G_z G_z^T / (theta G_z)^2
@@ -136,6 +141,9 @@ class IbuResult:
     likelihood : optional
         The likelihood the estimate maximises (set by ``ibu``, ``gibu``, ``squarem`` and the batches), for
         ``interval``; None in a result built otherwise.
+    gap : float or None
+        Where the iteration stopped by the gap (``stop="gap"``): max_x dL/dtheta_x - 1 at the estimate, a bound on
+        L(MLE) - L(theta) (L is concave); None where it stopped by the change of L.
     """
 
     theta: np.ndarray
@@ -143,6 +151,7 @@ class IbuResult:
     log_likelihood: float
     capped: bool
     likelihood: "_Likelihood | None" = field(default=None, repr=False, compare=False)
+    gap: float | None = None
 
     def interval(self, level: float = 0.95) -> Interval:
         """Wald intervals for theta from the observed Fisher information of the likelihood at the estimate,
@@ -166,7 +175,7 @@ class IbuResult:
 
     def _holding(self, likelihood: "_Likelihood") -> "IbuResult":
         """This result with its likelihood (as ``dataclasses.replace``, at a third of its cost per call)."""
-        return IbuResult(self.theta, self.iterations, self.log_likelihood, self.capped, likelihood)
+        return IbuResult(self.theta, self.iterations, self.log_likelihood, self.capped, likelihood, self.gap)
 
 
 # The block kernel of ``_iterate`` without the compiled loop: used while G has at most _BLOCK_WORK entries (beyond, a
@@ -216,7 +225,8 @@ _LEGACY_START = 1 << 16
 _STRIDED_START = 1 << 14
 
 
-def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter: int) -> IbuResult:
+def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter: int,
+             stop: str = "change") -> IbuResult:
     """The GIBU iteration from theta: per iteration one division, two matrix-vector products (and two sparse ones
     for set-valued groups), a log and a dot product, into reused buffers (numpy's call overhead, not arithmetic, is
     the cost at k = 100). Stops at the first t with ``|L(theta^t) - L(theta^{t-1})| < delta``.
@@ -225,6 +235,8 @@ def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter:
     entries) with numpy's products on G as it is (no copy); here the products are numpy's on G in F order
     (``_Likelihood.g_fortran``), those of privest 0.1."""
     G, w, offset, sets = likelihood.G, likelihood.w, likelihood.offset, likelihood.sets
+    if stop == "gap":
+        return _iterate_to_gap(likelihood, theta, delta, max_iter)
     if sets is None and 0 < G.size <= _KERNEL_WORK and _kernel is not None:
         return _iterate_blocks(G, w, offset, theta, delta, max_iter, compiled=True, start=likelihood.start)
     if sets is None and 0 < G.size <= _BLOCK_WORK:
@@ -253,6 +265,21 @@ def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter:
             return IbuResult(theta / theta.sum(), t, current, False)
         previous = current
     return IbuResult(theta / theta.sum(), max_iter, current, True)
+
+
+def _iterate_to_gap(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter: int) -> IbuResult:
+    """The plain GIBU iteration stopped by the gap: at the first theta^t with max_x u_x - 1 < delta (u = dL/dtheta,
+    the update's own factor), so that L(MLE) - L(theta^t) < delta. One gradient an iteration; numpy's products."""
+    theta = theta.copy()
+    for t in range(max_iter + 1):
+        u = likelihood.gradient(theta)
+        gap = float(u.max()) - 1.0
+        if gap < delta or t == max_iter:
+            theta = theta / theta.sum()
+            return IbuResult(theta, t, likelihood.value(theta), gap >= delta, gap=gap)
+        theta *= u
+        _floor(theta)
+    raise AssertionError("unreachable")
 
 
 def _log_likelihoods(logs: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -365,7 +392,7 @@ def _first_candidate(M: np.ndarray, w: np.ndarray, b: int, delta: float, offset:
 
 
 def _squarem(likelihood: _Likelihood, theta: np.ndarray, delta: float | None, max_iter: int, tol: float | None = None,
-            step_max0: float = 1.0, step_factor: float = 4.0) -> IbuResult:
+            step_max0: float = 1.0, step_factor: float = 4.0, stop: str = "change") -> IbuResult:
     """GIBU accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3): the same fixed points, far fewer updates.
 
     From theta: theta1 = F(theta), theta2 = F(theta1) with F the GIBU update; r = theta1 - theta, v = theta2 - 2
@@ -374,12 +401,17 @@ def _squarem(likelihood: _Likelihood, theta: np.ndarray, delta: float | None, ma
     the log-likelihood, theta2 is taken instead and step_max shrinks, else step_max grows by step_factor when reached.
     Each step costs three updates and never lowers L. Stops when a step changes L by less than delta, or when
     ``max |theta1 - theta| < tol`` (either may be None), else after the step that reaches max_iter updates (capped).
+    With ``stop="gap"`` it stops instead at the first step whose start has ``gap = max_x u_x - 1 < delta`` (u =
+    dL/dtheta, from that step's first update at no cost): then L(MLE) - L(theta) < delta, certified.
     ``iterations`` counts GIBU updates.
     """
     current = likelihood.value(theta)
-    step_max, updates = step_max0, 0
+    step_max, updates, gap = step_max0, 0, None
     while updates < max_iter:
-        theta1 = likelihood.em(theta)
+        u = likelihood.gradient(theta)
+        if stop == "gap" and (gap := float(u.max()) - 1.0) < delta:
+            return IbuResult(theta / theta.sum(), updates, current, False, gap=gap)
+        theta1 = theta * u
         r = theta1 - theta
         if tol is not None and np.abs(r).max() < tol:
             theta1 = theta1 / theta1.sum()
@@ -406,9 +438,11 @@ def _squarem(likelihood: _Likelihood, theta: np.ndarray, delta: float | None, ma
         elif alpha >= step_max:
             step_max *= step_factor
         change, theta, current = abs(value - current), candidate, value
-        if delta is not None and change < delta:
+        if stop == "change" and delta is not None and change < delta:
             return IbuResult(theta, updates, current, False)
-    return IbuResult(theta, updates, current, True)
+    if stop == "gap":
+        gap = float(likelihood.gradient(theta).max()) - 1.0
+    return IbuResult(theta, updates, current, True, gap=gap)
 
 
 def _iterate_batch(G: np.ndarray, W: np.ndarray, delta: float, max_iter: int) -> list[IbuResult]:

@@ -16,7 +16,7 @@ from privest._checks import (
     check_stopping,
     check_weights,
 )
-from privest.estimators.iterative import Accelerate, gibu
+from privest.estimators.iterative import Accelerate, Stop, gibu
 from privest.intervals import Interval
 from privest.protocols import Protocol
 from privest.sampling import sample_counts
@@ -56,7 +56,7 @@ def _resampler(item: object, index: int) -> tuple[int, int, Resample]:
 
 def bootstrap(groups: Sequence[tuple], rng: np.random.Generator, replicates: int = 200, level: float = 0.95,
               delta: float = 1e-10, max_iter: int = 10_000, theta: np.ndarray | None = None,
-              accelerate: Accelerate = None) -> Interval:
+              accelerate: Accelerate = "squarem", stop: Stop = "change") -> Interval:
     """Parametric bootstrap percentile intervals for theta around the GIBU estimate (IBU with one group).
 
     theta-hat = ``gibu(groups)`` (or ``theta`` if given); each replicate draws every group's n users' secrets i.i.d.
@@ -77,10 +77,12 @@ def bootstrap(groups: Sequence[tuple], rng: np.random.Generator, replicates: int
         The number of bootstrap replicates (at least 10).
     level : float
         The confidence level, in (0, 1).
-    delta, max_iter, accelerate
+    delta, max_iter, accelerate, stop
         GIBU's stopping rule and acceleration, as in ``gibu``, for the estimate and every replicate: the replicates
         must stop as the estimate did (an early stop shrinks them towards the uniform start and narrows the
-        interval).
+        interval). By default SQUAREM, stopped by the change of L: on OUE (k = 50, n = 10^5, eps = 1) about 120
+        updates a replicate, where the gap rule (``stop="gap"``) takes 160 to 1,800 (replicates whose MLE has zeros
+        approach them slowly) for no wider or narrower interval; a start from the estimate saved none.
     theta : array_like, shape (k,), optional
         The estimate to resample from (default: GIBU on groups).
 
@@ -109,12 +111,13 @@ def bootstrap(groups: Sequence[tuple], rng: np.random.Generator, replicates: int
     if len({k for k, _, _ in resamplers}) != 1:
         raise ValueError("groups must all be on the same k secrets")
     k = resamplers[0][0]
+    rule = {"delta": delta, "max_iter": max_iter, "accelerate": accelerate, "stop": stop}
     if theta is None:
-        estimate = gibu(list(groups), delta, max_iter, accelerate=accelerate).theta
+        estimate = gibu(list(groups), **rule).theta
     else:
         estimate = check_distribution(theta, "theta", k)
-    draws = np.array([gibu([draw(rng, estimate) for _, _, draw in resamplers], delta, max_iter,
-                           accelerate=accelerate).theta for _ in range(replicates)])
+    draws = np.array([gibu([draw(rng, estimate) for _, _, draw in resamplers], **rule).theta
+                      for _ in range(replicates)])
     users = sum(n for _, n, _ in resamplers)
     draws[draws < 0.5 / users] = 0.0
     tail = (1 - level) / 2

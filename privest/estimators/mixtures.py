@@ -15,7 +15,7 @@ from privest._checks import (
 )
 from privest.consistency import AnyPost
 from privest.estimators.inversion import inv
-from privest.estimators.iterative import IbuResult, ibu
+from privest.estimators.iterative import Accelerate, IbuResult, Stop, ibu
 from privest.mechanisms import average
 
 __all__ = [
@@ -65,7 +65,7 @@ def inv_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], post: 
 
 
 def ibu_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], delta: float = 1e-10,
-          max_iter: int = 10_000) -> IbuResult:
+          max_iter: int = 10_000, accelerate: Accelerate = "squarem", stop: Stop = "gap") -> IbuResult:
     """[IBU]_M (free-will section 5.3): IBU on the average mechanism and the pooled reports.
 
     Parameters
@@ -74,8 +74,8 @@ def ibu_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], delta:
         The mechanisms used, all with the same observables.
     counts : sequence of array_like, each of shape (m,)
         The report counts of each mechanism's users; their sums n^A weigh the average mechanism A[n] (eq. 7).
-    delta, max_iter
-        The stopping rule, as in ``gibu``.
+    delta, max_iter, accelerate, stop
+        The stopping rule and the acceleration, as in ``gibu`` (``**privest.estimators.PLAIN_IBU``: the papers').
 
     Returns
     -------
@@ -87,7 +87,7 @@ def ibu_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], delta:
     ValueError
         If counts does not hold one array per mechanism, or as ``average`` and ``ibu``.
     """
-    return ibu(*_pooled(mechanisms, counts), delta=delta, max_iter=max_iter)
+    return ibu(*_pooled(mechanisms, counts), delta=delta, max_iter=max_iter, accelerate=accelerate, stop=stop)
 
 
 def combine_results(estimates: Sequence[np.ndarray], n: Sequence[float]) -> np.ndarray:

@@ -136,7 +136,7 @@ def _ibu_m_matrices(matrices, counts, stopping):
     if np.all(users == users[0]):
         results = estimators.ibu_runs(average(matrices, users[0]), counts.sum(axis=1), **stopping)
     else:
-        results = [estimators.ibu_m(matrices, list(c), **stopping) for c in counts]
+        results = [estimators.ibu_m(matrices, list(c), **{**estimators.PLAIN_IBU, **stopping}) for c in counts]
     return [(_from_ibu(r),) for r in results]
 
 
@@ -162,7 +162,8 @@ def _rap_each_run(_mechanisms, reports, _stopping):
 def _gibu_each_run(mechanisms, reports, stopping):
     """GIBU (Algorithm 1) on every group of the run: RAPPOR's distinct bit vectors, protocols' distinct sets, matrices'
     counts (one call over the whole mixture); IBU when the point has one mechanism."""
-    return (_from_ibu(estimators.gibu([_group(m, r) for m, r in zip(mechanisms, reports, strict=True)], **stopping)),)
+    groups = [_group(m, r) for m, r in zip(mechanisms, reports, strict=True)]
+    return (_from_ibu(estimators.gibu(groups, **{**estimators.PLAIN_IBU, **stopping})),)
 
 
 def _inv_r_each_run(mechanisms, reports, _stopping):
@@ -174,7 +175,8 @@ def _inv_r_each_run(mechanisms, reports, _stopping):
 
 def _ibu_r_each_run(mechanisms, reports, stopping):
     """[IBU]_R with protocols: GIBU on each mechanism's own group (the stopping rule's accelerate applies)."""
-    results = [estimators.gibu([_group(m, r)], **stopping) for m, r in zip(mechanisms, reports, strict=True)]
+    rule = {**estimators.PLAIN_IBU, **stopping}
+    results = [estimators.gibu([_group(m, r)], **rule) for m, r in zip(mechanisms, reports, strict=True)]
     return (_combined(results, [_users(m, r) for m, r in zip(mechanisms, reports, strict=True)]),)
 
 
