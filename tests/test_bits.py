@@ -3,10 +3,10 @@ the sparse path of ``SetGroup`` and the dense RAPPOR matrix, with and without th
 packed rows; the kernel's log."""
 
 import os
-from functools import partial
 
 import numpy as np
 import pytest
+from papers_ibu import plain_gibu  # the papers' IBU: the engine pinned down here
 
 import privest
 from privest import protocols
@@ -14,11 +14,6 @@ from privest.estimators import _bits, _iteration
 from privest.groups import Group
 from privest.protocols.base import Protocol
 from privest.rappor import RapporReports, _distinct_packed, _packed_sizes, log_probability
-
-# GIBU as the papers run it (the plain iteration, stopped by the change of L): the engine these tests pin down bit
-# for bit; a call passing accelerate or stop gets what it asks for.
-plain_gibu = partial(privest.gibu, **privest.estimators.PLAIN_IBU)
-plain_ibu = partial(privest.ibu, **privest.estimators.PLAIN_IBU)
 
 _COMPILED = pytest.mark.skipif(_bits._kernel is None, reason="privest._kernel is not built")
 KERNELS = ["numpy", pytest.param("compiled", marks=_COMPILED), pytest.param("compiled sums", marks=_COMPILED)]

@@ -2,10 +2,10 @@
 
 import itertools
 import shutil
-from functools import partial
 
 import numpy as np
 import pytest
+from papers_ibu import est  # the papers' IBU, as the study families call it
 from scipy.optimize import minimize
 
 from privest import estimators, protocols
@@ -13,22 +13,6 @@ from privest import mechanisms as mech
 from privest.groups import matrix_group
 from privest.rappor import RapporReports
 from privest.sampling import rappor, rng_for, sample
-
-
-class _PapersEstimators:
-    """``privest.estimators`` with IBU, GIBU and [IBU]_M as the papers run them by default here (the plain iteration
-    stopped by the change of L, ``PLAIN_IBU``): the engine these tests pin down bit for bit. A call that passes
-    accelerate or stop gets what it asks for; the library's own defaults (SQUAREM to a gap) have their own tests."""
-
-    ibu = staticmethod(partial(estimators.ibu, **estimators.PLAIN_IBU))
-    gibu = staticmethod(partial(estimators.gibu, **estimators.PLAIN_IBU))
-    ibu_m = staticmethod(partial(estimators.ibu_m, **estimators.PLAIN_IBU))
-
-    def __getattr__(self, name: str):
-        return getattr(estimators, name)
-
-
-est = _PapersEstimators()
 
 
 def random_mechanism(rng: np.random.Generator, k: int, m: int) -> np.ndarray:

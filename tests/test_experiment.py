@@ -2,33 +2,17 @@
 family against the estimators it wraps, perturb's users and generators, and the tidy scores."""
 
 import re
-from functools import partial
 
 import numpy as np
 import pytest
+from papers_ibu import est  # the papers' IBU, as the study families call it
 
-from privest import estimators
 from privest import mechanisms as mech
 from privest.alphabets import Alphabet
 from privest.sampling import Rappor, population, rng_for, split_users
 from privest_studies import cost, experiment
 from privest_studies.experiment import Experiment, Member, Point
 from privest_studies.free_will import binomial_theta
-
-
-class _PapersEstimators:
-    """``privest.estimators`` with IBU, GIBU and [IBU]_M as the papers run them (``PLAIN_IBU``: the plain iteration
-    stopped by the change of L), as the study families call them; a call passing accelerate or stop gets that."""
-
-    ibu = staticmethod(partial(estimators.ibu, **estimators.PLAIN_IBU))
-    gibu = staticmethod(partial(estimators.gibu, **estimators.PLAIN_IBU))
-    ibu_m = staticmethod(partial(estimators.ibu_m, **estimators.PLAIN_IBU))
-
-    def __getattr__(self, name: str):
-        return getattr(estimators, name)
-
-
-est = _PapersEstimators()
 
 STOPPING = {"delta": 1e-12, "max_iter": 20_000}
 

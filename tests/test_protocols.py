@@ -5,21 +5,16 @@ update, the k-RR MLE against IBU run to convergence, and the hash against the xx
 
 import itertools
 import math
-from functools import partial
 
 import numpy as np
 import pytest
+from papers_ibu import plain_gibu  # the papers' IBU: the engine pinned down here
 from scipy import stats
 from scipy.linalg import hadamard
 
 import privest
 from privest import protocols
 from privest.rappor import log_probability
-
-# IBU and GIBU as the papers run them (the plain iteration, stopped by the change of L): the engine these tests pin
-# down; a call passing accelerate or stop gets what it asks for.
-plain_gibu = partial(privest.gibu, **privest.estimators.PLAIN_IBU)
-plain_ibu = partial(privest.ibu, **privest.estimators.PLAIN_IBU)
 
 K, EPS, FAMILY = 5, 1.2, 7  # small enough to enumerate every report; FAMILY: the hash family of BLH/OLH here
 

@@ -3,35 +3,20 @@
 against the library calls they wrap and against the matrix path (GRR is k-RR), GIBU's likelihood, the summary."""
 
 import copy
-from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
+from papers_ibu import est  # the papers' IBU, as the study families call it
 
-from privest import estimators, protocols
 from privest import mechanisms as mech
+from privest import protocols
 from privest.alphabets import Alphabet
 from privest.sampling import rng_for, split_users
 from privest_studies import configuration, experiment, standard_protocols
 from privest_studies.experiment import Experiment, Member, Point
 from privest_studies.free_will import binomial_theta
-
-
-class _PapersEstimators:
-    """``privest.estimators`` with IBU, GIBU and [IBU]_M as the papers run them (``PLAIN_IBU``: the plain iteration
-    stopped by the change of L), as the study families call them; a call passing accelerate or stop gets that."""
-
-    ibu = staticmethod(partial(estimators.ibu, **estimators.PLAIN_IBU))
-    gibu = staticmethod(partial(estimators.gibu, **estimators.PLAIN_IBU))
-    ibu_m = staticmethod(partial(estimators.ibu_m, **estimators.PLAIN_IBU))
-
-    def __getattr__(self, name: str):
-        return getattr(estimators, name)
-
-
-est = _PapersEstimators()
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
