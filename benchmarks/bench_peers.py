@@ -28,6 +28,7 @@ Rows, for k = 16, 256, 1024 and eps = 1, 4 (theta = Binomial(k - 1, 1/2), n = ``
   of the resident set once its client has produced them and holds them.
 """
 
+import functools
 import os
 
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
@@ -60,6 +61,10 @@ from timing import interleaved, powers, seconds  # noqa: E402
 
 import privest  # noqa: E402
 from privest import protocols, sampling  # noqa: E402
+
+# The papers' IBU and GIBU (the plain iteration, stopped by the change of L): the engine these benchmarks time.
+plain_ibu = functools.partial(privest.ibu, **privest.estimators.PLAIN_IBU)
+plain_gibu = functools.partial(privest.gibu, **privest.estimators.PLAIN_IBU)
 
 SEED = 1
 KS = (16, 256, 1024)
@@ -123,12 +128,12 @@ def bench_ibu(tables: dict[str, Table], k: int, eps: float, n: int, rounds: int,
     N = ITERATIONS[k]
     case = f"k = {k}, eps = {eps:g}"
     calls = max(1, 2000 // (k * k // 256 + 1))  # calls a round of the one-iteration runs: about 2000 at k = 16
-    one = interleaved({"ours": lambda: privest.ibu(A, counts, max_iter=1, delta=NO_STOP),
+    one = interleaved({"ours": lambda: plain_ibu(A, counts, max_iter=1, delta=NO_STOP),
                        "mfl": lambda: IBU(k, A, frequencies, 1, NO_STOP, "max_abs")}, rounds, calls)
-    more = interleaved({"ours": lambda: privest.ibu(A, counts, max_iter=1 + N, delta=NO_STOP),
+    more = interleaved({"ours": lambda: plain_ibu(A, counts, max_iter=1 + N, delta=NO_STOP),
                         "mfl": lambda: IBU(k, A, frequencies, 1 + N, NO_STOP, "max_abs")}, rounds)
     # each stops early only where the change is exactly 0 (privest's L, numba's theta): their iterations run
-    ours_ran = privest.ibu(A, counts, max_iter=1 + N, delta=NO_STOP).iterations
+    ours_ran = plain_ibu(A, counts, max_iter=1 + N, delta=NO_STOP).iterations
     theirs_ran = mfl_iterations(IBU, A, frequencies, NO_STOP, 1 + N)
     tables["iteration"].add(case, (more["ours"] - one["ours"]) / (ours_ran - 1),
                             (more["mfl"] - one["mfl"]) / (theirs_ran - 1),
@@ -137,9 +142,9 @@ def bench_ibu(tables: dict[str, Table], k: int, eps: float, n: int, rounds: int,
         return
     tables["call"].add(case, one["ours"], one["mfl"], note=f"{calls:,} calls a round")
     stop_rounds = rounds if k < 1024 else 1
-    t = interleaved({"ours": lambda: privest.ibu(A, counts, max_iter=CAP),
+    t = interleaved({"ours": lambda: plain_ibu(A, counts, max_iter=CAP),
                      "mfl": lambda: IBU(k, A, frequencies, CAP, 1e-12, "max_abs")}, stop_rounds)
-    ours, theirs = privest.ibu(A, counts, max_iter=CAP), IBU(k, A, frequencies, CAP, 1e-12, "max_abs")
+    ours, theirs = plain_ibu(A, counts, max_iter=CAP), IBU(k, A, frequencies, CAP, 1e-12, "max_abs")
     theirs_iterations = f"{mfl_iterations(IBU, A, frequencies, 1e-12, CAP):,}" if k <= 256 else "not counted"
     tables["stop"].add(case, t["ours"], t["mfl"],
                        note=f"iterations {ours.iterations:,}{' (cap)' if ours.capped else ''} / {theirs_iterations}; "
@@ -150,15 +155,15 @@ def bench_gibu(tables: dict[str, Table], k: int, eps: float, n: int, rounds: int
     grr = protocols.grr(k, eps)
     reports = grr.sample(secrets_for(k, n), sampling.rng_for(SEED, "bench_peers", "gibu", k, eps))
     case = f"k = {k}, eps = {eps:g}"
-    t = interleaved({"ours fixed": lambda: privest.gibu([(grr, reports)], max_iter=FIXED, delta=NO_STOP),
+    t = interleaved({"ours fixed": lambda: plain_gibu([(grr, reports)], max_iter=FIXED, delta=NO_STOP),
                      "mfl fixed": lambda: mfl_aggregate("grr", reports, "IBU", k, eps, nb_iter=FIXED, tol=NO_STOP),
-                     "ours": lambda: privest.gibu([(grr, reports)]),
+                     "ours": lambda: plain_gibu([(grr, reports)]),
                      "mfl": lambda: mfl_aggregate("grr", reports, "IBU", k, eps)}, rounds)
-    ours = privest.gibu([(grr, reports)], max_iter=FIXED, delta=NO_STOP).theta
+    ours = plain_gibu([(grr, reports)], max_iter=FIXED, delta=NO_STOP).theta
     theirs = mfl_aggregate("grr", reports, "IBU", k, eps, nb_iter=FIXED, tol=NO_STOP)
     tables["gibu"].add(f"{case}, {FIXED} iterations", t["ours fixed"], t["mfl fixed"],
                        note=f"max abs diff {np.abs(ours - theirs).max():.1e}")
-    result = privest.gibu([(grr, reports)])
+    result = plain_gibu([(grr, reports)])
     tables["gibu"].add(f"{case}, each to its stop", t["ours"], t["mfl"],
                        note=f"privest {result.iterations:,} iterations")
 

@@ -176,7 +176,7 @@ def test_grr_ibu_equals_gibu_after_same_iterations(iterations):
     m = protocol("grr")
     raw, reports = peer_sample("grr")
     theirs = aggregate("grr", raw, "IBU", nb_iter=iterations, tol=NO_STOP)
-    ours = privest.gibu([(m, reports)], delta=NO_STOP, max_iter=iterations)
+    ours = privest.gibu([(m, reports)], delta=NO_STOP, max_iter=iterations, **estimators.PLAIN_IBU)
     assert ours.iterations == iterations
     assert np.abs(ours.theta - theirs).max() < 1e-12
 
@@ -196,7 +196,8 @@ def test_set_protocol_peer_ibu_is_ibu_on_support(monkeypatch, name, iterations):
     assert k == K
     assert np.allclose(A, np.where(np.eye(K, dtype=bool), m.p_star, m.q_star), rtol=1e-14, atol=0)
     assert np.abs(obs_freq - support / support.sum()).max() < 1e-15
-    ours = privest.ibu(A / A.sum(axis=1, keepdims=True), support, delta=NO_STOP, max_iter=iterations)
+    ours = privest.ibu(A / A.sum(axis=1, keepdims=True), support, delta=NO_STOP, max_iter=iterations,
+                       **estimators.PLAIN_IBU)
     assert np.abs(ours.theta - theirs).max() < 1e-12
 
 
@@ -209,7 +210,7 @@ def test_gibu_likelihood_at_least_peer_ibu(name):
     m = protocol(name)
     raw, reports = peer_sample(name)
     theirs = aggregate(name, raw, "IBU")
-    ours = privest.gibu([(m, reports)], delta=1e-12, max_iter=100_000, accelerate="squarem")
+    ours = privest.gibu([(m, reports)], delta=1e-12, max_iter=100_000, accelerate="squarem", stop="change")
     assert not ours.capped
     group = m.group(reports)
     assert ours.log_likelihood == pytest.approx(estimators.log_likelihood(ours.theta, [group]), abs=1e-12)
