@@ -18,7 +18,7 @@ rule estimate_part) costs ``startup`` plus, for every (point, run), the work of 
 - the iterative families (ibu, ibu_r, ibu_m, gibu) do every mechanism's cells once an iteration (ibu_m the one average
   matrix), plus a fixed cost per iteration and loop (``iterations``: one loop per mechanism for ibu_r, one for the
   others) and per iteration and group of reports (``group_iterations``: a RAPPOR or protocol group's own pass, its
-  tables and calls); under SQUAREM (``accelerate: squarem``) the fixed cost per update and loop is
+  tables and calls); under SQUAREM (``accelerate: squarem`` or ``squarem-direct``) the fixed cost per update and loop is
   ``squarem_updates`` instead (numpy's calls on vectors of k: about 18 us an update at k = 1024, where the compiled
   plain loop's fixed cost is a few us), for the *iterations* IBU is expected to run there: the mean
   over runs measured by an earlier run of the same study, experiment and family at the nearest point
@@ -233,7 +233,7 @@ def iterations(experiment: Experiment, family: str, value: float, model: Calibra
     measured = model.expected_iterations(f"{experiment.study}/{experiment.name}/{family}", value)
     if measured is not None:
         return min(cap, measured)
-    return min(cap, SQUAREM_UPDATES) if stopping.get("accelerate") == "squarem" else cap
+    return min(cap, SQUAREM_UPDATES) if stopping.get("accelerate") else cap
 
 
 def point_work(experiment: Experiment, family: str, k: int, own_users: float,
@@ -244,7 +244,7 @@ def point_work(experiment: Experiment, family: str, k: int, own_users: float,
     return [run_work(family, [experiment.members[j] for j in point.mechanisms], k,
                      own_users if point.users is None else point.users,
                      iterations(experiment, family, point.value, model),
-                     experiment.stopping_rule.get("accelerate") == "squarem")
+                     experiment.stopping_rule.get("accelerate") is not None)
             for point in experiment.points]
 
 

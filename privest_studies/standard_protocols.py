@@ -158,7 +158,8 @@ def hashes_text(config: Mapping[str, Any]) -> str:
 def stopping_text(config: Mapping[str, Any]) -> str:
     """GIBU's stopping rule as printed on the figures and in the table."""
     rule = study_config(config, STUDY)["ibu"]
-    how = "SQUAREM-accelerated, " if rule.get("accelerate") == "squarem" else ""
+    how = {"squarem": "SQUAREM-accelerated, ", "squarem-direct": "SQUAREM-accelerated (direct steps), "}.get(
+        rule.get("accelerate"), "")
     unit = "updates" if rule.get("accelerate") else "iterations"
     return f"GIBU and [IBU]_R: {how}stop at ΔL < {rule['delta']:g} or {rule['max_iter']:,} {unit}"
 

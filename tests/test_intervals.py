@@ -103,6 +103,21 @@ def test_the_bootstrap_holds_the_boundary_and_agrees_with_fisher_inside():
     assert boot.lower[-1] == 0.0 and (boot.lower <= boot.estimate).all() and (boot.estimate <= boot.upper).all()
 
 
+def test_the_bootstrap_gives_the_same_interval_on_one_thread_or_two(monkeypatch):
+    """The replicates are drawn in turn from rng and estimated on PRIVEST_THREADS threads: the same bytes."""
+    rng_seed = "bootstrap threads"
+    oue = protocols.oue(6, 1.0)
+    reports = oue.sample(privest.rng_for(2026, rng_seed).choice(6, size=2000), privest.rng_for(1, rng_seed))
+    results = []
+    for threads in ("1", "2", "3"):
+        monkeypatch.setenv("PRIVEST_THREADS", threads)
+        result = privest.bootstrap([(oue, reports)], privest.rng_for(2, rng_seed), replicates=15)
+        results.append((result.lower.tobytes(), result.upper.tobytes()))
+    assert results[0] == results[1] == results[2]
+    other = privest.bootstrap([(oue, reports)], privest.rng_for(3, rng_seed), replicates=15)
+    assert (other.lower.tobytes(), other.upper.tobytes()) != results[0]  # the check can fail: another rng differs
+
+
 def test_bad_levels_and_results_without_a_likelihood_are_named():
     with pytest.raises(ValueError, match="level"):
         privest.inv_interval(privest.krr(3, 1.0), np.array([5.0, 3.0, 2.0]), level=1.0)

@@ -48,11 +48,12 @@ __all__ = [
     "squarem",
 ]
 
-Accelerate = Literal["squarem"] | None
+Accelerate = Literal["squarem", "squarem-direct"] | None
 Stop = Literal["gap", "change"]
 PLAIN_IBU = {"accelerate": None, "stop": "change"}
 """The papers' IBU (``gibu(..., **PLAIN_IBU)``): the plain iteration, stopped when L changes by less than delta. The
-defaults (SQUAREM, stopped by the gap) reach the MLE faster; the studies ask for this wherever the papers use IBU."""
+defaults (SQUAREM without its stabilising update, stopped by the gap) reach the MLE faster; the studies ask for this
+wherever the papers use IBU."""
 
 
 def log_likelihood(theta: np.ndarray, groups: Sequence[GroupLike]) -> float:
@@ -101,7 +102,7 @@ def squarem(groups: Sequence[GroupLike], delta: float | None = 1e-10, max_iter: 
 
 
 def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_000,
-         theta0: np.ndarray | None = None, accelerate: Accelerate = "squarem", stop: Stop = "gap") -> IbuResult:
+         theta0: np.ndarray | None = None, accelerate: Accelerate = "squarem-direct", stop: Stop = "gap") -> IbuResult:
     """Generalised IBU (free-will Algorithm 1): the MLE of theta from the reports of several mechanisms.
 
     theta^{t+1}_x = sum_A (n^A/n) sum_z q^A_z theta^t_x A_xz / sum_u theta^t_u A_uz: the columns of all matrix groups
@@ -122,9 +123,11 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
         Stop after this many iterations at most (then ``capped=True``).
     theta0 : array_like, shape (k,), optional
         The starting distribution, with full support (default: uniform).
-    accelerate : {"squarem", None}
-        "squarem" (the default) runs SQUAREM (``squarem``: three updates per step, the same fixed points, far fewer
-        updates; ``iterations`` then counts updates); None the plain iteration of the papers.
+    accelerate : {"squarem-direct", "squarem", None}
+        "squarem" runs SQUAREM (``squarem``: the same fixed points, far fewer updates; ``iterations`` then counts
+        updates) with Varadhan & Roland's stabilising update after each extrapolation (three updates a step);
+        "squarem-direct" (the default) takes the extrapolation itself (two a step: a third fewer passes over the
+        reports, measured); None the plain iteration of the papers.
     stop : {"gap", "change"}
         "gap" (the default) stops at the first estimate whose gap, max_x dL/dtheta_x - 1, is below delta: since L
         is concave and sum_x theta_x dL/dtheta_x = 1, that bounds L(MLE) - L(theta), so the result is within delta
@@ -165,19 +168,20 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
     """
     check_sequence(groups, "groups", minimum=1)
     delta, max_iter = check_stopping(delta, max_iter)
-    check_choice(accelerate, "accelerate", (None, "squarem"))
+    check_choice(accelerate, "accelerate", (None, "squarem", "squarem-direct"))
     check_choice(stop, "stop", ("gap", "change"))
     likelihood = _Likelihood.of([_as_group(item) for item in groups],
                                 dense_sets=accelerate is None and stop == "change")
     theta = _start(likelihood.k, theta0)
-    if accelerate == "squarem":
-        return _squarem(likelihood, theta, delta, max_iter, stop=stop)._holding(likelihood)
+    if accelerate is not None:
+        stabilise = accelerate == "squarem"
+        return _squarem(likelihood, theta, delta, max_iter, stop=stop, stabilise=stabilise)._holding(likelihood)
     return _iterate(likelihood, theta, delta, max_iter, stop)._holding(likelihood)
 
 
 def ibu(A: "np.ndarray | Protocol | Group | SetGroup | BitGroup", q: "np.ndarray | None" = None,
         delta: float = 1e-10, max_iter: int = 10_000, theta0: np.ndarray | None = None,
-        accelerate: Accelerate = "squarem", stop: Stop = "gap") -> IbuResult:
+        accelerate: Accelerate = "squarem-direct", stop: Stop = "gap") -> IbuResult:
     """IBU (free-will eq. 10; IBU paper Algorithm 1): the MLE of theta from the reports of one mechanism.
 
     GIBU with one group: ``gibu([(A, q)], ...)``, or ``gibu([A], ...)`` for a built group.

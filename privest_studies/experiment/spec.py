@@ -43,7 +43,8 @@ class Experiment:
     its synthetic data). score_noisy: also score the pooled noisy reports where the observables are the secrets.
     shokri: the solved Shokri matrices the members need, one file per Shokri member, in member order. stopping: the
     rule of IBU and GIBU, (('delta', d), ('max_iter', m)): the change of the normalised log-likelihood below d, or m
-    iterations; with ('accelerate', 'squarem') (protocol members only) GIBU runs SQUAREM and counts updates.
+    iterations; with ('accelerate', 'squarem' or 'squarem-direct') (protocol members only) GIBU runs SQUAREM and
+    counts updates.
     point_column: the name of the score column that holds the point (default: the axis, eps or n; a study whose
     experiments have different axes names it 'point' and gives the axis as a label). seed_name: the name in the
     seed keys (default: the experiment's name); the experiments of a comparison share one, so that each kind's
