@@ -140,6 +140,12 @@ def comparison_names(label: str, entries: Sequence[tuple]) -> list[str]:
     return [f"{n}_{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
+def config_label(experiment: Experiment) -> str:
+    """The name under studies.<study>.experiments that an experiment of an own study comes from: a comparison's
+    experiments (<label>_<kind>) share it as their seed name (``_experiment``); any other is named by it."""
+    return experiment.seed_name or experiment.name
+
+
 def experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Experiment]]:
     """Every configured study's experiments: study name -> experiment name -> Experiment (a comparison's kinds each
     an experiment of their own). One line naming the key when a comparison's experiment takes a configured name."""
@@ -189,17 +195,20 @@ def prior_size(study: Mapping[str, Any], table: own_csv.Csv | None = None) -> tu
 
 def check_resources(name: str, study: Mapping[str, Any], built: Mapping[str, Experiment] | None = None,
                     size: tuple[int, float] | None = None) -> None:
-    """One line naming the experiment whose largest job the memory model (``cost.largest_job``) puts above this
-    machine's memory, with what drives it, before any job runs. ``built``: the study's experiments (name ->
-    Experiment) and ``size``: its ``prior_size``, where the caller has them (else built and read here)."""
+    """One line naming the experiment (its config key, and which kind of a comparison) whose largest job the memory
+    model (``cost.largest_job``) puts above this machine's memory, with what drives it, before any job runs.
+    ``built``: the study's experiments (name -> Experiment) and ``size``: its ``prior_size``, where the caller has
+    them (else built and read here)."""
     if (size := size or prior_size(study)) is None:
         return
     limit = cost.machine_megabytes()
     built = experiments({"studies": {name: study}})[name] if built is None else built
-    for label, experiment in built.items():
+    for experiment in built.values():
         job, megabytes = cost.largest_job(experiment, *size)
         if megabytes > limit:
-            raise ValueError(f"config key studies.{name}.experiments.{label}: its {job} job needs about "
+            label = config_label(experiment)
+            of = "" if experiment.name == label else f" of {experiment.name}"
+            raise ValueError(f"config key studies.{name}.experiments.{label}: its {job} job{of} needs about "
                              f"{megabytes / 1000:,.0f} GB (k = {size[0]:,}, about {size[1]:,.0f} records, "
                              f"{experiment.runs:,} runs), more than this machine's {limit / 1000:,.0f} GB; lower k, "
                              "n, users or runs")

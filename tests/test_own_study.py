@@ -200,6 +200,17 @@ def test_a_study_that_cannot_fit_this_machine_is_refused_before_any_job(tmp_path
     own_study.check(fits)
 
 
+def test_a_comparison_too_large_for_this_machine_is_named_by_its_config_key(tmp_path):
+    """The message named experiments.cmp_krr, the comparison's expanded experiment, which is no config key: it names
+    the key the user wrote (cmp), and which kind's job is too large."""
+    config = config_with(tmp_path, alphabet={"kind": "linear", "k": 10**7}, runs=1,
+                         experiments={"cmp": {"compare": ["oue", "krr"], "eps": [1.0], "estimators": ["inv"]}})
+    with pytest.raises(ValueError, match=r"^config key studies\.mine\.experiments\.cmp: its mechanisms job of cmp_krr "
+                                         r"needs about 3,600,000 GB \(k = 10,000,000,"):
+        own_study.check(config)
+    assert [own_study.config_label(e) for e in own_study.experiments(config)["mine"].values()] == ["cmp", "cmp"]
+
+
 def test_the_size_before_the_data_job_comes_from_the_config_and_the_files_size(tmp_path):
     (tmp_path / "big.csv").write_text("age,sex\n" + "30,F\n" * 10_000)
     study = {"data": {"csv": str(tmp_path / "big.csv"), "column": "age"}, "alphabet": {"kind": "binned", "min": 0,
