@@ -94,18 +94,19 @@ def _open(path: str, compression: str | None) -> io.BufferedIOBase:
     return opener(path, "rb")
 
 
-def _regular(path: str) -> None:
-    """One line unless ``path`` is a regular file (checked with stat: a FIFO is never opened)."""
+def _regular(path: str) -> os.stat_result:
+    """The stat of ``path``; one line unless it is a regular file (checked with stat: a FIFO is never opened)."""
     try:
-        mode = os.stat(path).st_mode
+        status = os.stat(path)
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file") from None
     except OSError as error:
         raise ValueError(f"{path}: cannot be read ({error.strerror})") from None
-    if stat.S_ISDIR(mode):
+    if stat.S_ISDIR(status.st_mode):
         raise ValueError(f"{path}: a folder, not a CSV file")
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(status.st_mode):
         raise ValueError(f"{path}: not a regular file (a pipe, socket or device); give a CSV file")
+    return status
 
 
 def _compression(path: str) -> str | None:
@@ -205,7 +206,7 @@ def inspect(path: str, data: Mapping[str, Any]) -> Csv:
         In one line naming the file: not a regular file, not CSV (with how to write it as CSV), empty, a header
         without a line break in ``HEAD_BYTES``, a header that does not decode (with the likely encoding).
     """
-    _regular(path)
+    size = _regular(path).st_size
     compression = _compression(path)
     with _open(path, compression) as f:
         head = f.read(1 << 16)
@@ -228,7 +229,7 @@ def inspect(path: str, data: Mapping[str, Any]) -> Csv:
     delimiter = data.get("delimiter") or _sniff(text)
     decimal, thousands = _number_format(path, data, delimiter)
     header = tuple(next(csv.reader([text], delimiter=delimiter)))
-    size, lines = os.stat(path).st_size, max(1, int(ends.size))
+    lines = max(1, int(ends.size))
     records_guess = max(0, round(size * (5 if compression else 1) / (len(head) / lines)) - 1)
     given = data.get("encoding", "utf-8")
     encoding = given if codecs.lookup(codec).name.removesuffix("-sig") == codecs.lookup(given).name else codec

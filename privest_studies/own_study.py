@@ -97,9 +97,9 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
     entries = _members(key, spec, study["alphabet"])
     split = len(entries) if "mechanisms" in spec else 1
     for axis, sizes in (("n", spec.get("n", [])), ("users", [spec["users"]] if "users" in spec else [])):
-        if sizes and min(int(size) for size in sizes) < split:
-            raise ValueError(f"{key}.{axis}: {min(int(size) for size in sizes)} users cannot be split over the "
-                             f"{split} mechanisms (each needs at least one)")
+        if sizes and (fewest := min(int(size) for size in sizes)) < split:
+            raise ValueError(f"{key}.{axis}: {fewest} users cannot be split over the {split} mechanisms (each needs "
+                             "at least one)")
     unknown = [f for f in spec["estimators"] if f not in FAMILIES]
     if unknown:
         raise ValueError(f"{key}.estimators: unknown {unknown}; known: {', '.join(FAMILIES)}")
