@@ -280,6 +280,12 @@ MIN_MEGABYTES = 1000
 """The least a perturb or estimate job declares."""
 
 
+def declared_megabytes(megabytes: float) -> int:
+    """The memory (MB) a job declares for the model's ``megabytes``: times ``MEMORY_MARGIN``, rounded up to a
+    hundred, at least ``MIN_MEGABYTES``."""
+    return max(MIN_MEGABYTES, math.ceil(MEMORY_MARGIN * megabytes / 100) * 100)
+
+
 def report_bytes(member: Member, k: int, users: float) -> tuple[float, float, float]:
     """Bytes of ``users`` users' reports of one mechanism: as stored in the reports archive (bits packed), as an
     estimate job reads one run of them (bits one byte each), and the likelihood structure GIBU and IBU build from
@@ -319,7 +325,7 @@ def job_megabytes(experiment: Experiment, family: str | None, k: int, own_users:
             structures = [size[2] for size in sizes]
             structure = max(structure, sum(structures) if family == "gibu" else max(structures))
     megabytes = BASE_MEGABYTES + (stored + unpacked + structure) / 1e6
-    return max(MIN_MEGABYTES, math.ceil(MEMORY_MARGIN * megabytes / 100) * 100)
+    return declared_megabytes(megabytes)
 
 
 def mechanisms_megabytes(experiment: Experiment, k: int) -> int:
@@ -329,7 +335,7 @@ def mechanisms_megabytes(experiment: Experiment, k: int) -> int:
     matrices = len({(m.kind, m.parameter) for m in experiment.members
                     if m.kind not in PROTOCOL_KINDS and m.kind != "rappor"})
     megabytes = BASE_MEGABYTES + matrices * 3 * 8 * float(k) ** 2 / 1e6
-    return max(MIN_MEGABYTES, math.ceil(MEMORY_MARGIN * megabytes / 100) * 100)
+    return declared_megabytes(megabytes)
 
 
 def mechanisms_megabytes_of(experiment: Experiment) -> int:
@@ -345,7 +351,7 @@ DATA_RECORD_BYTES = 24
 def data_megabytes(records: float) -> int:
     """The memory (MB) a study's data job declares for about ``records`` records."""
     megabytes = BASE_MEGABYTES + DATA_RECORD_BYTES * records / 1e6
-    return max(MIN_MEGABYTES, math.ceil(MEMORY_MARGIN * megabytes / 100) * 100)
+    return declared_megabytes(megabytes)
 
 
 def machine_megabytes() -> int:

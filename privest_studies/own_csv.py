@@ -35,6 +35,8 @@ __all__ = ["HEAD_BYTES", "Csv", "Shape", "chunks", "inspect", "not_encoded", "sh
 HEAD_BYTES = 1 << 20
 """The most ``inspect`` reads (decompressed): the header line must end within it."""
 BLOCK_BYTES = 1 << 24
+DECODE_BYTES = 1 << 22
+"""The blocks ``decode_error_at`` decodes."""
 CHUNK_ROWS = 1 << 20
 DELIMITERS = (",", ";", "\t", "|")
 QUOTE, LF, CR = 0x22, 0x0A, 0x0D
@@ -92,18 +94,19 @@ def _open(path: str, compression: str | None) -> io.BufferedIOBase:
     return opener(path, "rb")
 
 
-def _regular(path: str) -> None:
-    """One line unless ``path`` is a regular file (checked with stat: a FIFO is never opened)."""
+def _regular(path: str) -> os.stat_result:
+    """The stat of ``path``; one line unless it is a regular file (checked with stat: a FIFO is never opened)."""
     try:
-        mode = os.stat(path).st_mode
+        status = os.stat(path)
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file") from None
     except OSError as error:
         raise ValueError(f"{path}: cannot be read ({error.strerror})") from None
-    if stat.S_ISDIR(mode):
+    if stat.S_ISDIR(status.st_mode):
         raise ValueError(f"{path}: a folder, not a CSV file")
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(status.st_mode):
         raise ValueError(f"{path}: not a regular file (a pipe, socket or device); give a CSV file")
+    return status
 
 
 def _compression(path: str) -> str | None:
@@ -203,7 +206,7 @@ def inspect(path: str, data: Mapping[str, Any]) -> Csv:
         In one line naming the file: not a regular file, not CSV (with how to write it as CSV), empty, a header
         without a line break in ``HEAD_BYTES``, a header that does not decode (with the likely encoding).
     """
-    _regular(path)
+    size = _regular(path).st_size
     compression = _compression(path)
     with _open(path, compression) as f:
         head = f.read(1 << 16)
@@ -226,7 +229,7 @@ def inspect(path: str, data: Mapping[str, Any]) -> Csv:
     delimiter = data.get("delimiter") or _sniff(text)
     decimal, thousands = _number_format(path, data, delimiter)
     header = tuple(next(csv.reader([text], delimiter=delimiter)))
-    size, lines = os.stat(path).st_size, max(1, int(ends.size))
+    lines = max(1, int(ends.size))
     records_guess = max(0, round(size * (5 if compression else 1) / (len(head) / lines)) - 1)
     given = data.get("encoding", "utf-8")
     encoding = given if codecs.lookup(codec).name.removesuffix("-sig") == codecs.lookup(given).name else codec
@@ -438,18 +441,34 @@ def _plain_numbers(cells: pd.Series, table: Csv) -> pd.Series:
     return text.str.replace(table.decimal, ".", regex=False)
 
 
+def _line_ends(units: np.ndarray, after_cr: bool) -> int:
+    """The line ends among code units as ``shape`` counts them: LF, CRLF or a lone CR, one each (``after_cr``: the
+    unit before them is a CR, whose CRLF a first LF completes)."""
+    lf, cr = units == LF, units == CR
+    return int(lf.sum() + cr.sum() - (cr[:-1] & lf[1:]).sum()) - int(after_cr and units.size > 0 and lf[0])
+
+
 def decode_error_at(table: Csv) -> tuple[int, int, bytes] | None:
-    """(line, byte offset, the byte) of the first byte of a file that does not decode, reading it in blocks."""
+    """(line, byte offset, the byte) of the first byte of a file that does not decode, reading it in blocks; the line
+    is the physical line (LF, CRLF or a lone CR ends one, counted in the file's code units)."""
     decoder = codecs.getincrementaldecoder(table.codec)()
-    lines, offset = 1, 0
+    size = np.dtype(table.unit).itemsize
+    lines, offset, carry, after_cr = 1, 0, b"", False  # carry: the bytes of a code unit the block cut
     with table.open() as f:
-        while block := f.read(1 << 22):
+        while block := f.read(DECODE_BYTES):
             pending = decoder.getstate()[0]
+            data = carry + block
             try:
                 decoder.decode(block)
             except UnicodeDecodeError as error:
-                data = pending + block
-                return lines + data[:error.start].count(b"\n"), offset - len(pending) + error.start, \
-                    data[error.start:error.start + 1]
-            lines, offset = lines + block.count(b"\n"), offset + len(block)
+                at = offset - len(pending) + error.start
+                # the units before the bad byte not counted yet (none when it is in a sequence the decoder held
+                # back, which holds no line end)
+                before = data[:max(0, at - (offset - len(carry)))]
+                units = np.frombuffer(before[:len(before) - len(before) % size], dtype=table.unit)
+                return lines + _line_ends(units, after_cr), at, (pending + block)[error.start:error.start + 1]
+            units = np.frombuffer(data[:len(data) - len(data) % size], dtype=table.unit)
+            lines += _line_ends(units, after_cr)
+            after_cr = bool(units[-1] == CR) if units.size else after_cr
+            carry, offset = data[len(units) * size:], offset + len(block)
     return None

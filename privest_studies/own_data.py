@@ -156,7 +156,7 @@ def _check_grid(key: str, alphabet: Mapping[str, Any]) -> None:
 # ------------------------------------------------------------------------------------------------ the header
 
 
-def check_header(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any]) -> None:
+def check_header(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any]) -> own_csv.Csv | None:
     """What is cheap before any job: the data source, the alphabet's needs, and a CSV file's header line.
 
     Parameters
@@ -170,7 +170,9 @@ def check_header(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any])
 
     Returns
     -------
-    None
+    own_csv.Csv or None
+        The CSV file as ``own_csv.inspect`` found it (its header, encoding and records guess: read once, passed on
+        by its callers); None for a built-in dataset.
 
     Raises
     ------
@@ -182,18 +184,21 @@ def check_header(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any])
     if ("csv" in data) == ("builtin" in data):
         raise ValueError(f"{key}: give csv (and column) or builtin: one of {', '.join(BUILTINS)}")
     if data.get("builtin") in ("ages", "planar"):
-        return
+        return None
     if "builtin" in data and data["builtin"] != "adult":
         raise ValueError(f"{key}.builtin: unknown dataset {data['builtin']!r}; known: {', '.join(BUILTINS)}")
     _check_alphabet(key, data, alphabet)
+    table = None
     if "csv" in data:
-        own_csv.check_columns(own_csv.inspect(data["csv"], data), columns_of(data, alphabet))
+        table = own_csv.inspect(data["csv"], data)
+        own_csv.check_columns(table, columns_of(data, alphabet))
     elif alphabet["kind"] == "planar":
         raise ValueError(f"{key}: builtin adult has no latitude and longitude; use a linear, binned or categorical "
                          "alphabet")
     elif data["column"] not in ADULT_COLUMNS:
         raise ValueError(f"{key}.column: Adult has no column {data['column']!r}; its columns: "
                          f"{', '.join(ADULT_COLUMNS)}")
+    return table
 
 
 def stamp(data: Mapping[str, Any]) -> str:
@@ -356,11 +361,10 @@ def _judge(tally: _Tally, data: Mapping[str, Any], spec: Mapping[str, Any], sour
 # ------------------------------------------------------------------------------------------------ the sources
 
 
-def _tally_csv(path: str, data: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[_Tally, own_csv.Csv]:
-    """The records of a CSV file, each field count checked against the header (``own_csv.shape``)."""
-    columns = columns_of(data, spec)
-    table = own_csv.inspect(path, data)
-    own_csv.check_columns(table, columns)
+def _tally_csv(table: own_csv.Csv, data: Mapping[str, Any], spec: Mapping[str, Any]) -> _Tally:
+    """The records of a CSV file whose header ``check_header`` checked, each field count checked against the header
+    (``own_csv.shape``)."""
+    path, columns = table.path, columns_of(data, spec)
     tally = _Tally()
     try:
         lines = own_csv.shape(table)
@@ -372,7 +376,7 @@ def _tally_csv(path: str, data: Mapping[str, Any], spec: Mapping[str, Any]) -> t
         raise own_csv.not_encoded(path, *where, data.get("encoding", "utf-8")) from None
     except pd.errors.ParserError as error:
         raise ValueError(f"{path}: {own_csv.shown(' '.join(str(error).split()), 160)}") from None
-    return tally, table
+    return tally
 
 
 def _tally_adult(files: Sequence[str], data: Mapping[str, Any], spec: Mapping[str, Any]) -> _Tally:
@@ -415,12 +419,12 @@ def load(data: Mapping[str, Any], alphabet: Mapping[str, Any],
         the hint data.encoding); else the file and 1-based line (header = line 1) of the first record refused, with
         the count of such records and the setting that drops them.
     """
-    check_header("data", data, alphabet)
+    table = check_header("data", data, alphabet)
     if data.get("builtin") in ("ages", "planar"):
         raise ValueError(f"builtin {data['builtin']} is prebuilt (results/data/): nothing to load")
     columns = columns_of(data, alphabet)
     if "csv" in data:
-        source, (tally, table) = data["csv"], _tally_csv(data["csv"], data, alphabet)
+        source, tally = data["csv"], _tally_csv(table, data, alphabet)
     else:
         source, tally = [str(f) for f in adult_files], _tally_adult(adult_files, data, alphabet)
     _judge(tally, data, alphabet, source, ", ".join(columns))

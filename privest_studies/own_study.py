@@ -97,9 +97,9 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
     entries = _members(key, spec, study["alphabet"])
     split = len(entries) if "mechanisms" in spec else 1
     for axis, sizes in (("n", spec.get("n", [])), ("users", [spec["users"]] if "users" in spec else [])):
-        if sizes and min(int(size) for size in sizes) < split:
-            raise ValueError(f"{key}.{axis}: {min(int(size) for size in sizes)} users cannot be split over the "
-                             f"{split} mechanisms (each needs at least one)")
+        if sizes and (fewest := min(int(size) for size in sizes)) < split:
+            raise ValueError(f"{key}.{axis}: {fewest} users cannot be split over the {split} mechanisms (each needs "
+                             "at least one)")
     unknown = [f for f in spec["estimators"] if f not in FAMILIES]
     if unknown:
         raise ValueError(f"{key}.estimators: unknown {unknown}; known: {', '.join(FAMILIES)}")
@@ -140,6 +140,12 @@ def comparison_names(label: str, entries: Sequence[tuple]) -> list[str]:
     return [f"{n}_{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
+def config_label(experiment: Experiment) -> str:
+    """The name under studies.<study>.experiments that an experiment of an own study comes from: a comparison's
+    experiments (<label>_<kind>) share it as their seed name (``_experiment``); any other is named by it."""
+    return experiment.seed_name or experiment.name
+
+
 def experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Experiment]]:
     """Every configured study's experiments: study name -> experiment name -> Experiment (a comparison's kinds each
     an experiment of their own). One line naming the key when a comparison's experiment takes a configured name."""
@@ -168,10 +174,11 @@ ADULT_RECORDS = 48_842
 """The records of Adult (adult.data and adult.test) and of the built-in ages."""
 
 
-def prior_size(study: Mapping[str, Any]) -> tuple[int, float] | None:
+def prior_size(study: Mapping[str, Any], table: own_csv.Csv | None = None) -> tuple[int, float] | None:
     """(k, the dataset's records) of a study before its data job ran, from the config and the CSV's header and size
-    (``own_csv.Csv.records_guess``); a categorical alphabet without given categories counts 2 (a lower bound). None for
-    the built-in planar dataset (its size is its region's)."""
+    (``own_csv.Csv.records_guess``; ``table``: the CSV as ``own_data.check_header`` inspected it, else inspected
+    here); a categorical alphabet without given categories counts 2 (a lower bound). None for the built-in planar
+    dataset (its size is its region's)."""
     data, alphabet = study["data"], study["alphabet"]
     if data.get("builtin") == "planar":
         return None
@@ -179,28 +186,38 @@ def prior_size(study: Mapping[str, Any]) -> tuple[int, float] | None:
     k = {"linear": lambda: alphabet["k"], "binned": lambda: alphabet["bins"],
          "planar": lambda: alphabet["columns"] * alphabet["rows"],
          "categorical": lambda: len(alphabet.get("categories") or [0, 1])}[kind]()
-    records = own_csv.inspect(data["csv"], data).records_guess if "csv" in data else ADULT_RECORDS
+    if "csv" in data:
+        records = (own_csv.inspect(data["csv"], data) if table is None else table).records_guess
+    else:
+        records = ADULT_RECORDS
     return int(k), float(records)
 
 
-def check_resources(name: str, study: Mapping[str, Any]) -> None:
-    """One line naming the experiment whose largest job the memory model (``cost.largest_job``) puts above this
-    machine's memory, with what drives it, before any job runs."""
-    if (size := prior_size(study)) is None:
+def check_resources(name: str, study: Mapping[str, Any], built: Mapping[str, Experiment] | None = None,
+                    size: tuple[int, float] | None = None) -> None:
+    """One line naming the experiment (its config key, and which kind of a comparison) whose largest job the memory
+    model (``cost.largest_job``) puts above this machine's memory, with what drives it, before any job runs.
+    ``built``: the study's experiments (name -> Experiment) and ``size``: its ``prior_size``, where the caller has
+    them (else built and read here)."""
+    if (size := size or prior_size(study)) is None:
         return
     limit = cost.machine_megabytes()
-    for label, experiment in experiments({"studies": {name: study}})[name].items():
+    built = experiments({"studies": {name: study}})[name] if built is None else built
+    for experiment in built.values():
         job, megabytes = cost.largest_job(experiment, *size)
         if megabytes > limit:
-            raise ValueError(f"config key studies.{name}.experiments.{label}: its {job} job needs about "
+            label = config_label(experiment)
+            of = "" if experiment.name == label else f" of {experiment.name}"
+            raise ValueError(f"config key studies.{name}.experiments.{label}: its {job} job{of} needs about "
                              f"{megabytes / 1000:,.0f} GB (k = {size[0]:,}, about {size[1]:,.0f} records, "
                              f"{experiment.runs:,} runs), more than this machine's {limit / 1000:,.0f} GB; lower k, "
                              "n, users or runs")
 
 
-def data_megabytes(study: Mapping[str, Any]) -> int:
-    """The memory (MB) a study's data job declares (``cost.data_megabytes`` of its likely records)."""
-    size = prior_size(study)
+def data_megabytes(study: Mapping[str, Any], size: tuple[int, float] | None = None) -> int:
+    """The memory (MB) a study's data job declares (``cost.data_megabytes`` of its likely records: those of ``size``,
+    the study's ``prior_size`` as ``check`` returned it, else of ``prior_size`` read here)."""
+    size = size or prior_size(study)
     return cost.data_megabytes(size[1] if size else 0)
 
 
@@ -209,17 +226,24 @@ def prior_sizes(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
     return {name: size for name, study in config.get("studies", {}).items() if (size := prior_size(study))}
 
 
-def check(config: Mapping[str, Any]) -> None:
+def check(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
     """Everything the schema cannot say of the configured studies, before any job: names, mechanisms, estimators,
-    and the data's source and header (``own_data.check_header``: the file, its encoding and columns; its records are
-    the data job's). One line naming the key or the file."""
+    the data's source and header (``own_data.check_header``: the file, its encoding and columns; its records are
+    the data job's) and the memory model (``check_resources``). One line naming the key or the file.
+
+    Returns ``prior_sizes(config)``, from the headers read here (each CSV's header is read once): the cost model's
+    sizes and the data jobs' memory."""
+    sizes = {}
     for name, study in config.get("studies", {}).items():
         key = f"config key studies.{name}"
         if name in RESERVED:
             raise ValueError(f"{key}: {name!r} is taken by the pipeline; choose another study name")
-        own_data.check_header(f"{key}.data", study["data"], study["alphabet"])
-        experiments({"studies": {name: study}})
-        check_resources(name, study)
+        table = own_data.check_header(f"{key}.data", study["data"], study["alphabet"])
+        built = experiments({"studies": {name: study}})[name]
+        if (size := prior_size(study, table)) is not None:
+            sizes[name] = size
+        check_resources(name, study, built, size)
+    return sizes
 
 
 SUMMARY_COLUMNS = ["experiment", "axis", "point", "method", "runs", "emd_mean", "emd_sd"]

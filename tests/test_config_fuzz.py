@@ -87,7 +87,7 @@ def test_fuzz_an_own_study_config_is_refused_in_one_line_or_builds(tmp_path, mon
     config = {**copy.deepcopy(BASE), "studies": {"mine": mutated(seed, csv)}}
     try:
         configuration.check(config, SCHEMA)
-        own_study.check(config)
+        sizes = own_study.check(config)
     except ValueError as error:
         named = config["studies"]["mine"].get("data", {})
         named = named.get("csv") if isinstance(named, dict) and isinstance(named.get("csv"), str) else csv
@@ -96,6 +96,7 @@ def test_fuzz_an_own_study_config_is_refused_in_one_line_or_builds(tmp_path, mon
     experiments = own_study.experiments(config)
     assert set(experiments) == {"mine"} and own_study.figures(config) and own_study.figure_files(config)
     prior = own_study.prior_sizes(config)
+    assert sizes == prior  # what check returns, from the headers it read
     for family_cost in cost.estimate_jobs(experiments, prior=prior):
         assert family_cost.seconds >= 0 and math.isfinite(family_cost.seconds)
     for experiment in experiments["mine"].values():

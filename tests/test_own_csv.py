@@ -142,6 +142,29 @@ def test_an_encoding_that_cannot_read_a_csv_is_named(tmp_path, encoding, says):
     assert says in error_of(own_data.check_header, "k", data, LINEAR)
 
 
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 1 << 22])
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n", b"\n"])
+def test_a_byte_that_does_not_decode_is_named_on_its_line_whatever_the_line_ending(tmp_path, monkeypatch, ending,
+                                                                                     block):
+    """decode_error_at counted LF only: in a CR-only file (old Mac) every byte was on line 1."""
+    monkeypatch.setattr(own_csv, "DECODE_BYTES", block)  # a CRLF cut between blocks is one line end
+    data = {"csv": write(tmp_path, ending.join([b"city,n", b"Bern,1", b"Z\xfcrich,2", b""])), "column": "city"}
+    at = 13 + 2 * len(ending)
+    assert own_csv.decode_error_at(own_csv.inspect(data["csv"], data)) == (3, at, b"\xfc")
+    assert error_of(own_data.load, data, {"kind": "categorical"}).startswith(
+        f"{data['csv']} line 3, byte {at}: b'\\xfc' is not utf-8;")
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 1 << 22])
+def test_a_utf16_character_that_does_not_decode_is_on_its_line_counted_in_code_units(tmp_path, monkeypatch, block):
+    """Line ends are 2-byte code units in UTF-16: two lone CRs end two lines; the byte 0x0A of U+010A ends none (LF
+    counted as a byte said line 2)."""
+    monkeypatch.setattr(own_csv, "DECODE_BYTES", block)
+    content = b"\xff\xfe" + "a\r\u010a\r".encode("utf-16-le") + b"\x00\xd8" + "c\r".encode("utf-16-le")
+    table = own_csv.inspect(write(tmp_path, content), {})
+    assert own_csv.decode_error_at(table) == (3, 10, b"\x00")  # a lone high surrogate
+
+
 def test_the_encoding_hint_names_the_likely_encoding():
     assert own_csv.likely_encoding(b"\x93") == "cp1252"  # a curly quote of Windows
     assert own_csv.likely_encoding(b"\x81") == "latin-1"  # undefined in cp1252

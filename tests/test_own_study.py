@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from privest_studies import cost, own_data, own_study
+from privest_studies import cost, own_csv, own_data, own_study
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = yaml.safe_load((ROOT / "examples" / "own_study" / "config.yaml").read_text())
@@ -200,6 +200,17 @@ def test_a_study_that_cannot_fit_this_machine_is_refused_before_any_job(tmp_path
     own_study.check(fits)
 
 
+def test_a_comparison_too_large_for_this_machine_is_named_by_its_config_key(tmp_path):
+    """The message named experiments.cmp_krr, the comparison's expanded experiment, which is no config key: it names
+    the key the user wrote (cmp), and which kind's job is too large."""
+    config = config_with(tmp_path, alphabet={"kind": "linear", "k": 10**7}, runs=1,
+                         experiments={"cmp": {"compare": ["oue", "krr"], "eps": [1.0], "estimators": ["inv"]}})
+    with pytest.raises(ValueError, match=r"^config key studies\.mine\.experiments\.cmp: its mechanisms job of cmp_krr "
+                                         r"needs about 3,600,000 GB \(k = 10,000,000,"):
+        own_study.check(config)
+    assert [own_study.config_label(e) for e in own_study.experiments(config)["mine"].values()] == ["cmp", "cmp"]
+
+
 def test_the_size_before_the_data_job_comes_from_the_config_and_the_files_size(tmp_path):
     (tmp_path / "big.csv").write_text("age,sex\n" + "30,F\n" * 10_000)
     study = {"data": {"csv": str(tmp_path / "big.csv"), "column": "age"}, "alphabet": {"kind": "binned", "min": 0,
@@ -210,6 +221,25 @@ def test_the_size_before_the_data_job_comes_from_the_config_and_the_files_size(t
     assert own_study.prior_size({"data": {"builtin": "planar"}, "alphabet": {"kind": "planar"}}) is None
     assert own_study.data_megabytes(study) == cost.MIN_MEGABYTES  # the data job's mem_mb
     assert cost.data_megabytes(4e7) == 1700  # 948 MB measured on 4*10^7 records
+
+
+def test_check_reads_each_header_once_and_passes_on_the_sizes(tmp_path, monkeypatch):
+    """check read a CSV's header twice (check_header, then prior_size in check_resources) and built the experiments
+    twice; the workflow read the headers again for the cost model and for each evaluation of the data job's mem_mb,
+    and the data job read it twice (check_header, then its tally). Now check returns the sizes it read."""
+    config = config_with(tmp_path)
+    study = config["studies"]["mine"]
+    inspected, built = [], []
+    inspect, experiments = own_csv.inspect, own_study.experiments
+    monkeypatch.setattr(own_csv, "inspect", lambda *args: inspected.append(args[0]) or inspect(*args))
+    monkeypatch.setattr(own_study, "experiments", lambda *args: built.append(args) or experiments(*args))
+    sizes = own_study.check(config)
+    assert inspected == [study["data"]["csv"]] and len(built) == 1
+    assert sizes == {"mine": own_study.prior_size(study)} == own_study.prior_sizes(config)
+    inspected.clear()
+    assert own_study.data_megabytes(study, sizes["mine"]) == cost.MIN_MEGABYTES and inspected == []
+    own_data.load(study["data"], study["alphabet"])
+    assert inspected == [study["data"]["csv"]]
 
 
 def test_a_first_run_of_a_huge_study_is_warned_over_budget(tmp_path):

@@ -29,13 +29,12 @@ with privest_studies.configuration.one_line_errors(HELD_LOG):
         "free_will": privest_studies.free_will,
         "standard_protocols": privest_studies.standard_protocols,
     }
-    for _module in [
-        *STUDY_MODULES.values(),
-        privest_studies.constrained_counts,
-        privest_studies.own_study,
-        privest_studies.estimator_comparison,
-    ]:
+    for _module in [*STUDY_MODULES.values(), privest_studies.constrained_counts]:
         _module.check(config)
+    # own study -> (k, records) before its data job, from the CSV headers its check read: the cost model's sizes and
+    # the data jobs' memory, without reading the headers again
+    OWN_SIZES = privest_studies.own_study.check(config)
+    privest_studies.estimator_comparison.check(config)
     EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
     EXPERIMENTS |= privest_studies.own_study.experiments(config)
     # study -> runs per estimate job at this scale (config scales.<scale>.estimate.runs_per_job)
@@ -46,9 +45,7 @@ HELD_LOG.release()
 # study's size the config and CSV header tell: the budget's warnings and the chain's priorities (chain_priority). Not
 # again in each job's process.
 ESTIMATE_COSTS = (
-    privest_studies.cost.estimate_jobs(EXPERIMENTS, RUNS_PER_JOB, privest_studies.own_study.prior_sizes(config))
-    if workflow.is_main_process
-    else []
+    privest_studies.cost.estimate_jobs(EXPERIMENTS, RUNS_PER_JOB, OWN_SIZES) if workflow.is_main_process else []
 )
 if workflow.is_main_process:
     privest_studies.cost.warn_once(privest_studies.cost.over_budget(ESTIMATE_COSTS, config["budget"]["job_minutes"]))

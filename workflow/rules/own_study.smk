@@ -31,7 +31,8 @@ rule own_study_data:
     conda:
         "../../envs/privest.yaml"
     resources:
-        mem_mb=lambda w, attempt: attempt * privest_studies.own_study.data_megabytes(OWN[w.own_study]),
+        mem_mb=lambda w, attempt: attempt
+        * privest_studies.own_study.data_megabytes(OWN[w.own_study], OWN_SIZES.get(w.own_study)),
     params:
         data=lambda w: OWN[w.own_study]["data"],
         alphabet=lambda w: OWN[w.own_study]["alphabet"],
