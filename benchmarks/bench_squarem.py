@@ -1,9 +1,9 @@
 """What SQUAREM saves: plain GIBU against ``accelerate="squarem"`` on the same reports, to the same delta.
 
 Run from the repository root: ``.venv/bin/python benchmarks/bench_squarem.py [--delta 1e-10] [--schemes]``. Prints
-one markdown table (both stopping at the change of L below delta): the updates (EM-map evaluations) and seconds of each, their ratios, how much higher SQUAREM's final
-normalised log-likelihood is, and the largest difference of the two estimates. Nothing is written to disk. The plain
-mixture row takes about five minutes on 2 cores.
+one markdown table (both stopping at the change of L below delta): the updates (EM-map evaluations) and seconds of
+each, their ratios, how much higher SQUAREM's final normalised log-likelihood is, and the largest difference of the
+two estimates. Nothing is written to disk. The plain mixture row takes about five minutes on 2 cores.
 
 Problems: OLH (eps 1, a family of 1024 hash functions) and GRR (eps 1) on a Zipf(1.3) over k = 1024 with 10^5
 users; a mixture of OUE (eps 0.5), OLH (eps 2), HR (eps 1) and GRR (eps 4) on the same data; the IBU paper's
