@@ -35,4 +35,4 @@ ibu_r = privest.combine_results(per_mechanism, secret_counts.sum(axis=1))
 print(f"{USERS:,} users on X = {{0..{K - 1}}}, a third each on k-RR (eps 2), geometric (eps 0.5), RAPPOR (eps 3)")
 for name, estimate in [("[IBU]_R", ibu_r), ("GIBU", gibu.theta)]:
     print(f"{name:8} EMD to theta {privest.emd_1d(theta, estimate):.4f}")
-print(f"GIBU stopped after {gibu.iterations:,} iterations" + (" (the cap)" if gibu.capped else ""))
+print(f"GIBU (SQUAREM, the default) stopped after {gibu.iterations:,} updates" + (" (the cap)" if gibu.capped else ""))
