@@ -10,7 +10,7 @@ from scipy.optimize import minimize
 
 from privest import estimators, protocols
 from privest import mechanisms as mech
-from privest.estimators import _bits, _iteration
+from privest.estimators import _bits, _iteration, _squarem
 from privest.groups import matrix_group
 from privest.rappor import RapporReports
 from privest.sampling import rappor, rng_for, sample
@@ -611,7 +611,7 @@ def test_squarem_without_its_stabilising_update_reaches_the_same_mle_in_fewer_pa
         return history[-1]
 
     object.__setattr__(likelihood, "value", recorded)  # a frozen dataclass: the instance's own value, recorded
-    _iteration._squarem(likelihood, np.full(50, 1 / 50), 1e-10, 10_000, stabilise=False)
+    _squarem._squarem(likelihood, np.full(50, 1 / 50), 1e-10, 10_000, stabilise=False)
     accepted = np.maximum.accumulate(history)
     assert len(history) > 10 and np.all(np.diff(accepted) >= 0)
 

@@ -28,9 +28,9 @@ from privest.estimators._iteration import (
     _iterate,
     _iterate_batch,
     _Likelihood,
-    _squarem,
     _start,
 )
+from privest.estimators._squarem import _squarem
 from privest.groups import BitGroup, Group, GroupLike, SetGroup, _as_group, _reported_columns, matrix_group
 from privest.protocols.base import Protocol
 
