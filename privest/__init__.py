@@ -56,9 +56,9 @@ The house (STYLE.md): imports point down in one order, each module importing onl
     -> mechanisms -> sampling -> protocols -> estimators -> counts -> auditing -> privest
 
 (inside the packages: mechanisms linear, planar, properties -> lookup; protocols xxh32 -> packed -> base -> response,
-unary, subsets, hashing -> factories; estimators _iteration -> iterative -> inversion -> mixtures, closed_form,
-rappor, likely, bootstrap). Validators live in ``privest._checks``; privest never imports the study code
-(``privest_studies``), the workflow or the scripts.
+unary, subsets, hashing -> factories; estimators _calls -> _bits, _sets -> _iteration -> iterative -> inversion ->
+mixtures, closed_form, rappor, likely, bootstrap). Validators live in ``privest._checks``; privest never imports the
+study code (``privest_studies``), the workflow or the scripts.
 """
 
 __version__ = "0.1.0"  # the one place of the version: pyproject.toml reads it (tool.setuptools.dynamic)
