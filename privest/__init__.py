@@ -26,6 +26,24 @@ NDSS 2020 consistency post-processings: Base-Pos, Base-Cut, Norm, Norm-Mul, Norm
 (``audit``: an empirical lower bound on the eps a client gives, from its reports). ``mechanisms``, ``protocols`` and
 ``estimators`` are packages, one family a module, that re-export everything: import from the package.
 
+One namespace: every mechanism and protocol is ``privest.<name>``, the matrix mechanisms (``privest.krr``,
+``privest.geometric``, ...) beside the protocols' constructors (``privest.grr``, ``privest.sue``, ``privest.oue``,
+``privest.blh``, ``privest.olh``, ``privest.ss``, ``privest.hr``: what ``privest.protocols.oue`` is) and their type
+``privest.Protocol``; ``ibu``, ``gibu`` and ``bootstrap`` take either (``privest.ibu(privest.oue(k, eps),
+reports)``), and an estimator given what it cannot take names the call that can. Where two things share a name, the
+rule is:
+
+- A module keeps its name. ``privest.rappor`` and ``privest.shokri`` are the modules, as they always were (``from
+  privest import shokri`` imports the module); the function a module is named after is one level down
+  (``privest.shokri.shokri``, also ``privest.mechanisms.shokri``). RAPPOR's sampler ``privest.sampling.rappor`` is
+  ``privest.sample_rappor`` here, beside ``sample`` and ``sample_counts``, and its mechanism (for ``population``)
+  ``privest.Rappor``.
+- A matrix and a protocol are told apart by case and name, never by position: ``privest.krr`` is k-RR's matrix,
+  ``privest.grr`` the same channel as a protocol (reports, not counts); the protocol classes (``GRR``, ``OUE``, ...)
+  stay in ``privest.protocols``, their constructors are what the top level exports.
+- The count paper's mechanisms (``gm``, ``em``, ``wm``, ``um``: column-stochastic, another convention) stay in
+  ``privest.counts``.
+
 Three lookups by name, one per family: ``by_name`` here is the matrix mechanisms' (``privest.mechanisms.by_name``,
 also ``mechanism_by_name``), kept under that name for compatibility; ``protocol_by_name`` is
 ``privest.protocols.by_name`` (the set-valued protocols) and ``count_mechanism_by_name`` is ``privest.counts.by_name``
@@ -38,9 +56,9 @@ The house (STYLE.md): imports point down in one order, each module importing onl
     -> mechanisms -> sampling -> protocols -> estimators -> counts -> auditing -> privest
 
 (inside the packages: mechanisms linear, planar, properties -> lookup; protocols xxh32 -> packed -> base -> response,
-unary, subsets, hashing -> factories; estimators _iteration -> iterative -> inversion -> mixtures, closed_form,
-rappor, likely, bootstrap). Validators live in ``privest._checks``; privest never imports the study code
-(``privest_studies``), the workflow or the scripts.
+unary, subsets, hashing -> factories; estimators _calls -> _bits, _sets -> _iteration -> iterative -> inversion ->
+mixtures, closed_form, rappor, likely, bootstrap). Validators live in ``privest._checks``; privest never imports the
+study code (``privest_studies``), the workflow or the scripts.
 """
 
 __version__ = "0.1.0"  # the one place of the version: pyproject.toml reads it (tool.setuptools.dynamic)
@@ -96,20 +114,25 @@ from privest.mechanisms import (
     by_name,
     check_row_stochastic,
     exponential,
+    geo_indistinguishability_level,
     geometric,
+    geometric_untruncated,
     is_geo_indistinguishable,
     is_ldp,
     krr,
     laplace,
     ldp_level,
     planar_geometric,
+    planar_geometric_remapped,
     planar_laplace,
 )
 from privest.mechanisms import by_name as mechanism_by_name
 from privest.metrics import emd, emd_1d, total_variation
+from privest.protocols import Protocol, blh, grr, hr, olh, oue, ss, sue
 from privest.protocols import by_name as protocol_by_name
 from privest.rappor import RapporReports
-from privest.sampling import population, rng_for, sample, sample_counts, split_users
+from privest.sampling import Rappor, population, rng_for, sample, sample_counts, split_users
+from privest.sampling import rappor as sample_rappor
 
 __all__ = [
     "Alphabet",
@@ -119,6 +142,8 @@ __all__ = [
     "Group",
     "IbuResult",
     "Interval",
+    "Protocol",
+    "Rappor",
     "RapporReports",
     "SetGroup",
     "__version__",
@@ -128,6 +153,7 @@ __all__ = [
     "average",
     "base_cut",
     "base_pos",
+    "blh",
     "bootstrap",
     "by_name",
     "check_row_stochastic",
@@ -139,9 +165,13 @@ __all__ = [
     "emd_1d",
     "estimators",
     "exponential",
+    "geo_indistinguishability_level",
     "geometric",
+    "geometric_untruncated",
     "gibu",
     "groups",
+    "grr",
+    "hr",
     "ibu",
     "ibu_m",
     "ibu_runs",
@@ -168,7 +198,10 @@ __all__ = [
     "norm_mul",
     "norm_sub",
     "normalise",
+    "olh",
+    "oue",
     "planar_geometric",
+    "planar_geometric_remapped",
     "planar_laplace",
     "population",
     "post_pos",
@@ -184,9 +217,12 @@ __all__ = [
     "rng_for",
     "sample",
     "sample_counts",
+    "sample_rappor",
     "sampling",
     "shokri",
     "simplex",
     "split_users",
+    "ss",
+    "sue",
     "total_variation",
 ]

@@ -360,12 +360,29 @@ def check_eps_values(eps: float | np.ndarray, name: str = "eps") -> np.ndarray:
     return eps
 
 
-def check_distribution_pair(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    p, q = as_array(p, "p"), as_array(q, "q")
-    if p.ndim != 1 or p.shape != q.shape:
-        raise ValueError(f"p and q must be 1-D of one length, got shapes {p.shape} and {q.shape}")
-    p, q = check_distribution(p, "p"), check_distribution(q, "q")
+def check_distribution_pair(p: np.ndarray, q: np.ndarray, hint: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """p and q as probability vectors of one length, each renormalised to sum 1; ``hint`` (what to call for a vector
+    that is not a distribution) ends the message of one that is not."""
+    p, q = check_vector_pair(p, q, finite=False)
+    try:
+        p, q = check_distribution(p, "p"), check_distribution(q, "q")
+    except ValueError as error:
+        if not hint:
+            raise
+        raise ValueError(f"{error}; {hint}") from None
     return p / p.sum(), q / q.sum()
+
+
+def check_vector_pair(p: np.ndarray, q: np.ndarray, finite: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """p and q as float64 vectors of one length (at least 1), of finite numbers unless ``finite`` is False."""
+    p, q = as_array(p, "p"), as_array(q, "q")
+    if p.ndim != 1 or p.shape != q.shape or p.size == 0:
+        raise ValueError(f"p and q must be 1-D of one length (at least 1), got shapes {p.shape} and {q.shape}")
+    if finite:
+        for name, array in (("p", p), ("q", q)):
+            if not np.all(np.isfinite(array)):
+                raise ValueError(f"{name} must hold finite numbers only, found {array[~np.isfinite(array)][0]}")
+    return p, q
 
 
 def check_group_size(n: int) -> int:

@@ -9,8 +9,9 @@ from theta report through it alone, and on the same reports every estimator runs
 - the closed form where one exists: the k-RR MLE for GRR (Pinzón et al.).
 
 Each estimate is scored by its distance to theta, the earth mover's distance on an ordinal alphabet (the 1-D
-formula sum |F-hat - F| over the alphabet, applied as it is to estimates that are not distributions) or the total
-variation 1/2 sum |theta-hat - theta| on a categorical one, and by the squared l2 error. Three datasets: the Adult
+formula sum |F-hat - F| over the alphabet, applied as it is to estimates that are not distributions:
+``privest.emd_1d(estimate, theta, signed=True)``) or the total variation 1/2 sum |theta-hat - theta| on a categorical
+one (``privest.total_variation(..., signed=True)``), and by the squared l2 error. Three datasets: the Adult
 ages, a Zipf distribution over k values and a categorical Adult column. Config: ``estimator_comparison``; sizes:
 ``scales.<scale>.estimator_comparison``. The study does not use the experiment chain: one job per dataset and
 protocol runs its every (eps, run) and writes the tidy table of their scores; the summary gathers them.
@@ -63,10 +64,11 @@ def categorical_alphabet(values: Sequence[str], column: str) -> tuple[dict, np.n
 
 
 def distance(estimate: np.ndarray, theta: np.ndarray, ordinal: bool) -> float:
-    """EMD (ordinal, steps of 1: sum |F-hat - F|) or total variation (categorical) between any vector and theta."""
+    """EMD (ordinal, steps of 1: sum |F-hat - F|) or total variation (categorical) between any vector and theta: the
+    library's ``privest.emd_1d(estimate, theta, signed=True)`` or ``privest.total_variation(..., signed=True)``."""
     if ordinal:
-        return float(np.abs(np.cumsum(estimate - theta)).sum())
-    return float(np.abs(estimate - theta).sum() / 2)
+        return privest.emd_1d(estimate, theta, signed=True)
+    return privest.total_variation(estimate, theta, signed=True)
 
 
 def _one_run(kind: str, eps: float, theta: np.ndarray, n: int, rng: np.random.Generator, posts: Sequence[str],

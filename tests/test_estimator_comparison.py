@@ -73,3 +73,26 @@ def test_the_categorical_alphabet_and_the_config_check():
         ec.categorical_alphabet(["a", "a"], "letters")
     with pytest.raises(ValueError, match=r"estimator_comparison\.eps"):
         ec.check(_config() | {ec.STUDY: _config()[ec.STUDY] | {"eps": [1.0, 1.0]}})
+
+
+def test_a_notebook_reproduces_the_pipelines_score_of_a_raw_estimate_with_the_library():
+    """The study's row for the raw unbiased estimate ("base") is privest.emd_1d(raw, theta, signed=True) (ordinal)
+    or privest.total_variation(raw, theta, signed=True) (categorical) of the estimate a notebook draws from the same
+    rng, to the last bit, and the sum |F-hat - F| the study computed before the library had it."""
+    theta = np.array([0.1, 0.3, 0.3, 0.2, 0.1])
+    config = _config(protocols=("oue",), runs=1)
+    study = config[ec.STUDY]
+    for ordinal in (True, False):
+        row = next(r for r in ec.run_protocol("tiny", "oue", theta, ordinal, config) if r["method"] == "base")
+        rng = privest.rng_for(2026, ec.STUDY, "tiny", "oue", 1.0, 0)
+        raw = next(e for m, e, _, _ in ec._one_run("oue", 1.0, theta, 2000, rng, study["posts"], study["ibu"],
+                                                   study["level"]) if m == "base")
+        assert abs(raw.sum() - 1) > 1e-6  # OUE's raw estimate is no distribution: emd_1d alone refuses it
+        with pytest.raises(ValueError, match="signed=True"):
+            (privest.emd_1d if ordinal else privest.total_variation)(raw, theta)
+        if ordinal:
+            assert row["distance"] == privest.emd_1d(raw, theta, signed=True)
+            assert row["distance"] == float(np.abs(np.cumsum(raw - theta)).sum())
+        else:
+            assert row["distance"] == privest.total_variation(raw, theta, signed=True)
+            assert row["distance"] == float(np.abs(raw - theta).sum() / 2)

@@ -644,7 +644,8 @@ def test_ibu_takes_a_protocol_and_its_reports_or_a_group():
     oue, reports = _oue_reports(k=8, n=2000)
     np.testing.assert_array_equal(estimators.ibu(oue, reports).theta, estimators.gibu([(oue, reports)]).theta)
     np.testing.assert_array_equal(estimators.ibu(oue.group(reports)).theta, estimators.gibu([(oue, reports)]).theta)
-    with pytest.raises(TypeError, match=r"a \(mechanism, reports\) pair goes to gibu\(\[pair\]\)"):
+    with pytest.raises(TypeError, match=r"ibu: A is a \(mechanism, reports\) pair: ibu\(mechanism, reports\), or "
+                                        r"privest\.gibu\(\[pair\]\)"):
         estimators.ibu((oue, reports))
     with pytest.raises(ValueError, match="q must be None when A is a group"):
         estimators.ibu(oue.group(reports), reports)

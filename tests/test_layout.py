@@ -6,8 +6,8 @@ IBU loop, sits below everything):
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> packed -> base -> response, unary, subsets, hashing -> factories)
-    -> estimators (_bits, _sets -> _iteration -> _squarem -> iterative -> inversion -> mixtures, closed_form, rappor,
-       likely, bootstrap)
+    -> estimators (_calls -> _bits, _sets -> _iteration -> _squarem -> iterative -> inversion -> mixtures, closed_form,
+       rappor, likely, bootstrap)
     -> counts
     -> auditing -> privest (the top-level re-exports)
 
@@ -69,6 +69,7 @@ ORDER = (
     "privest.protocols.hashing",
     "privest.protocols.factories",
     "privest.protocols",
+    "privest.estimators._calls",
     "privest.estimators._bits",
     "privest.estimators._sets",
     "privest.estimators._iteration",

@@ -57,3 +57,47 @@ def test_total_variation_is_the_emd_under_the_discrete_metric():
 
 def _subsets(k):
     return [np.array([(mask >> i) & 1 for i in range(k)], dtype=bool) for mask in range(1 << k)]
+
+
+def test_signed_emd_1d_by_hand():
+    # p - q = [0.4, 0.3, -0.6], cumulative [0.4, 0.7, 0.1]: the last term is the 0.1 of mass p has and q lacks
+    p, q = np.array([0.6, 0.6, -0.1]), np.array([0.2, 0.3, 0.5])
+    assert emd_1d(p, q, signed=True) == pytest.approx(1.2, abs=1e-15)
+    assert emd_1d(p, q, 2.0, signed=True) == pytest.approx(2.4, abs=1e-15)
+    assert emd_1d(q, p, signed=True) == emd_1d(p, q, signed=True)
+    # a negative entry, summing to 1: cumulative [-0.5, 0.5, 0] -> 1.0, and the unmoved point mass -> 0
+    assert emd_1d([-0.5, 1.0, 0.5], [0.0, 0.0, 1.0], signed=True) == pytest.approx(1.0, abs=1e-15)
+    assert emd_1d([0.0, 2.0, 0.0], [0.0, 2.0, 0.0], signed=True) == 0.0
+    # mass only: two vectors that differ in the last entry, by 0.3, cost 0.3 (one step)
+    assert emd_1d([0.2, 0.8], [0.2, 0.5], signed=True) == pytest.approx(0.3, abs=1e-15)
+
+
+def test_signed_emd_1d_on_distributions_is_the_emd():
+    rng = rng_for(0, "signed emd")
+    for k in (2, 9, 40):
+        p, q = rng.dirichlet(np.ones(k), size=2)
+        assert emd_1d(p, q, 0.5, signed=True) == pytest.approx(emd_1d(p, q, 0.5), abs=1e-14)
+
+
+def test_signed_total_variation_by_hand():
+    assert privest.total_variation([0.75, 0.5, -0.25], [0.0, 0.5, 0.5], signed=True) == pytest.approx(0.75)
+    assert privest.total_variation([0.2, 0.8], [0.2, 0.5], signed=True) == pytest.approx(0.15)
+    rng = rng_for(1, "signed tv")
+    p, q = rng.dirichlet(np.ones(6), size=2)
+    assert privest.total_variation(p, q, signed=True) == pytest.approx(privest.total_variation(p, q), abs=1e-15)
+
+
+@pytest.mark.parametrize("function", ["emd_1d", "total_variation"])
+def test_a_raw_estimate_without_signed_is_refused_naming_signed(function):
+    score = getattr(privest, function)
+    for raw in ([0.6, 0.6, -0.2], [0.5, 0.4, 0.3]):  # a negative entry; non-negative but summing to 1.2
+        with pytest.raises(ValueError, match=rf"p must be a probability .*; .*{function}\(p, q, signed=True\)"):
+            score(raw, [0.2, 0.3, 0.5])
+    with pytest.raises(ValueError, match="p and q must be 1-D of one length"):
+        score([0.2, 0.8], [0.2, 0.3, 0.5], signed=True)
+    with pytest.raises(ValueError, match="q must hold finite numbers only, found nan"):
+        score([0.2, 0.8], [0.2, np.nan], signed=True)
+    with pytest.raises(TypeError, match="p must be an array of numbers"):
+        score("0.2 0.8", [0.2, 0.8], signed=True)
+    with pytest.raises(TypeError, match="signed must be True or False, got 'yes'"):
+        score([0.2, 0.8], [0.2, 0.8], signed="yes")

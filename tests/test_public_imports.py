@@ -423,3 +423,48 @@ def test_public_import_path_is_the_object_of_its_new_home(module, name):
     if module == "privest._kernel" and not _resolve("privest.estimators", "COMPILED_KERNEL"):
         pytest.skip("privest._kernel is not built")
     assert _resolve(module, name) is _resolve(*NEW_HOME[(module, name)])
+
+
+# One namespace (issue 48, item 4): every mechanism and protocol is privest.<name>; a module keeps its name.
+MATRIX_MECHANISMS = ("krr", "geometric", "geometric_untruncated", "laplace", "exponential", "planar_geometric",
+                     "planar_geometric_remapped", "planar_laplace")
+"""The matrix mechanisms' constructors of privest.mechanisms (Shokri et al.'s is the module rule's case below)."""
+
+
+@pytest.mark.parametrize("name", [*importlib.import_module("privest.protocols").NAMES, "Protocol"])
+def test_every_protocol_constructor_is_a_top_level_name(name):
+    import privest
+
+    assert name in privest.__all__ and getattr(privest, name) is getattr(privest.protocols, name)
+
+
+@pytest.mark.parametrize("name", MATRIX_MECHANISMS)
+def test_every_matrix_mechanism_is_a_top_level_name(name):
+    import privest
+
+    assert name in privest.__all__ and getattr(privest, name) is getattr(privest.mechanisms, name)
+
+
+def test_a_module_keeps_its_name_and_its_function_is_one_level_down():
+    import types
+
+    import privest
+
+    for module in ("rappor", "shokri"):
+        namespace: dict = {}
+        exec(f"from privest import {module}", namespace)
+        assert isinstance(namespace[module], types.ModuleType) and namespace[module] is privest.__dict__[module]
+    assert privest.shokri.shokri is privest.mechanisms.shokri
+    assert privest.sample_rappor is privest.sampling.rappor and privest.Rappor is privest.sampling.Rappor
+    assert privest.krr is not privest.grr  # k-RR's matrix and the same channel as a protocol: two names
+
+
+def test_the_protocols_under_their_top_level_names_estimate_as_under_the_package():
+    import numpy as np
+
+    import privest
+
+    rng = privest.rng_for(2026, "one namespace")
+    reports = privest.oue(6, 1.0).sample(np.repeat(np.arange(6), 50), rng)
+    assert np.array_equal(privest.ibu(privest.oue(6, 1.0), reports).theta,
+                          privest.ibu(privest.protocols.oue(6, 1.0), reports).theta)

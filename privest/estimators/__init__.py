@@ -11,6 +11,7 @@ One module per estimator family, re-exported here (import from ``privest.estimat
 ================  ===================================================================================================
 ``iterative``     IBU, GIBU (Algorithm 1), SQUAREM, the batches over runs, the normalised log-likelihood
 ``_iteration``    the iteration engine behind them (plain loop, block loop, compiled loop, SQUAREM, batch); private
+``_calls``        what to call instead: one line for a wrong call (a protocol where a matrix is needed, ...); private
 ``_bits``         GIBU's likelihood on bit-packed reports (byte-sliced tables, one pass); private
 ``inversion``     INV (eq. 7), one LU factorisation for all runs; its variance and normal intervals
 ``mixtures``      [INV]_M and [IBU]_M on the average mechanism, [e]_R

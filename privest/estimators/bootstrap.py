@@ -19,6 +19,7 @@ from privest._checks import (
     check_weights,
 )
 from privest.estimators._bits import threads_from_environment
+from privest.estimators._calls import refuse_groups
 from privest.estimators.iterative import Accelerate, Stop, gibu
 from privest.intervals import Interval
 from privest.protocols import Protocol
@@ -133,6 +134,7 @@ def bootstrap(groups: Sequence[tuple], rng: np.random.Generator, replicates: int
     >>> bool(result.lower[2] == 0.0 or result.lower[2] < 1e-3), bool(result.upper[0] > result.estimate[0])
     (True, True)
     """
+    refuse_groups(groups, "bootstrap", "bootstrap({}, rng)")
     check_sequence(groups, "groups", minimum=1)
     rng = check_rng(rng)
     replicates = check_int(replicates, "replicates", minimum=10)

@@ -10,6 +10,7 @@ from privest._checks import (
     check_positive,
     check_weights,
 )
+from privest.estimators._calls import refuse_matrix
 
 __all__ = [
     "krr_mle",
@@ -48,6 +49,7 @@ def krr_mle(counts: np.ndarray, eps: float) -> np.ndarray:
     >>> privest.krr_mle([50, 30, 15, 5], 1.0).round(4)
     array([0.7705, 0.2295, 0.    , 0.    ])
     """
+    refuse_matrix(counts, "counts", "krr_mle", what="counts", constructors=False)
     counts = as_array(counts, "counts")
     if counts.ndim != 1 or counts.size < 2:
         raise ValueError(f"counts must be a 1-D array of at least 2 values, got shape {counts.shape}")

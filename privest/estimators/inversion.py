@@ -15,6 +15,7 @@ from privest._checks import (
     check_weights,
 )
 from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
+from privest.estimators._calls import refuse_matrix
 from privest.intervals import Interval, normal_interval
 
 __all__ = [
@@ -62,6 +63,7 @@ def inv(A: np.ndarray, q: np.ndarray, post: AnyPost = None, n: int | None = None
         shape (k,) with a positive sum, or post is not one of the values above.
     """
     check_choice(post, "post", POSTS)
+    refuse_matrix(A, "A", "inv")
     A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square for INV, got shape {A.shape}")
@@ -93,6 +95,7 @@ def inv_variance(A: np.ndarray, q: np.ndarray, n: int | None = None) -> np.ndarr
     numpy.ndarray, shape (k,)
         Var[v_x] for each secret x.
     """
+    refuse_matrix(A, "A", "inv_variance")
     A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square for INV, got shape {A.shape}")
@@ -132,6 +135,7 @@ def inv_interval(A: np.ndarray, q: np.ndarray, level: float = 0.95, n: int | Non
     >>> result.estimate.round(3), bool(np.all(result.lower < result.estimate))
     (array([0.516, 0.242, 0.242]), True)
     """
+    refuse_matrix(A, "A", "inv_interval")
     return normal_interval(inv(A, q), inv_variance(A, q, n), level, reports=_users(as_array(q, "q"), n))
 
 
@@ -167,6 +171,7 @@ def inv_runs(A: np.ndarray, counts: np.ndarray) -> np.ndarray:
         If A is not square and row-stochastic, A is singular (condition number >= 1e12), or a row of counts is not
         non-negative with a positive sum.
     """
+    refuse_matrix(A, "A", "inv_runs")
     A = check_row_stochastic(A, "A", atol=1e-9)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square for INV, got shape {A.shape}")

@@ -21,6 +21,7 @@ from privest._checks import (
     check_weights,
 )
 from privest.estimators import _iteration
+from privest.estimators._calls import refuse_groups, refuse_matrix, refuse_protocol_reports
 from privest.estimators._iteration import (
     COMPILED_KERNEL,
     IbuResult,
@@ -60,6 +61,7 @@ def log_likelihood(theta: np.ndarray, groups: Sequence[GroupLike]) -> float:
     """The normalised log-likelihood L(theta) = sum_A (n^A/n) sum_z q^A_z log sum_x theta_x A_xz (Algorithm 1).
 
     theta: a distribution over the k secrets; groups: as in ``gibu``."""
+    refuse_groups(groups, "log_likelihood", "log_likelihood(theta, {})")
     check_sequence(groups, "groups", minimum=1)
     likelihood = _Likelihood.of([_as_group(item) for item in groups])
     return likelihood.value(check_distribution(theta, "theta", likelihood.k))
@@ -93,6 +95,7 @@ def squarem(groups: Sequence[GroupLike], delta: float | None = 1e-10, max_iter: 
     IbuResult
         ``iterations`` counts GIBU updates (three per step, one for the last step a tol stop ends).
     """
+    refuse_groups(groups, "squarem", "squarem({})")
     check_sequence(groups, "groups", minimum=1)
     delta = None if delta is None else check_positive(delta, "delta")
     tol = None if tol is None else check_positive(tol, "tol")
@@ -166,6 +169,7 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
     >>> bool(np.abs(plain.theta - result.theta).max() < 1e-5)
     True
     """
+    refuse_groups(groups, "gibu", "gibu({})")
     check_sequence(groups, "groups", minimum=1)
     delta, max_iter = check_stopping(delta, max_iter)
     check_choice(accelerate, "accelerate", (None, "squarem", "squarem-direct"))
@@ -225,6 +229,7 @@ def ibu(A: "np.ndarray | Protocol | Group | SetGroup | BitGroup", q: "np.ndarray
     >>> privest.ibu(oue, reports).theta.shape
     (5,)
     """
+    refuse_protocol_reports(A, q, "ibu")
     rule = {"delta": delta, "max_iter": max_iter, "theta0": theta0, "accelerate": accelerate, "stop": stop}
     if isinstance(A, Protocol):
         return gibu([(A, q)], **rule)
@@ -232,11 +237,9 @@ def ibu(A: "np.ndarray | Protocol | Group | SetGroup | BitGroup", q: "np.ndarray
         if q is not None:
             raise ValueError("q must be None when A is a group (it holds its reports)")
         return gibu([A], **rule)
-    if isinstance(A, tuple):
-        raise TypeError("A must be a mechanism matrix (k, m), a Protocol or a group; a (mechanism, reports) pair "
-                        "goes to gibu([pair]), or ibu(mechanism, reports)")
     if q is None:
-        raise ValueError("q (the report counts over A's columns) is required with a matrix A")
+        raise ValueError("q (the report counts over A's columns) is required with a matrix A: ibu(A, counts); a "
+                         "protocol's reports go with the protocol, ibu(protocol, reports)")
     if accelerate is not None or stop != "change":
         A = check_row_stochastic(A, "A", atol=1e-9)
         return gibu([matrix_group(A, check_weights(q, A.shape[1], "q"))], **rule)
@@ -279,6 +282,7 @@ def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: 
     ValueError
         If counts is not (R, m), a run's counts are invalid for ``matrix_group``, delta <= 0 or max_iter < 1.
     """
+    refuse_matrix(A, "A", "ibu_runs")
     A = check_row_stochastic(A, "A", atol=1e-9)
     counts = as_array(counts, "counts")
     if counts.ndim != 2 or counts.shape[1] != A.shape[1]:

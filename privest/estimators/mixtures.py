@@ -14,6 +14,7 @@ from privest._checks import (
     check_weights,
 )
 from privest.consistency import AnyPost
+from privest.estimators._calls import refuse_matrix
 from privest.estimators.inversion import inv
 from privest.estimators.iterative import Accelerate, IbuResult, Stop, ibu
 from privest.mechanisms import average
@@ -24,8 +25,11 @@ __all__ = [
     "inv_m",
 ]
 
-def _pooled(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def _pooled(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], function: str
+            ) -> tuple[np.ndarray, np.ndarray]:
     check_sequence(mechanisms, "mechanisms", minimum=1)
+    for i, A in enumerate(mechanisms):
+        refuse_matrix(A, f"mechanisms[{i}]", function)
     check_sequence(counts, "counts")
     if len(mechanisms) != len(counts):
         raise ValueError(f"counts must hold one array per mechanism ({len(mechanisms)}), got {len(counts)}")
@@ -61,7 +65,7 @@ def inv_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], post: 
         If counts does not hold one array per mechanism, the mechanisms differ in shape, or as ``average`` and ``inv``
         (e.g. a singular A[n]).
     """
-    return inv(*_pooled(mechanisms, counts), post=post)
+    return inv(*_pooled(mechanisms, counts, "inv_m"), post=post)
 
 
 def ibu_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], delta: float = 1e-10,
@@ -87,7 +91,7 @@ def ibu_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], delta:
     ValueError
         If counts does not hold one array per mechanism, or as ``average`` and ``ibu``.
     """
-    return ibu(*_pooled(mechanisms, counts), delta=delta, max_iter=max_iter, accelerate=accelerate, stop=stop)
+    return ibu(*_pooled(mechanisms, counts, "ibu_m"), delta=delta, max_iter=max_iter, accelerate=accelerate, stop=stop)
 
 
 def combine_results(estimates: Sequence[np.ndarray], n: Sequence[float]) -> np.ndarray:

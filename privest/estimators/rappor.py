@@ -14,6 +14,7 @@ from privest._checks import (
     check_sequence,
 )
 from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
+from privest.estimators._calls import refuse_matrix
 from privest.rappor import RapporReports, flip_probability
 
 __all__ = [
@@ -56,6 +57,7 @@ def rap(bits: np.ndarray, eps: float | np.ndarray, post: AnyPost = None) -> np.n
     ValueError
         If bits is not a non-empty 2-D matrix, eps is not finite and positive, or post is not one of the values above.
     """
+    refuse_matrix(bits, "bits", "rap", what="bits", constructors=False)
     check_choice(post, "post", POSTS)
     bits = check_bits(bits)
     if bits.shape[0] == 0:
