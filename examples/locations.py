@@ -2,8 +2,8 @@
 Locations on a grid: INV-P against IBU
 ======================================
 
-Locations on a grid: the planar geometric mechanism (geo-indistinguishability, NOTES 2), INV-P against IBU, and
-the EMD with the grid's ground distance in km (POT's exact transport; IBU paper section 7.2).
+Locations on a grid: the planar geometric mechanism (geo-indistinguishability, decisions.md, section 2), INV-P against
+IBU, and the EMD with the grid's ground distance in km (POT's exact transport; IBU paper section 7.2).
 
 A 10 x 8 grid of 0.5 km cells; 50,000 users concentrated around two hot spots. eps is per km.
 

@@ -5,7 +5,7 @@ in 0..n. **Convention (the paper's, kept inside this module only):** ``P[j, i] =
 shape (n + 1, n + 1) and is *column*-stochastic. The rest of privest uses row-stochastic ``A[x, z]``: convert at
 the boundary with ``P.T`` (``as_row_stochastic``). ``alpha = e^-eps`` lies in (0, 1]; alpha near 1 is strong privacy.
 
-What the paper's extraction lost is rebuilt in NOTES section 7:
+What the paper's extraction lost is rebuilt in decisions.md, section 7:
 
 - BasicDP (eqs. 4-6): columns are distributions and ``alpha P[j, i+1] <= P[j, i] <= P[j, i+1] / alpha``.
 - Objectives (Definition 3, eq. 1): ``L_p = sum_i w_i sum_j P[j, i] |i - j|^p``; L0 (p = 0, the probability of a
@@ -14,8 +14,8 @@ What the paper's extraction lost is rebuilt in NOTES section 7:
 - The seven properties (eqs. 7-14): RH, RM (rows), CH, CM (columns), F, WH (diagonal) and S (symmetry).
 - GM (Definition 4, Figure 3), UM (Definition 5), EM (eq. 16 with y from eq. 15) in closed form; any combination of
   properties as a linear program (Theorem 2), solved with HiGHS (``privest.lp``); WM = the L0 optimum under WH + RM
-  (+ S, free by Theorem 1) as the paper's figures build it, and WM (CM) with CM added as its section V-A says (NOTES
-  section 7).
+  (+ S, free by Theorem 1) as the paper's figures build it, and WM (CM) with CM added as its section V-A says
+  (decisions.md, section 7).
 """
 
 import math
@@ -125,7 +125,7 @@ def _cost(n: int, objective: str) -> np.ndarray:
 
 
 def as_row_stochastic(P: np.ndarray) -> np.ndarray:
-    """The same mechanism in privest's convention A[x, z] = P(z | x) (NOTES 1): the transpose."""
+    """The same mechanism in privest's convention A[x, z] = P(z | x) (decisions.md, section 1): the transpose."""
     return np.ascontiguousarray(check_count_mechanism(P, column_stochastic=True).T)
 
 
@@ -152,7 +152,7 @@ def um(n: int) -> np.ndarray:
 
 
 def em_exponents(n: int) -> np.ndarray:
-    """The powers of alpha in EM (eq. 16, NOTES 7): ``e(j, i) = |i-j|`` if ``|i-j| <= m_i``, else
+    """The powers of alpha in EM (eq. 16, decisions.md, section 7): ``e(j, i) = |i-j|`` if ``|i-j| <= m_i``, else
     ``ceil((|i-j| + m_i) / 2)``, with m_i = min(i, n-i). Every column holds the same multiset of exponents as the
     middle column floor(n/2)."""
     n = check_group_size(n)
@@ -311,8 +311,8 @@ def optimal(n: int, alpha: float, objective: str = "L0", properties: Iterable[st
 
 
 def wm(n: int, alpha: float) -> np.ndarray:
-    """WM as the paper's Figures 6, 7 and 9 build it (NOTES section 7): the L0 optimum under BasicDP + WH + RM, no
-    column property. Figure 6 prints CM as '—' for WM, Figure 7's WM favours the extreme outputs for middle inputs,
+    """WM as the paper's Figures 6, 7 and 9 build it (decisions.md, section 7): the L0 optimum under BasicDP + WH + RM,
+    no column property. Figure 6 prints CM as '—' for WM, Figure 7's WM favours the extreme outputs for middle inputs,
     and Figure 9(b) has WM meet GM's score at n = 20, none of which the LP with CM can do (``wm_cm``). The LP has
     many optima; S is added to pick a symmetric one, at no cost (Theorem 1), as Figure 6 lists WM as symmetric."""
     return optimal(n, alpha, "L0", ("WH", "RM", "S"))
@@ -321,7 +321,7 @@ def wm(n: int, alpha: float) -> np.ndarray:
 def wm_cm(n: int, alpha: float) -> np.ndarray:
     """'WM (CM)', WM as section V-A's sentence defines it ("the mechanism with WH, RM and CM properties"): the L0
     optimum under BasicDP + WH + RM + CM (+ S, at no cost). Column monotone by construction; the paper's figures do
-    not fit it (``wm``, NOTES section 7)."""
+    not fit it (``wm``, decisions.md, section 7)."""
     return optimal(n, alpha, "L0", ("WH", "RM", "CM", "S"))
 
 
@@ -341,7 +341,7 @@ def flowchart(properties: Iterable[str], n: int, alpha: float) -> str:
     """Figure 5 / section IV-D: which of the four mechanisms is L0-optimal for a set of required properties.
 
     F -> EM (Theorem 4); else a column property (CH or CM) -> 'WM (CM)', the LP with WH + CM (CM => CH => WH; the
-    paper calls it WM here, NOTES section 7); else WH ->
+    paper calls it WM here, decisions.md, section 7); else WH ->
     GM when n >= 2 alpha / (1 - alpha) (Lemma 2), else the LP with WH alone ('LP-WH'); else (row properties and S
     only) -> GM (Theorem 3). Row properties and S come free in every case.
     """

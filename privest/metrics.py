@@ -47,7 +47,7 @@ def emd_1d(p: np.ndarray, q: np.ndarray, spacing: float = 1.0, *, signed: bool =
     """The earth mover's distance on the linear alphabet {0..k-1} * spacing: ``spacing * sum_x |P(x) - Q(x)|``, with
     P and Q the cumulative distributions (the 1-D closed form).
 
-    It agrees with ``emd(p, q, linear_distances(k, spacing))`` to 1e-9 (NOTES section 4) and costs O(k).
+    It agrees with ``emd(p, q, linear_distances(k, spacing))`` to 1e-9 (decisions.md, section 4) and costs O(k).
 
     With ``signed=True`` p and q may be any finite vectors, such as a raw unbiased estimate (``inv``,
     ``Protocol.estimate``: negative entries, a sum off 1), and the same formula is applied to them as they are, over

@@ -1,4 +1,4 @@
-"""Read the raw Adult and Gowalla files and discretise them into secrets (NOTES section 5).
+"""Read the raw Adult and Gowalla files and discretise them into secrets (decisions.md, section 5).
 
 Adult (UCI): ``adult.data`` + ``adult.test`` = 48,842 persons; ages on X = {0..k-1}, k = 100; binary targets income
 (>50K), gender (Male) and young (age < threshold) for the count-data paper.
@@ -336,7 +336,7 @@ def discretise_checkins(lat: np.ndarray, lon: np.ndarray, box: Box, grid: Grid) 
     """The cell (int64 index of ``grid``) of every check-in inside ``box``, and counts kept and dropped by reason.
 
     Check-ins outside the box (bounds inclusive) are dropped, counted in the provenance and logged; the others are
-    projected with ``box.to_km`` and assigned floor(km / cell_km), clamped to the grid (NOTES section 5). A
+    projected with ``box.to_km`` and assigned floor(km / cell_km), clamped to the grid (decisions.md, section 5). A
     coordinate that is not finite, or a latitude outside [-90, 90] or a longitude outside [-180, 180], raises
     ValueError: it is a broken record, not a check-in elsewhere.
     """
@@ -354,7 +354,7 @@ def discretise_checkins(lat: np.ndarray, lon: np.ndarray, box: Box, grid: Grid) 
 
 
 def planar_region_choice(kind: str, requested: str) -> str:
-    """NOTES section 5 ``planar_region``: ``auto`` is Manhattan with the full SNAP file, else San Francisco.
+    """``planar_region`` (decisions.md, section 5): ``auto`` is Manhattan with the full SNAP file, else San Francisco.
 
     ``manhattan`` with only the San Francisco extract raises ValueError; ``san_francisco`` works with either file.
     """

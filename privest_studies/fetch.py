@@ -5,6 +5,9 @@ A file is acceptable when it matches one entry of a list of accepted versions, e
 size}``: the name is the file's name in the mirror directory, the kind says which format it is (for Gowalla the full
 SNAP file ``snap_full`` or the San Francisco extract ``sf_box``), and every checksum or size given must match.
 
+The mirror is optional: a directory of copies of the raw files for machines that cannot reach the official URLs. One
+that does not exist is skipped (and named in the error when no source gave the file).
+
 The URL phase fails fast: all attempts at all URLs share one time budget (``timeout`` seconds, 10 by default), which is
 also the socket timeout, so an unreachable site costs at most that long before the mirror is tried. The file is written
 through ``io.atomic_path``: on failure nothing is left at the target.
@@ -156,6 +159,9 @@ def _try_mirror(
     if mirror is None or str(mirror) == "":
         tried.append("mirror: none configured")
         return None
+    if not Path(mirror).is_dir():
+        tried.append(f"mirror {mirror}: no such directory")
+        return None
     for entry in accepted:
         source = Path(mirror) / entry.name
         if not source.is_file():
@@ -223,7 +229,9 @@ def fetch(
             record = _try_mirror(mirror, tmp, accepted, tried)
         if record is None:
             expected = " or ".join(entry.describe() for entry in accepted)
-            raise FetchError(f"could not fetch {target}: tried {'; '.join(tried) or 'no source'}; expected {expected}")
+            raise FetchError(f"could not fetch {target}: tried {'; '.join(tried) or 'no source'}; expected {expected};"
+                             " where the official URL cannot be reached, put one of these files in a directory and"
+                             " name it as the mirror (config data.mirror)")
     if provenance is not None:
         save_json(provenance, record)
     return record

@@ -1,6 +1,6 @@
 """The free-will privacy study: the mechanism sets of Tables 4-8 as experiments of the one chain
-(``privest_studies.experiment``: the whole set at every n point, users split equally over it, NOTES 6), the
-closed-form bounds of Propositions 2 and 3 and the non-informative example of eq. (11). The verdicts of Tables 1
+(``privest_studies.experiment``: the whole set at every n point, users split equally over it, decisions.md, section 6),
+the closed-form bounds of Propositions 2 and 3 and the non-informative example of eq. (11). The verdicts of Tables 1
 and 2 and the findings, computed from measured EMDs, are ``privest_studies.free_will_verdicts``.
 
 Config: ``free_will`` (alphabets, mechanism sets, figures, tables, findings) and ``scales.<scale>.free_will`` (n,

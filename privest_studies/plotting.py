@@ -74,7 +74,7 @@ def save(fig: plt.Figure, *paths: str | Path) -> None:
 
 
 def stopping_note(stopping: dict) -> str:
-    """The IBU stopping rule as printed on figures (NOTES 3: it is part of the result)."""
+    """The IBU stopping rule as printed on figures (decisions.md, section 3: it is part of the result)."""
     return f"IBU stops at ΔL < {stopping['delta']:g} or {stopping['max_iter']:,} iterations"
 
 

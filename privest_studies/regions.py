@@ -1,7 +1,7 @@
 """The geography of the planar datasets: latitude/longitude boxes, their projection to km, and region names.
 
 A region (config ``regions``) is a box on the map cut into a grid of square cells (``privest.alphabets.Grid``);
-NOTES section 5 fixes the projection.
+the projection is fixed in decisions.md, section 5.
 """
 
 from dataclasses import dataclass
@@ -28,7 +28,7 @@ def region_name(spec: dict) -> str:
 
 @dataclass(frozen=True)
 class Box:
-    """A latitude/longitude box, bounds inclusive, projected to km about its centre (NOTES section 5)."""
+    """A latitude/longitude box, bounds inclusive, projected to km about its centre (decisions.md, section 5)."""
 
     lat_min: float
     lat_max: float

@@ -30,7 +30,7 @@ def main() -> None:
     fig.text(0.5, 0.0, f"Y = holds at every n in {grid['n']} and α in {grid['alpha']}, N = at none, — = depends"
              " (holds/points in brackets). Green: as the paper prints it; orange: differs; grey: not in the paper's"
              " table. WM = L0 optimum under WH + RM (+ S, free), as the paper's figures build it; WM (CM) adds CM,"
-             " as its section V-A says (NOTES 7).", ha="center", va="top", fontsize=7, wrap=True)
+             " as its section V-A says (Decisions, section 7).", ha="center", va="top", fontsize=7, wrap=True)
     plotting.save(fig, *snakemake.output)
 
 

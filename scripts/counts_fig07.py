@@ -1,5 +1,5 @@
 """Rule counts_fig07: Figure 7, GM, WM and EM for a small group as heatmaps (one colour scale), with WM (CM) beside
-them (NOTES 7: the paper's WM is the one without CM)."""
+them (decisions.md, section 7: the paper's WM is the one without CM)."""
 
 import numpy as np
 
@@ -24,8 +24,8 @@ def main() -> None:
     printed = snakemake.params.published
     fig.text(0.45, -0.06, "P(true answer) = the mean diagonal, i.e. for uniformly distributed inputs; the paper"
              f" prints {printed['GM']} for GM and {printed['EM']} for EM. WM: L0 optimum under WH + RM, as the"
-             " paper's figures build it; WM (CM) adds CM, as its section V-A says (NOTES 7).", ha="center", va="top",
-             fontsize=7)
+             " paper's figures build it; WM (CM) adds CM, as its section V-A says (Decisions, section 7).",
+             ha="center", va="top", fontsize=7)
     plotting.save(fig, *snakemake.output)
 
 

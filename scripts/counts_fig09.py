@@ -28,8 +28,8 @@ def main() -> None:
         ax.set_title(f"Figure 9({chr(97 + k)}): scores against n, α = {alpha:.4g}")
         ax.legend(fontsize=7, loc="center right")
         fig.text(0.5, -0.02, f"GM is weakly honest from n = 2α/(1-α) = {threshold:.4g} ({where}). WM = L0 optimum"
-                 " under WH + RM (the paper's figures), WM (CM) adds CM (its section V-A, dotted; NOTES 7); the"
-                 " dashed LP asks for WH alone.", ha="center", va="top", fontsize=7)
+                 " under WH + RM (the paper's figures), WM (CM) adds CM (its section V-A, dotted; Decisions,"
+                 " section 7); the dashed LP asks for WH alone.", ha="center", va="top", fontsize=7)
         plotting.save(fig, *snakemake.output[2 * k:2 * k + 2])
 
 

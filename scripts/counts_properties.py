@@ -36,8 +36,8 @@ def main() -> None:
             f"The checker (privest.counts.properties, tolerance {tolerance:g}) on every n in {grid['n']} and alpha in"
             f" {grid['alpha']}: Y = holds on all of them, N = on none, — = depends. 'paper' is Figure 6 as printed"
             " (empty: the paper's table has no row for it). WM is the L0 optimum under WH + RM (+ S, free), as the"
-            " paper's figures build it; WM (CM) adds CM, as its section V-A says (NOTES 7). The paper has no WM (CM)"
-            " column.\n\n"
+            " paper's figures build it; WM (CM) adds CM, as its section V-A says (Decisions, section 7). The paper"
+            " has no WM (CM) column.\n\n"
             + tables.markdown_table(table, columns))
     files.write_text(snakemake.output.markdown, text)
 

@@ -1,4 +1,5 @@
-"""Rule counts_published: the count paper's checkable numbers (NOTES section 8) beside ours, one row each, as numbers.
+"""Rule counts_published: the count paper's checkable numbers (decisions.md, section 8) beside ours, one row each, as
+numbers.
 
 The published values come from workflow/report/papers.yaml (params.published), typed there once from the paper's
 text; ours are computed from privest.counts (closed forms, the LP and the property checker). Nothing is judged here:
@@ -120,8 +121,8 @@ def main() -> None:
     row("Section I, Figure 7", quantity.format("WM"), "between EM's and GM's", f"{diagonal['WM']:.4f}",
         diagonal["WM"], "between", diagonal["EM"], reference_high=diagonal["GM"])
 
-    # NOTES section 7: the paper's sentence defines WM with WH, RM and CM; its Figures 6, 7 and 9 fit WH + RM only.
-    # Both are built (counts.wm, counts.wm_cm); each row shows both mechanisms' numbers.
+    # decisions.md, section 7: the paper's sentence defines WM with WH, RM and CM; its Figures 6, 7 and 9 fit WH + RM
+    # only. Both are built (counts.wm, counts.wm_cm); each row shows both mechanisms' numbers.
     where, tol = "WM's definition", params.tolerance
     wm, wm_cm = counts.wm(n, alpha), counts.wm_cm(n, alpha)
     cm = {name: counts.properties(P, alpha, tol=tol)["CM"] for name, P in (("WM", wm), ("WM (CM)", wm_cm))}

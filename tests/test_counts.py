@@ -189,8 +189,8 @@ def test_nine_combinations_collapse_to_the_papers_four_behaviours():
 
 
 def test_wm_is_the_papers_figures_mechanism_and_wm_cm_its_sentences():
-    """NOTES section 7: WM (WH + RM) has no column property and meets GM's score from n = 2a/(1-a) (Figure 9(b) at
-    alpha = 10/11, n = 20); WM (CM) is column monotone and stays above GM there (alpha > 1/2: GM is not CM)."""
+    """decisions.md, section 7: WM (WH + RM) has no column property and meets GM's score from n = 2a/(1-a) (Figure 9(b)
+    at alpha = 10/11, n = 20); WM (CM) is column monotone and stays above GM there (alpha > 1/2: GM is not CM)."""
     alpha = 10 / 11
     wm, wm_cm = counts.wm(20, alpha), counts.wm_cm(20, alpha)
     assert counts.loss(wm) == pytest.approx(counts.gm_score(alpha), abs=LP_TOL)

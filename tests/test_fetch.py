@@ -134,6 +134,28 @@ def test_fetch_of_a_corrupted_mirror_file_fails_in_one_line_and_leaves_nothing(m
     assert _leftovers(out) == []
 
 
+def test_fetch_downloads_without_a_mirror_directory(server: str, tmp_path: Path) -> None:
+    """The mirror is optional: the default ../shared/datasets absent, the official URL gives the file."""
+    record = fetch.fetch(tmp_path / "out", ADULT_ACCEPTED, urls=[f"{server}/adult.data"],
+                         mirror=tmp_path / "no_shared" / "datasets", timeout=5, attempts=1)  # fmt: skip
+    assert record["source"] == "url" and record["failed_attempts"] == []
+    assert (tmp_path / "out").read_bytes() == CONTENT
+
+
+def test_a_missing_mirror_directory_and_an_unreachable_url_fail_in_one_line_naming_both(tmp_path: Path) -> None:
+    """No source: the message names the URL tried, the mirror directory that does not exist (not each file in it)
+    and what to do, on one line."""
+    absent = tmp_path / "no_shared" / "datasets"
+    with pytest.raises(fetch.FetchError) as error:
+        fetch.fetch(tmp_path / "raw" / "adult.data", ADULT_ACCEPTED, urls=[UNREACHABLE], mirror=absent, timeout=1,
+                    attempts=1, backoff=0)  # fmt: skip
+    message = str(error.value)
+    assert "\n" not in message and UNREACHABLE in message
+    assert f"mirror {absent}: no such directory" in message and str(absent / "adult.data") not in message
+    assert message.endswith("put one of these files in a directory and name it as the mirror (config data.mirror)")
+    assert _leftovers(tmp_path / "raw") == []
+
+
 def test_fetch_error_names_every_accepted_version(tmp_path: Path) -> None:
     with pytest.raises(fetch.FetchError) as error:
         fetch.fetch(tmp_path / "checkins", GOWALLA_ACCEPTED, mirror=tmp_path / "nowhere")

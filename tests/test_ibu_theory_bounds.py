@@ -13,7 +13,7 @@ from privest_studies import ibu_theory, tables
 
 
 def test_the_formulas_give_277_28_and_7818_5_not_the_printed_227_28_and_7238():
-    """NOTES 8: the paper prints 227.28/n and 7238/n; its own formulas give these."""
+    """decisions.md, section 8: the paper prints 227.28/n and 7238/n; its own formulas give these."""
     assert ibu_theory.inv_krr_upper_bound(100, 2.0) == pytest.approx(277.2812534690527, rel=1e-12)
     assert ibu_theory.inv_geometric_lower_bound(0.05) == pytest.approx(7818.545619659913, rel=1e-12)
     alpha, beta = math.exp(-0.05), 1 / (1 - math.exp(-0.05))

@@ -1,4 +1,4 @@
-"""The rules the house keeps (issue 29; /work/shared/STYLE.md "Growing the house"), read from the source with ``ast``.
+"""The rules the house keeps (issue 29; the house style's "Growing the house"), read from the source with ``ast``.
 
 Imports point down, in this order (each module imports only modules to its left; ``privest._kernel``, the compiled
 IBU loop, sits below everything):

@@ -1,8 +1,8 @@
 """Matrix mechanisms ``A[x, z] = P(z | x)``: rows are secrets, columns observables, float64, rows summing to 1.
 
 The mechanisms of the free-will paper (k-RR, truncated linear and planar geometric, Shokri et al.) and of the IBU
-paper (untruncated linear geometric, linear and planar Laplace, exponential), as NOTES section 2 fixes them, and the
-privacy checks a researcher asks of a matrix: "is it eps-LDP?", "is it eps*d geo-indistinguishable?".
+paper (untruncated linear geometric, linear and planar Laplace, exponential), as decisions.md, section 2, fixes them,
+and the privacy checks a researcher asks of a matrix: "is it eps-LDP?", "is it eps*d geo-indistinguishable?".
 
 epsilon of the geometric, Laplace and exponential mechanisms is per unit of distance: per step on {0..k-1}, per km on
 a planar ``Grid``.

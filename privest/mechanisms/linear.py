@@ -119,7 +119,7 @@ def geometric_untruncated(k: int, eps: float, z_min: int, z_max: int) -> np.ndar
 
 
 def laplace(k: int, eps: float) -> np.ndarray:
-    """Linear Laplace mechanism on X = Z = {0..k-1} (IBU paper section 7.3, NOTES section 2).
+    """Linear Laplace mechanism on X = Z = {0..k-1} (IBU paper section 7.3, decisions.md, section 2).
 
     Continuous noise of density (eps/2) e^{-eps|t|} is added to x and the result is remapped to the nearest integer of
     {0..k-1}: P(z|x) is the noise mass of the cell [z - 1/2, z + 1/2] - x, the border cells extending to -inf and +inf.
@@ -159,7 +159,7 @@ def laplace(k: int, eps: float) -> np.ndarray:
 
 
 def exponential(distances: np.ndarray, eps: float) -> np.ndarray:
-    """Exponential mechanism in its geo-indistinguishable form (IBU paper section 7.3, NOTES section 2).
+    """Exponential mechanism in its geo-indistinguishable form (IBU paper section 7.3, decisions.md, section 2).
 
     P(z|x) = e^{-eps d(x,z)/2} / sum_z' e^{-eps d(x,z')/2} over Z = X.
     For a metric d it is eps*d geo-indistinguishable: the kernel ratio is at most e^{eps d(x,x')/2} by the triangle

@@ -24,8 +24,9 @@ def by_name(kind: str, alphabet: Alphabet, eps: float) -> np.ndarray:
     Parameters
     ----------
     kind : {"krr", "geometric", "laplace", "exponential"}
-        geometric and laplace are the linear mechanisms (eqs. 2-3) on a linear alphabet and the planar ones (NOTES 2)
-        on a grid (categories have no geometry: refused); krr and exponential work on every alphabet.
+        geometric and laplace are the linear mechanisms (eqs. 2-3) on a linear alphabet and the planar ones
+        (decisions.md, section 2) on a grid (categories have no geometry: refused); krr and exponential work on every
+        alphabet.
     alphabet : Alphabet
         The secrets (and, for these mechanisms, the observables).
     eps : float

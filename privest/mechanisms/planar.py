@@ -1,5 +1,5 @@
-"""The planar mechanisms on a ``Grid`` (free-will and IBU papers, NOTES section 2): the planar geometric and planar
-Laplace mechanisms, eps per km, and their remapping to a coarser output grid.
+"""The planar mechanisms on a ``Grid`` (free-will and IBU papers, decisions.md, section 2): the planar geometric and
+planar Laplace mechanisms, eps per km, and their remapping to a coarser output grid.
 
 The planar mechanisms draw a point of the plane (a cell centre of the infinite grid for the geometric mechanism, any
 point for the Laplace one) and remap it to the nearest cell of the grid, that is they clamp its cell indices. Along one
@@ -94,7 +94,7 @@ def _planar_geometric_window(a: float, corner: float) -> int:
     has 8m points, all with r >= m) = 8 q^M (M (1-q) + q) / (1-q)^2 with M = W + 1 and q = e^-a, which decreases in M
     once M > 1/a. W is the first step of 1/a beyond corner + 1/a where it falls below PLANAR_RELATIVE_TAIL e^{-a
     corner}: then each entry has its relative precision, not just an absolute one, and the mass left out of the total
-    (at least 1) is far below the 1e-12 of NOTES section 2.
+    (at least 1) is far below the 1e-12 of decisions.md, section 2.
     """
     one_minus_q = -math.expm1(-a)
     log_target = math.log(PLANAR_RELATIVE_TAIL) - a * corner
@@ -196,7 +196,8 @@ def _planar_laplace_quadrants(size: int, b: float) -> np.ndarray:
 
 
 def planar_laplace(grid: Grid, eps: float) -> np.ndarray:
-    """Planar Laplace mechanism on the cells of ``grid``, remapped to the nearest cell (IBU paper 7.3, NOTES 2).
+    """Planar Laplace mechanism on the cells of ``grid``, remapped to the nearest cell (IBU paper 7.3, decisions.md,
+    section 2).
 
     Continuous noise of density (eps^2 / 2pi) e^{-eps r} (r in km, eps per km) around the true cell's centre; the
     noisy point is reported as the cell containing it, border cells extending to infinity. P(z|x) is the noise mass

@@ -3,8 +3,8 @@ how they are stored (rule mechanisms) and read back (rules perturb and estimate)
 
 Storage (npz): ``kinds`` and ``parameters`` (D,) of the experiment's distinct mechanisms, ``k``, and ``A`` (D, k, m)
 when every one is a matrix, else ``A{j}`` (k, m) for each matrix member j (RAPPOR has 2^k observables: never a matrix,
-NOTES 2; the standard protocols of ``privest.protocols`` report sets, not columns); ``hashes`` (D,) when a member is a
-protocol (BLH and OLH: the size of the hash family, -1 for seeds from 2^32; -1 for the others).
+decisions.md, section 2; the standard protocols of ``privest.protocols`` report sets, not columns); ``hashes`` (D,) when
+a member is a protocol (BLH and OLH: the size of the hash family, -1 for seeds from 2^32; -1 for the others).
 """
 
 from collections.abc import Mapping, Sequence

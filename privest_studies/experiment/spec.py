@@ -2,10 +2,10 @@
 (eps, or the number of users n), the runs per point and the estimator families applied to the reports; plain data,
 passed to every job of the chain as a dict.
 
-At each point the users are split as equally as possible over that point's mechanisms (NOTES 6) and each reports once.
-The IBU paper's experiments are instances with one mechanism per eps point; the free-will paper's mechanism sets
-(Tables 4-8) are instances with the whole set at every n point; a researcher's own study from config is another
-instance.
+At each point the users are split as equally as possible over that point's mechanisms (decisions.md, section 6) and each
+reports once. The IBU paper's experiments are instances with one mechanism per eps point; the free-will paper's
+mechanism sets (Tables 4-8) are instances with the whole set at every n point; a researcher's own study from config is
+another instance.
 """
 
 import dataclasses

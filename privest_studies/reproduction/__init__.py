@@ -1,8 +1,9 @@
 """The reproduction: every figure and table of the three papers judged, our outputs beside the papers' numbers.
 
-A catalogue (workflow/report/papers.yaml) lists each paper's figures and tables and the in-text numbers NOTES 8 asks
-for, with the files of ours that reproduce each and the checks that compare them. Nothing here reads a file:
-scripts/reproduction.py loads the outputs, this package judges them, ``privest_studies.rendering`` writes the report.
+A catalogue (workflow/report/papers.yaml) lists each paper's figures and tables and the in-text numbers set
+beside ours (decisions.md, section 8), with the files of ours that reproduce each and the checks that compare them.
+Nothing here reads a file: scripts/reproduction.py loads the outputs, this package judges them,
+``privest_studies.rendering`` writes the report.
 
 - ``records``: the statuses, a comparison, a check's outcome, a judged item;
 - ``placeholders``: the catalogue's {config...}, {scale...} and {published...} filled in;

@@ -246,9 +246,9 @@ def surfaces(outputs: Outputs, config: Mapping, figure: str, expected: Mapping[s
 
 
 def rappor_concavity(outputs: Outputs, config: Mapping, k: int, eps: float, n_from: int) -> Outcome:
-    """Figure 4 (NOTES 8): at eps = 1 and |X| = 10 the log-likelihood of RAPPOR is strictly concave with probability
-    about one for n >= 25 (at least config report.concave_probability): the bound's value at n_from, and at every n
-    from n_from on the simulated fraction's exact (Clopper-Pearson) interval at the report's level, which agrees
+    """Figure 4 (decisions.md, section 8): at eps = 1 and |X| = 10 the log-likelihood of RAPPOR is strictly concave with
+    probability about one for n >= 25 (at least config report.concave_probability): the bound's value at n_from, and at
+    every n from n_from on the simulated fraction's exact (Clopper-Pearson) interval at the report's level, which agrees
     when it lies at or above the least probability, differs when it lies below, and is undecided across it."""
     table = outputs["ibu_consistency/tables/fig04_rappor.csv"]
     rows = table[(table["k"] == k) & np.isclose(table["eps"], eps) & (table["n"] >= n_from)].sort_values("n")
@@ -296,11 +296,11 @@ def fixed_points(outputs: Outputs, config: Mapping, tolerance: float) -> Outcome
 
 
 def section7_6(outputs: Outputs, config: Mapping) -> Outcome:
-    """Section 7.6 (NOTES 8): each printed constant C of the bound C/n against the paper's own formula; whether the
-    exact error of INV on the Adult ages keeps the formula's bound and the printed one (an upper bound is violated
-    when the exact constant lies above it, a lower one when below); and our simulation against the exact constant
-    (the exact value inside the simulated mean's interval at the report's level, Student t on runs - 1 degrees of
-    freedom)."""
+    """Section 7.6 (decisions.md, section 8): each printed constant C of the bound C/n against the paper's own formula;
+    whether the exact error of INV on the Adult ages keeps the formula's bound and the printed one (an upper bound is
+    violated when the exact constant lies above it, a lower one when below); and our simulation against the exact
+    constant (the exact value inside the simulated mean's interval at the report's level, Student t on runs - 1 degrees
+    of freedom)."""
     table = outputs["ibu_consistency/tables/section7_6.csv"]
     level = _level(config)
     comparisons = []

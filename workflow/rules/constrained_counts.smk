@@ -119,7 +119,8 @@ rule counts_scores:
 
 
 rule counts_published:
-    """NOTES section 8: the paper's checkable numbers (Example 1, GM's score and thresholds, Figure 7) beside ours."""
+    """The paper's checkable numbers (Example 1, GM's score and thresholds, Figure 7) beside ours (decisions.md,
+    section 8)."""
     output:
         table="results/constrained_counts/tables/published.csv",
         markdown="results/constrained_counts/tables/published.md",
