@@ -7,7 +7,10 @@ records are read, not copied: a new record that moves a number fails here until 
 A statement is a number with a unit of time or size (`4.7 min`, `about 10 s`, `1-4 GB`, `95-108 µs`). Its paragraph
 names the record it comes from, and the record holds the same quantity to the statement's rounding (`4.7 min` is
 4.65-4.75 min; `about 90 s`, whose zero is not significant, 85-95 s). The few that are settings or limits rather than
-measurements (a default of Snakemake's, a config key's value) are listed in SETTINGS with the reason.
+measurements (a default of Snakemake's, a config key's value) are listed in SETTINGS with the reason; the
+measurements no committed record holds yet, in UNRECORDED, to be recorded or dropped. A paragraph's number may match
+any number of the record it names; the whole runs' times (`make reproduce` at both scales, the own-study example)
+must equal their record's own line.
 """
 
 import re
