@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from test_workflow_module import fresh_clone
 
 from privest.sampling import rng_for
 
@@ -636,10 +637,36 @@ def own_study_dir(tmp_path: Path, **changes) -> Path:
     return tmp_path
 
 
-def test_the_own_study_example_runs_end_to_end_from_config_alone(tmp_path):
-    work = own_study_dir(tmp_path)
-    snakemake("--cores", "2", "--directory", str(work), "own_studies", "--configfile", str(work / "own.yaml"),
-              cwd=work)
+OWN_STUDY_GUIDE = ROOT / "docs" / "site" / "guide" / "own-study.md"
+
+
+def guide_commands(page: Path, holding: str) -> list[str]:
+    """The commands of a docs page that start with .venv/bin/ and hold `holding`: the lines of its sh blocks and its
+    inline code."""
+    text = page.read_text()
+    blocks = [line for block in re.findall(r"^```sh\n(.*?)^```", text, re.M | re.S) for line in block.splitlines()]
+    inline = re.findall(r"`(\.venv/bin/[^`]+)`", " ".join(text.split()))
+    return list(dict.fromkeys(c.strip() for c in blocks + inline if c.strip().startswith(".venv/bin/")
+                              and holding in c))
+
+
+def test_the_own_study_example_and_its_report_run_as_the_guide_writes_them_from_a_fresh_checkout(tmp_path):
+    """docs/site/guide/own-study.md's run command and report command, word for word, from the root of a fresh copy
+    of the checkout (its files as a clone holds them, `.venv` linked to this environment): the study's outputs and an
+    HTML report with the study's section. The report once failed on the papers' figures, which this run never
+    builds, when the command named no target."""
+    commands = guide_commands(OWN_STUDY_GUIDE, "--configfile examples/own_study/config.yaml")
+    (command,) = [c for c in commands if "--report" not in c]
+    (report,) = [c for c in commands if "--report results/report.html" in c]
+    work = fresh_clone(tmp_path / "privest")
+    (work / ".venv").symlink_to(Path(sys.prefix))
+    assert (work / ".venv" / "bin" / "snakemake").exists(), f"no snakemake in {sys.prefix}/bin"
+    for line in (command, report):
+        result = subprocess.run(line.split(), cwd=work, capture_output=True, text=True, timeout=900,
+                                env={**os.environ, "PYTHONHASHSEED": "0"})
+        assert result.returncode == 0, f"{line} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    html = (work / "results" / "report.html").read_text(errors="replace")
+    assert len(html) > 100_000 and "ages_mixture" in html
     results = work / "results" / "ages_mixture"
     for name in ("krr_by_eps", "mixture_by_n", "side_by_side"):
         for ext in ("pdf", "png"):

@@ -7,6 +7,7 @@ shows what is tested."""
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -60,10 +61,10 @@ def checkout_status() -> str:
     return "\n".join(line for line in status.splitlines() if not line.endswith(CACHES))
 
 
-def files_changed_since(start: float) -> list[str]:
-    """Every file under the checkout (outside .git, .venv and the caches) changed since `start`."""
+def files_changed_since(start: float, root: Path = ROOT) -> list[str]:
+    """Every file under `root`, the checkout by default (outside .git, .venv and the caches), changed since `start`."""
     changed = []
-    for folder, dirs, names in os.walk(ROOT):
+    for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if d not in {".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache"}]
         changed += [os.path.join(folder, n) for n in names
                     if not n.endswith(".pyc") and os.lstat(os.path.join(folder, n)).st_mtime >= start]
@@ -96,6 +97,11 @@ def test_privest_as_a_module_of_another_workflow_builds_everything_in_its_direct
     assert "privest_fetch" not in plan  # the targets need no dataset
     snakemake("--cores", "2", cwd=tmp_path)
     assert_built_here(tmp_path, start, status_before)
+    # The page's report command, of what was built: privest's captions of the count paper's table included.
+    assert "snakemake --report report.html" in " ".join(GUIDE.read_text().split())
+    snakemake("--report", "report.html", cwd=tmp_path)
+    assert (tmp_path / "report.html").stat().st_size > 10_000
+    assert checkout_status() == status_before and files_changed_since(start) == []
 
 
 SNAKEDEPLOY = shutil.which("snakedeploy", path=str(Path(sys.executable).parent))
@@ -117,15 +123,18 @@ def fresh_clone(destination: Path) -> Path:
 
 @pytest.mark.skipif(SNAKEDEPLOY is None, reason="snakedeploy is not installed (the lock has it for Python < 3.13)")
 def test_snakedeploy_deploys_the_checkout_with_its_config_and_licence_and_the_deployment_runs(tmp_path):
-    """`snakedeploy deploy-workflow` as the docs page runs it: no warning about the Snakefile's path, the config
-    directory or the licence (its one warning: no top-level profiles/); the deployed config is privest's own and the
-    schema accepts it (a dry run of everything); the deployed Snakefile, its one path line pointed at the checkout's
-    workflow/Snakefile (snakedeploy writes a local source's path relative to it), builds the tiny study and the
-    paper target in the deployment."""
+    """`snakedeploy deploy-workflow` and the `sed` line after it, as the docs page writes them, from a directory
+    beside a fresh clone: no warning about the Snakefile's path, the config directory or the licence (its one
+    warning: no top-level profiles/); the deployed config is privest's own and the schema accepts it (a dry run of
+    everything); the deployed Snakefile, its one path line pointed by sed at the clone's workflow/Snakefile
+    (snakedeploy writes a local source's path relative to it), builds the tiny study and the paper target in the
+    deployment, and neither the clone nor the checkout changes."""
     status_before, start = checkout_status(), time.time() - 2
-    (command,) = [line for line in guide_block("sh", "snakedeploy").splitlines() if line.startswith("snakedeploy")]
+    deploy, point = guide_block("sh", "snakedeploy").strip().splitlines()
     source = fresh_clone(tmp_path / "privest")
-    result = run([SNAKEDEPLOY, *command.replace("/path/to/privest", str(source)).split()[1:]], tmp_path)
+    source_start = time.time() - 2
+    assert deploy.startswith("snakedeploy ") and point.startswith("sed ")
+    result = run([SNAKEDEPLOY, *shlex.split(deploy.replace("/path/to/privest", str(source)))[1:]], tmp_path)
     output = result.stdout + result.stderr
     for warning in SNAKEDEPLOY_WARNINGS:  # what snakedeploy's deploy.py warns of (it prints no level)
         assert warning not in output, output
@@ -135,15 +144,16 @@ def test_snakedeploy_deploys_the_checkout_with_its_config_and_licence_and_the_de
     assert (deployed / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
     snakefile = (deployed / "workflow" / "Snakefile").read_text()
     assert snakefile.count('"workflow/Snakefile"') == 1 and "use rule * from privest" in snakefile, snakefile
-    (deployed / "workflow" / "Snakefile").write_text(
-        snakefile.replace('"workflow/Snakefile"', f'"{ROOT / "workflow" / "Snakefile"}"'))
-    shutil.rmtree(source)
+    run(shlex.split(point.replace("/path/to/privest", str(source))), tmp_path)
+    pointed = (deployed / "workflow" / "Snakefile").read_text()
+    assert pointed == snakefile.replace('"workflow/Snakefile"', f'"{source / "workflow" / "Snakefile"}"'), pointed
     plan = snakemake("--dry-run", "--cores", "2", cwd=deployed).stdout  # privest's rule all: every paper's target
     assert "rule reproduction:" in plan and "rule fetch:" in plan
     (deployed / "config" / "tiny.yaml").write_text(yaml.safe_dump(tiny_study(deployed)))
     (run_line,) = [line for line in guide_block("sh", "tiny.yaml").splitlines() if line.startswith("snakemake")]
     snakemake(*run_line.split()[1:], cwd=deployed)
     assert_built_here(deployed, start, status_before)
+    assert files_changed_since(source_start, source) == []
 
 
 def test_the_catalog_file_states_a_deployment_and_the_report():
