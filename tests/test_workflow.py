@@ -636,8 +636,8 @@ def own_study_dir(tmp_path: Path, **changes) -> Path:
 
 def test_the_own_study_example_runs_end_to_end_from_config_alone(tmp_path):
     work = own_study_dir(tmp_path)
-    snakemake("--cores", "2", "--directory", str(work), "own_studies", "--configfile", str(work / "own.yaml"),
-              cwd=work)
+    run = snakemake("--cores", "2", "--directory", str(work), "own_studies", "--configfile", str(work / "own.yaml"),
+                    cwd=work)
     results = work / "results" / "ages_mixture"
     for name in ("krr_by_eps", "mixture_by_n", "side_by_side"):
         for ext in ("pdf", "png"):
@@ -649,9 +649,27 @@ def test_the_own_study_example_runs_end_to_end_from_config_alone(tmp_path):
                                          "side_by_side_olh"}
     # points x runs x (noisy + methods) of each experiment; the comparison's protocols have no noisy row
     assert len(scores) == 3 * 5 * 4 + 3 * 5 * 4 + 4 * 5 * (4 + 3 + 3)
-    summary = pd.read_csv(results / "tables" / "summary.csv").set_index(["experiment", "point", "method"])
+    summary = pd.read_csv(results / "tables" / "summary.csv")
+    assert list(summary.columns) == ["figure", "experiment", "axis", "point", "method", "runs", "emd_mean", "emd_sd",
+                                     "rank", "best"]
+    ranked = summary[summary["method"] != "noisy"]
+    for _, point in ranked.groupby(["figure", "point"]):  # rank 1 is the lowest mean, and the best names it
+        assert point.loc[point["rank"] == 1, "emd_mean"].min() == point["emd_mean"].min()
+        assert point["best"].nunique() == 1
+    assert set(summary.loc[summary["figure"] == "side_by_side", "experiment"]) == {
+        "side_by_side_krr", "side_by_side_oue", "side_by_side_olh"}
+    summary = summary.set_index(["experiment", "point", "method"])
     gibu, ibu_r = (summary.loc[("mixture_by_n", 10000.0, m), "emd_mean"] for m in ("GIBU", "[IBU]_R"))
     assert gibu < ibu_r  # the free-will paper's finding, on this example
+    assert summary.loc[("mixture_by_n", 10000.0, "GIBU"), "rank"] < summary.loc[("mixture_by_n", 10000.0, "[IBU]_R"),
+                                                                                "rank"]
+    # k-RR at eps 0.5 on 100 ages: IBU reaches the example's cap of 5,000 iterations (measured: every run)
+    capped = pd.read_csv(results / "tables" / "capped.csv")
+    capped_scores = scores[scores["capped"]].groupby(["experiment", "point", "method"]).size()
+    assert len(capped) == len(capped_scores) > 0
+    assert capped["capped_runs"].tolist() == capped_scores.tolist() and (capped["iterations"] == 5000).all()
+    assert "ages_mixture: the iteration cap stopped" in run.stderr
+    assert "ages_mixture/side_by_side_krr: IBU at eps=0.5 stopped at the cap (5,000 iterations)" in run.stderr
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -707,9 +725,10 @@ def test_the_adult_example_runs_a_categorical_a_binned_a_compared_and_a_mixed_st
     scores = pd.read_csv(occupation / "tables" / "scores.csv")
     compared = scores[scores["experiment"].str.startswith("protocols_by_eps_")]
     assert set(compared["experiment"]) == {f"protocols_by_eps_{kind}" for kind in ("grr", "oue", "olh", "ss")}
-    assert compared["emd"].between(0, 1).all()  # total variation
+    assert "emd" not in scores and compared["tv"].between(0, 1).all()  # total variation, named so
+    assert "tv_mean" in pd.read_csv(occupation / "tables" / "summary.csv")
     mixture = scores[scores["experiment"] == "free_will_by_n"]
-    assert mixture.loc[mixture["method"] == "GIBU", "emd"].notna().all()
+    assert mixture.loc[mixture["method"] == "GIBU", "tv"].notna().all()
     assert mixture.loc[mixture["method"] == "[IBU]_R", "note"].str.contains("RAPPOR").all()
     binned = pd.read_csv(hours / "tables" / "scores.csv")
     assert binned["emd"].notna().all() and (binned["emd"] > 0).all()
