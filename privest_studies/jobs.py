@@ -1,7 +1,8 @@
 """What every Snakemake script shares: a failure is one line on stderr and exit status 1, and the full traceback in
 the job's log; the log of a job that worked records the seconds spent starting the process (interpreter and imports)
 and doing the work. While the job runs, whatever it logs through ``logging`` at INFO (progress lines of ``Progress``,
-the Shokri LP's rounds, ...) goes to its log, before those lines.
+the Shokri LP's rounds, ...) goes to its log, before those lines; its progress lines go to the console too (the
+job's stderr, which Snakemake shows), a few of them (``ConsoleGate``), named by the job's log directory.
 
 Every job computes on one thread: the BLAS and OpenMP pools are limited to one thread around the work, whatever the
 rule's ``threads``, ``--set-threads`` or OPENBLAS_NUM_THREADS say, since OpenBLAS splits a solve or a product by its
@@ -54,9 +55,48 @@ LOGGERS = ("privest", "privest_studies")
 code's (``Progress`` logs to ``privest_studies.progress``); other libraries' records do not."""
 
 
+CONSOLE_SECONDS, CONSOLE_STEP, CONSOLE_QUIET = 10.0, 0.1, 60.0
+"""The console's progress lines of a job (``ConsoleGate``): at most one every 10 s and 10% of the work, or a minute."""
+
+
+class ConsoleGate(logging.Filter):
+    """Which progress lines of a job reach the console: one once ``seconds`` have passed and ``step`` more of the
+    work (a record's ``fraction``, from ``Progress``) is done since the last line shown, or once ``quiet`` seconds
+    have passed without one (a long unit's heartbeat, work of unknown size). A job shorter than ``seconds`` shows
+    none; a long one about ten, and one a minute at most beyond them."""
+
+    def __init__(self, seconds: float = 10.0, step: float = 0.1, quiet: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic):
+        super().__init__()
+        self.seconds, self.step, self.quiet, self.clock = seconds, step, quiet, clock
+        self.last, self.fraction = clock(), 0.0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now, fraction = self.clock(), getattr(record, "fraction", None)
+        since = now - self.last
+        moved = fraction is not None and fraction - self.fraction >= self.step - 1e-9  # 0.3 - 0.2 < 0.1 in floats
+        if since >= self.quiet or (since >= self.seconds and moved):
+            self.last, self.fraction = now, self.fraction if fraction is None else fraction
+            return True
+        return False
+
+
+def _console(log: Sequence[str]) -> logging.Handler:
+    """A handler of progress records for the console (stderr), gated by ``ConsoleGate``, each line prefixed with the
+    job's log directory under logs/ ('ages_mixture/side_by_side_krr: estimate ibu: ...')."""
+    parts = Path(log[0]).parent.parts
+    below = len(parts) - parts[::-1].index("logs") if "logs" in parts else len(parts) - 1
+    name = "/".join(parts[below:]) or Path(log[0]).stem
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{name}: %(message)s"))
+    handler.addFilter(ConsoleGate(CONSOLE_SECONDS, CONSOLE_STEP, CONSOLE_QUIET))
+    return handler
+
+
 def _open_log(log: Sequence[str]) -> list[logging.Handler]:
-    """Empty the log files and send the INFO records of ``LOGGERS`` to them, one message a line."""
-    handlers = []
+    """Empty the log files and send the INFO records of ``LOGGERS`` to them, one message a line; and a few progress
+    lines to the console (``_console``)."""
+    handlers: list[logging.Handler] = []
     for path in log:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         handler = logging.FileHandler(path, mode="w")
@@ -67,16 +107,21 @@ def _open_log(log: Sequence[str]) -> list[logging.Handler]:
         logger.setLevel(logging.INFO)
         for handler in handlers:
             logger.addHandler(handler)
+    if handlers:
+        console = _console(log)
+        logging.getLogger("privest_studies.progress").addHandler(console)
+        handlers.append(console)
     return handlers
 
 
 def _close_log(handlers: Sequence[logging.Handler], text: str) -> None:
     for handler in handlers:
-        for name in LOGGERS:
+        for name in (*LOGGERS, "privest_studies.progress"):
             logging.getLogger(name).removeHandler(handler)
         handler.close()
-        with open(handler.baseFilename, "a") as f:
-            f.write(text)
+        if isinstance(handler, logging.FileHandler):
+            with open(handler.baseFilename, "a") as f:
+                f.write(text)
 
 
 def run_or_exit(fn: Callable[[], T], log: Sequence[str] = ()) -> T:
@@ -153,6 +198,12 @@ class Progress:
         speed = (self.clock() - self.started) / done_weight if self.done and done_weight > 0 else 1.0
         return speed * sum(self.weights[self.done:])
 
+    def fraction(self) -> float | None:
+        """The share of the work done, by weight (None where the work's size is not known)."""
+        if self.weights is None or sum(self.weights) <= 0:
+            return None
+        return sum(self.weights[:self.done]) / sum(self.weights)
+
     def line(self, what: str) -> str:
         """``<job>: <what>, elapsed 1m12s, remaining ~4m50s (est.)`` (no remaining time without weights)."""
         left = "" if self.weights is None else f", remaining ~{duration(self.remaining())} (est.)"
@@ -182,7 +233,7 @@ class Progress:
                 self._running = None
         with self._lock:  # the unit is done (not when it raised)
             self.done += count
-            self.logger.info(self.line(", ".join([label, *details])))
+            self.logger.info(self.line(", ".join([label, *details])), extra={"fraction": self.fraction()})
 
     def _beat(self, stop: threading.Event) -> None:
         while not stop.wait(self.heartbeat):

@@ -25,7 +25,9 @@ figure for all of them.
 key or the file; the data job (``own_data.load``) reads every record and names the file and line of a bad one.
 """
 
+import csv
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -246,20 +248,87 @@ def check(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
     return sizes
 
 
-SUMMARY_COLUMNS = ["experiment", "axis", "point", "method", "runs", "emd_mean", "emd_sd"]
+def error_of(columns: Sequence[str]) -> str:
+    """The error column of a study's scores (``experiment.error_column``: ``emd``, or ``tv`` on categories)."""
+    if (found := [c for c in ("emd", "tv") if c in columns]) == []:
+        raise ValueError(f"scores: no error column (emd or tv) among {list(columns)}")
+    return found[0]
 
 
-def summary(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
-    """Mean and standard deviation of the EMD over runs per (experiment, point, method), from tidy score rows (raw
-    estimates and methods that could not run left out)."""
+def summary_columns(error: str) -> list[str]:
+    """The columns of summary.csv, the error's named by its metric (``emd_mean``, or ``tv_mean`` on categories)."""
+    return ["figure", "experiment", "axis", "point", "method", "runs", f"{error}_mean", f"{error}_sd", "rank", "best"]
+
+
+def summary(rows: Sequence[Mapping[str, Any]], figures: Mapping[str, Sequence[str]] | None = None) -> list[dict]:
+    """Mean and standard deviation of the error (``emd`` or ``tv``, as the scores name it) over runs per (experiment,
+    point, method), from tidy score rows (raw estimates and methods that could not run left out), and how the methods
+    rank at each point of a figure: ``rank`` 1 for the lowest mean error (methods with equal means share the better
+    rank), ``best`` the method(s) of rank 1, the same on every row of the point. ``figures``: figure -> the
+    experiments it shows (``figures(config)[study]``; a comparison's kinds rank together, named '<method>
+    (<experiment>)' in ``best``); None: each experiment its own figure. The noisy reports are summarised, not ranked
+    (no figure shows them)."""
+    error = error_of(list(rows[0])) if rows else "emd"
+    figure_of = {e: figure for figure, shown in (figures or {}).items() for e in shown}
     groups: dict[tuple, list[float]] = {}
     for row in rows:
-        if np.isfinite(float(row["emd"])):
+        if np.isfinite(float(row[error])):
             key = (row["experiment"], row["axis"], float(row["point"]), row["method"])
-            groups.setdefault(key, []).append(float(row["emd"]))
-    return [{"experiment": e, "axis": axis, "point": point, "method": m, "runs": len(v), "emd_mean": float(np.mean(v)),
-             "emd_sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0}
-            for (e, axis, point, m), v in sorted(groups.items())]
+            groups.setdefault(key, []).append(float(row[error]))
+    result = [{"figure": figure_of.get(e, e), "experiment": e, "axis": axis, "point": point, "method": m,
+               "runs": len(v), f"{error}_mean": float(np.mean(v)),
+               f"{error}_sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0, "rank": "", "best": ""}
+              for (e, axis, point, m), v in sorted(groups.items())]
+    by_point: dict[tuple, list[dict]] = {}
+    for row in result:
+        if row["method"] != "noisy":
+            by_point.setdefault((row["figure"], row["point"]), []).append(row)
+    for ranked in by_point.values():
+        means = [row[f"{error}_mean"] for row in ranked]
+        several = len({row["experiment"] for row in ranked}) > 1
+        for row, mean in zip(ranked, means, strict=True):
+            row["rank"] = 1 + sum(other < mean for other in means)
+        best = [f"{row['method']} ({row['experiment']})" if several else row["method"]
+                for row in ranked if row["rank"] == 1]
+        for row in ranked:
+            row["best"] = best[0] if len(best) == 1 else f"{', '.join(best)} (tied)"
+    return result
+
+
+CAPPED_COLUMNS = ["experiment", "axis", "point", "method", "capped_runs", "runs", "iterations"]
+
+
+def capped(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """The (experiment, point, method)s of tidy score rows in which the iteration cap stopped IBU (or GIBU, [IBU]_R,
+    [IBU]_M) in at least one run: how many runs of how many, and the iterations they reached (the cap)."""
+    groups: dict[tuple, list[tuple[bool, int]]] = {}
+    for row in rows:
+        key = (row["experiment"], row["axis"], float(row["point"]), row["method"])
+        groups.setdefault(key, []).append((str(row["capped"]) in ("True", "true", "1"), int(float(row["iterations"]))))
+    return [{"experiment": e, "axis": axis, "point": point, "method": m, "capped_runs": sum(c for c, _ in runs),
+             "runs": len(runs), "iterations": max(i for c, i in runs if c)}
+            for (e, axis, point, m), runs in sorted(groups.items()) if any(c for c, _ in runs)]
+
+
+def capped_lines(study: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per row of ``capped`` (as read back from capped.csv): '<study>/<experiment>: IBU at eps=0.5 stopped
+    at the cap (5,000 iterations) in 5 of 5 runs'."""
+    return [f"{study}/{r['experiment']}: {r['method']} at {r['axis']}={float(r['point']):g} stopped at the cap "
+            f"({int(r['iterations']):,} iterations) in {r['capped_runs']} of {r['runs']} runs" for r in rows]
+
+
+def capped_report(studies: Sequence[str], since: float) -> list[str]:
+    """The end of a run's list of capped estimates: for each study whose results/<study>/tables/capped.csv this run
+    wrote (modified at or after ``since``, the run's start) and lists any, where the list is and ``capped_lines``."""
+    lines = []
+    for study in studies:
+        path = Path("results") / study / "tables" / "capped.csv"
+        if path.is_file() and path.stat().st_mtime >= since:
+            with open(path, newline="") as f:
+                if rows := list(csv.DictReader(f)):
+                    lines += [f"{study}: the iteration cap stopped {len(rows)} estimate(s) (listed in {path}):",
+                              *(f"  {line}" for line in capped_lines(study, rows))]
+    return lines
 
 
 def figure_files(config: Mapping[str, Any]) -> list[str]:

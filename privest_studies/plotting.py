@@ -1,5 +1,6 @@
 """One matplotlib style for every figure, and saving a figure as PDF and PNG atomically."""
 
+import math
 import re
 from pathlib import Path
 
@@ -163,6 +164,52 @@ def value_ticks(ax, values, axis: str = "x", integers: bool = False) -> None:
     (ax.xaxis if axis == "x" else ax.yaxis).set_minor_locator(matplotlib.ticker.NullLocator())
 
 
+def _mantissa(value: float) -> int:
+    """The leading digit of a tick's value (3 for 0.03 and 300)."""
+    value = abs(float(value))
+    return round(value / 10 ** math.floor(math.log10(value))) if value > 0 else 0
+
+
+def drop_overlapping_tick_labels(fig, pad: float = 2.0) -> None:
+    """Blank the tick labels that would overprint another on any axis of ``fig`` (a log axis labels some minor ticks:
+    '0.009' ran into '0.01'): the major ticks' labels are kept first (the two ends, then the rest in order), then the
+    minor ones (mantissas 2, 5, 3, 4, 6, 7, 8, 9 in turn), each where its box, ``pad`` pixels wider, overlaps none
+    kept. The ticks are then fixed where they are drawn now (the axis limits too), so saving draws the same."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    priority = {2: 0, 5: 1, 3: 2, 4: 3, 6: 4, 7: 5, 8: 6, 9: 7}
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            low, high = sorted(limits)
+            ticks = {}
+            for minor in (False, True):
+                locs = axis.get_minorticklocs() if minor else axis.get_majorticklocs()
+                labels = [t.label1 for t in (axis.get_minor_ticks if minor else axis.get_major_ticks)(len(locs))]
+                ticks[minor] = [(loc, label.get_text() if label.get_visible() else "", label)
+                                for loc, label in zip(locs, labels, strict=True)]
+            shown = [(minor, i) for minor in (False, True) for i, (loc, text, _) in enumerate(ticks[minor])
+                     if text and low <= loc <= high]
+            if not shown:
+                continue
+            majors = [i for minor, i in shown if not minor]
+            ends = (majors[0], majors[-1]) if majors else ()
+            order = {item: (0, 0 if item[1] in ends else 1, item[1]) if not item[0]
+                     else (1, priority.get(_mantissa(ticks[True][item[1]][0]), 8), item[1]) for item in shown}
+            kept, boxes = set(), []
+            for item in sorted(shown, key=order.get):
+                box = ticks[item[0]][item[1]][2].get_window_extent(renderer).padded(pad)
+                if not any(box.overlaps(other) for other in boxes):
+                    kept.add(item)
+                    boxes.append(box)
+            for minor in (False, True):
+                locs = [loc for loc, _, _ in ticks[minor]]
+                labels = [text if (minor, i) in kept else "" for i, (_, text, _) in enumerate(ticks[minor])]
+                axis.set_ticks(locs, labels, minor=minor)
+            (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(limits)  # set_ticks widens them to every tick
+
+
 LINE_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
 
 
@@ -173,30 +220,6 @@ def mean_sd(rows, by: str, metric: str = "emd") -> tuple[np.ndarray, np.ndarray,
         return rows["note"].dropna().iloc[0] if not rows.empty and rows["note"].notna().any() else "not run"
     stats = rows.groupby(by)[metric].agg(["mean", "std"]).sort_index()
     return stats.index.to_numpy(), stats["mean"].to_numpy(), np.nan_to_num(stats["std"].to_numpy())
-
-
-def error_by_eps_per_mechanism(ax, tables: dict, methods: list[str], metric: str = "emd") -> list[str]:
-    """A comparison of mechanisms: the error against eps, mean over runs with a +-1 s.d. band, one colour per
-    mechanism (``tables``: its label -> its score rows, column 'eps') and one line style per method; two legends.
-    Returns the notes of (mechanism, method) pairs that cannot run (NA)."""
-    notes, colours = [], dict(zip(tables, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3, strict=False))
-    for mechanism, table in tables.items():
-        for method, style in zip(methods, LINE_STYLES * 3, strict=False):
-            band = mean_sd(table[table["method"] == method], "eps", metric)
-            if isinstance(band, str):
-                notes.append(f"{mechanism} {method}: {band}")
-                continue
-            eps, mean, sd = band
-            ax.plot(eps, mean, linestyle=style, marker="o", ms=3, lw=1.4, color=colours[mechanism])
-            ax.fill_between(eps, np.maximum(mean - sd, mean * 0.05), mean + sd, color=colours[mechanism], alpha=0.12,
-                            lw=0)
-    by_mechanism = [matplotlib.lines.Line2D([], [], color=colours[m], lw=2, label=m) for m in tables]
-    by_method = [matplotlib.lines.Line2D([], [], color="0.3", linestyle=style, lw=1.4, label=method_label(method))
-                 for method, style in zip(methods, LINE_STYLES * 3, strict=False)]
-    first = ax.legend(handles=by_mechanism, title="mechanism", loc="upper right")
-    ax.add_artist(first)
-    ax.legend(handles=by_method, title="estimator", loc="lower left")
-    return notes
 
 
 def boxplots_by_eps(ax, table, methods: list[str]) -> None:

@@ -1,7 +1,7 @@
 """Rule estimate: one estimator family (e.g. inv_m: [INV]_M normalised, projected and raw) on every point and run of
 one experiment; NaN estimates and the reason where the family cannot run (the papers' "NA"). Where the scale splits
 the job (rule estimate_part), its parts' archives gathered into the same archive. Progress lines (each point or run
-done, elapsed, remaining) go to the job's log."""
+done, elapsed, remaining) go to the job's log, a few of them to the console."""
 
 from privest_studies import cost, experiment, files, jobs
 

@@ -1,5 +1,5 @@
 """Rule estimate_part: one estimator family on one point and block of runs of an experiment (a part of a split
-estimate job); rule estimate gathers the parts. Progress lines go to the job's log."""
+estimate job); rule estimate gathers the parts. Progress lines go to the job's log, a few to the console."""
 
 from privest_studies import cost, experiment, files, jobs
 

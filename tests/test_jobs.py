@@ -81,3 +81,37 @@ def test_an_lp_job_logs_each_lp_round_and_its_progress_before_the_seconds(tmp_pa
     assert [line.split()[0] for line in lines[-2:]] == ["startup_seconds", "work_seconds"]
     assert not logging.getLogger("privest").handlers  # the job's log is detached when it ends
     np.testing.assert_equal(len(lines), len(rounds) + 5)
+
+
+def test_the_console_shows_a_few_progress_lines_of_a_long_job_and_none_of_a_short_one(tmp_path, capsys,
+                                                                                      monkeypatch):
+    """Issue 48: per-run progress was only in the job's log. The console (the job's stderr) gets a line once 10 s have
+    passed and 10% more of the work is done, or after a quiet minute; each named by the job's log directory."""
+    clock = Clock()
+    gate = jobs.ConsoleGate(clock=clock)
+    shown = []
+    for unit in range(100):  # 100 equal units of 1 s: 10 lines, one each 10% and 10 s
+        clock.now += 1.0
+        record = logging.makeLogRecord({"msg": f"unit {unit + 1}", "fraction": (unit + 1) / 100})
+        if gate.filter(record):
+            shown.append(record.getMessage())
+    assert shown == [f"unit {u}" for u in range(10, 101, 10)]
+    clock.now += 59.0  # a heartbeat of unknown progress: shown after a quiet minute only
+    assert not gate.filter(logging.makeLogRecord({"msg": "running"}))
+    clock.now += 1.0
+    assert gate.filter(logging.makeLogRecord({"msg": "running"}))
+
+    def job(units: int, seconds: float) -> None:
+        progress = jobs.Progress("estimate ibu", [1.0] * units, heartbeat=3600)
+        for _ in progress.each(range(units), lambda u: f"run {u + 1}/{units}"):
+            time.sleep(seconds)
+
+    log = tmp_path / "logs" / "mine" / "cmp_oue" / "estimate_ibu.log"
+    jobs.run_or_exit(lambda: job(3, 0.01), [str(log)])
+    assert capsys.readouterr().err == ""  # a short job: its log only
+    assert len([line for line in log.read_text().splitlines() if line.startswith("estimate ibu: run ")]) == 3
+    assert not logging.getLogger("privest_studies.progress").handlers  # the console's handler is detached too
+    monkeypatch.setattr(jobs, "CONSOLE_SECONDS", 0.05)  # a 'long' job, in 0.4 s
+    jobs.run_or_exit(lambda: job(20, 0.02), [str(log)])
+    lines = capsys.readouterr().err.splitlines()
+    assert 3 <= len(lines) <= 10 and all(line.startswith("mine/cmp_oue: estimate ibu: run ") for line in lines)

@@ -19,7 +19,8 @@ The study layer (``privest_studies``) keeps an order of its own, lowest first (`
     -> experiment (mechanisms -> families -> spec -> reports -> estimates -> scores) -> cost    the one chain
     -> ibu_theory -> reproduction (records -> placeholders -> printed -> checks -> judging) -> report -> rendering
                                                                            the papers' theory, checks and report
-    -> constrained_counts, ibu_consistency, free_will, standard_protocols, estimator_comparison, own_study
+    -> constrained_counts, ibu_consistency, free_will, standard_protocols, estimator_comparison,
+       own_study -> own_figures
                                                                            the studies
 
 Between layers: the library (``privest``) never imports the study code (``privest_studies``), the workflow
@@ -136,6 +137,7 @@ STUDY_ORDER = (
     "privest_studies.standard_protocols",
     "privest_studies.estimator_comparison",
     "privest_studies.own_study",
+    "privest_studies.own_figures",
 )
 """Every module of privest_studies, lowest first: a module imports only modules before it."""
 

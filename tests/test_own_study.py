@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from privest_studies import cost, own_csv, own_data, own_study
+from privest_studies import cost, own_csv, own_data, own_figures, own_study
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = yaml.safe_load((ROOT / "examples" / "own_study" / "config.yaml").read_text())
@@ -115,6 +115,127 @@ def test_the_summary_is_the_mean_and_sd_over_runs():
     rows.append({"experiment": "e", "axis": "eps", "point": "1.0", "method": "INV-N", "emd": "nan"})
     (row,) = own_study.summary(rows)
     assert row["emd_mean"] == 2.0 and row["emd_sd"] == pytest.approx(np.sqrt(2)) and row["runs"] == 2
+    assert row["rank"] == 1 and row["best"] == "IBU"
+
+
+def scores_table(means: dict, error: str = "emd", runs: int = 2) -> list[dict]:
+    """Tidy score rows as read from scores.csv (strings): (experiment, point, method) -> the mean error, each run
+    +-0.5 around it."""
+    return [{"study": "s", "experiment": e, "axis": "eps", "point": str(point), "run": str(run), "method": method,
+             error: str(mean + (run - (runs - 1) / 2)), "capped": "False", "iterations": "0", "note": ""}
+            for (e, point, method), mean in means.items() for run in range(runs)]
+
+
+def test_the_summary_names_its_metric_and_ranks_the_methods_at_each_point_of_a_figure():
+    """Issue 48: summary.csv had no rank or best, and named a total variation distance emd_mean. Hand-made means:
+    at eps 1 IBU < INV-P < INV-N; at eps 2 INV-N = INV-P < IBU (a tie shares rank 1); the noisy reports unranked;
+    a comparison's two experiments ranked together, its best named with its experiment."""
+    means = {("e", 1.0, "IBU"): 2.0, ("e", 1.0, "INV-N"): 5.0, ("e", 1.0, "INV-P"): 3.0, ("e", 1.0, "noisy"): 1.0,
+             ("e", 2.0, "IBU"): 4.0, ("e", 2.0, "INV-N"): 1.5, ("e", 2.0, "INV-P"): 1.5,
+             ("cmp_krr", 1.0, "IBU"): 3.0, ("cmp_oue", 1.0, "IBU"): 2.5, ("cmp_oue", 1.0, "INV-N"): 9.0}
+    rows = own_study.summary(scores_table(means, "tv"), {"e": ["e"], "cmp": ["cmp_krr", "cmp_oue"]})
+    assert list(rows[0]) == own_study.summary_columns("tv") and "tv_mean" in rows[0] and "emd_mean" not in rows[0]
+    by = {(r["experiment"], r["point"], r["method"]): r for r in rows}
+    assert {k: by[k]["tv_mean"] for k in means} == pytest.approx(means)
+    assert [by[("e", 1.0, m)]["rank"] for m in ("IBU", "INV-P", "INV-N")] == [1, 2, 3]
+    assert {by[("e", 1.0, m)]["best"] for m in ("IBU", "INV-P", "INV-N")} == {"IBU"}
+    assert by[("e", 1.0, "noisy")]["rank"] == "" and by[("e", 1.0, "noisy")]["best"] == ""
+    assert [by[("e", 2.0, m)]["rank"] for m in ("INV-N", "INV-P", "IBU")] == [1, 1, 3]
+    assert by[("e", 2.0, "IBU")]["best"] == "INV-N, INV-P (tied)"
+    comparison = [by[("cmp_krr", 1.0, "IBU")], by[("cmp_oue", 1.0, "IBU")], by[("cmp_oue", 1.0, "INV-N")]]
+    assert [r["rank"] for r in comparison] == [2, 1, 3] and {r["figure"] for r in comparison} == {"cmp"}
+    assert {r["best"] for r in comparison} == {"IBU (cmp_oue)"}
+    with pytest.raises(ValueError, match="no error column"):
+        own_study.error_of(["experiment", "l2sq"])
+
+
+def test_the_capped_estimates_are_listed_with_their_runs_and_cap():
+    rows = scores_table({("e", 0.5, "IBU"): 2.0, ("e", 1.0, "IBU"): 1.0, ("e", 0.5, "INV-N"): 3.0}, runs=3)
+    for row in rows:
+        if row["method"] == "IBU" and row["point"] == "0.5" and row["run"] != "1":
+            row.update(capped="True", iterations="5000")
+    listed = own_study.capped(rows)
+    assert listed == [{"experiment": "e", "axis": "eps", "point": 0.5, "method": "IBU", "capped_runs": 2, "runs": 3,
+                       "iterations": 5000}]
+    assert own_study.capped_lines("s", listed) == [
+        "s/e: IBU at eps=0.5 stopped at the cap (5,000 iterations) in 2 of 3 runs"]
+    assert own_study.capped([r | {"capped": "False"} for r in rows]) == []
+
+
+def test_the_run_lists_at_its_end_the_capped_estimates_it_wrote(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results" / "s" / "tables").mkdir(parents=True)
+    path = tmp_path / "results" / "s" / "tables" / "capped.csv"
+    path.write_text("experiment,axis,point,method,capped_runs,runs,iterations\ne,eps,0.5,IBU,2,3,5000\n")
+    assert own_study.capped_report(["s", "other"], since=path.stat().st_mtime) == [
+        "s: the iteration cap stopped 1 estimate(s) (listed in results/s/tables/capped.csv):",
+        "  s/e: IBU at eps=0.5 stopped at the cap (5,000 iterations) in 2 of 3 runs"]
+    assert own_study.capped_report(["s"], since=path.stat().st_mtime + 1) == []  # an earlier run's list
+
+
+def test_a_panel_draws_at_most_six_lines_and_more_go_to_further_panels():
+    """Issue 48: six protocols compared under three estimators drew 18 overlapping lines in one panel."""
+    kinds, methods = ["grr", "sue", "oue", "olh", "ss", "hr"], ["INV-N", "INV-P", "IBU"]
+    assert own_figures.comparison_panels(kinds[:2], methods) == [[(k, m) for m in methods for k in kinds[:2]]]
+    panels = own_figures.comparison_panels(kinds, methods)
+    assert [len(p) for p in panels] == [6, 6, 6] and [{m for _, m in p} for p in panels] == [{m} for m in methods]
+    assert [len(p) for p in own_figures.comparison_panels([*kinds, "blh"], ["IBU"])] == [6, 1]
+    mixture = ["GIBU", "[INV]_R-N", "[INV]_R-P", "[IBU]_R", "[RAP]_R-N", "[RAP]_R-P", "[INV]_M-N", "[INV]_M-P",
+               "[IBU]_M", "[RAP]_M-N", "[RAP]_M-P"]
+    assert own_figures.method_panels(mixture) == [mixture[:6], mixture[6:]]  # a family's methods stay together
+    assert own_figures.method_panels(["INV-N", "INV-P", "IBU"]) == [["INV-N", "INV-P", "IBU"]]
+
+
+def test_a_six_protocol_comparison_is_drawn_in_three_panels_of_six_lines_with_its_band_and_cap_explained(tmp_path):
+    import pandas as pd
+
+    from privest_studies import plotting
+
+    config = config_with(tmp_path, experiments={"six": {"compare": ["grr", "sue", "oue", "olh", "ss", "hr"],
+                                                        "eps": [0.5, 1.0, 2.0], "estimators": ["inv", "ibu"]}})
+    specs = list(own_study.experiments(config)["mine"].values())
+    means = {(spec.name, eps, method): (1 + i) * (1 + j) / eps / 100 for i, spec in enumerate(specs)
+             for eps in (0.5, 1.0, 2.0) for j, method in enumerate(["INV-N", "INV-P", "IBU"])}
+    scores = pd.DataFrame(scores_table(means, "tv", runs=3)).astype({"point": float, "tv": float})
+    scores.loc[(scores["experiment"] == "six_grr") & (scores["method"] == "IBU") & (scores["point"] == 0.5)
+               & (scores["run"] == "0"), "capped"] = "True"
+    fig = own_figures.draw(specs, {"kind": "categorical", "k": 3}, scores, "six")
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    drawn = [[line for line in ax.get_lines() if line.get_linestyle() != "None"] for ax in axes]
+    assert [len(lines) for lines in drawn] == [6, 6, 6]
+    assert [ax.get_title() for ax in axes] == ["INV-N", "INV-P", "IBU"]
+    legend = [text.get_text() for text in fig.legends[0].get_texts()]
+    assert "shaded: ± 1 s.d. over runs" in legend and "ringed: a run stopped\nat the cap (5,000)" in legend
+    rings = [line for ax in axes for line in ax.get_lines() if line.get_marker() == "o" and line.get_linestyle()
+             == "None" and len(line.get_xdata())]
+    assert len(rings) == 1 and list(rings[0].get_xdata()) == [0.5]
+    assert "total variation distance" in axes[0].get_ylabel()
+    plotting.save(fig, tmp_path / "six.png")
+
+
+def test_tick_labels_that_would_overprint_are_dropped():
+    """Issue 48: on a log axis of about a decade the minor labels ran into the major ones ('0.009' into '0.01')."""
+    from privest_studies import plotting
+
+    def overlaps(fig) -> int:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        boxes = [label.get_window_extent(renderer) for ax in fig.axes for minor in (False, True)
+                 for tick in (ax.yaxis.get_minor_ticks() if minor else ax.yaxis.get_major_ticks())
+                 if (label := tick.label1).get_visible() and label.get_text()
+                 and ax.get_ylim()[0] <= tick.get_loc() <= ax.get_ylim()[1]]
+        return sum(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+    fig, ax = plotting.figure(figsize=(3, 2.5))
+    ax.plot([1, 2], [0.0015, 0.07])
+    plotting.log_scale_if_wide(ax, [0.0015, 0.07])
+    assert overlaps(fig) > 0  # as drawn before the issue
+    limits = ax.get_ylim()
+    plotting.drop_overlapping_tick_labels(fig)
+    assert overlaps(fig) == 0 and ax.get_ylim() == limits
+    kept = [t.label1.get_text() for t in ax.yaxis.get_major_ticks() if t.label1.get_text()]
+    assert "0.01" in kept
+    plotting.save(fig)
 
 
 def test_the_standard_protocols_are_mechanisms_of_a_study_and_run_through_the_chain(tmp_path):

@@ -661,10 +661,13 @@ def test_the_own_study_example_and_its_report_run_as_the_guide_writes_them_from_
     work = fresh_clone(tmp_path / "privest")
     (work / ".venv").symlink_to(Path(sys.prefix))
     assert (work / ".venv" / "bin" / "snakemake").exists(), f"no snakemake in {sys.prefix}/bin"
+    runs = []
     for line in (command, report):
         result = subprocess.run(line.split(), cwd=work, capture_output=True, text=True, timeout=900,
                                 env={**os.environ, "PYTHONHASHSEED": "0"})
         assert result.returncode == 0, f"{line} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        runs.append(result)
+    run = runs[0]
     html = (work / "results" / "report.html").read_text(errors="replace")
     assert len(html) > 100_000 and "ages_mixture" in html
     results = work / "results" / "ages_mixture"
@@ -678,9 +681,27 @@ def test_the_own_study_example_and_its_report_run_as_the_guide_writes_them_from_
                                          "side_by_side_olh"}
     # points x runs x (noisy + methods) of each experiment; the comparison's protocols have no noisy row
     assert len(scores) == 3 * 5 * 4 + 3 * 5 * 4 + 4 * 5 * (4 + 3 + 3)
-    summary = pd.read_csv(results / "tables" / "summary.csv").set_index(["experiment", "point", "method"])
+    summary = pd.read_csv(results / "tables" / "summary.csv")
+    assert list(summary.columns) == ["figure", "experiment", "axis", "point", "method", "runs", "emd_mean", "emd_sd",
+                                     "rank", "best"]
+    ranked = summary[summary["method"] != "noisy"]
+    for _, point in ranked.groupby(["figure", "point"]):  # rank 1 is the lowest mean, and the best names it
+        assert point.loc[point["rank"] == 1, "emd_mean"].min() == point["emd_mean"].min()
+        assert point["best"].nunique() == 1
+    assert set(summary.loc[summary["figure"] == "side_by_side", "experiment"]) == {
+        "side_by_side_krr", "side_by_side_oue", "side_by_side_olh"}
+    summary = summary.set_index(["experiment", "point", "method"])
     gibu, ibu_r = (summary.loc[("mixture_by_n", 10000.0, m), "emd_mean"] for m in ("GIBU", "[IBU]_R"))
     assert gibu < ibu_r  # the free-will paper's finding, on this example
+    assert summary.loc[("mixture_by_n", 10000.0, "GIBU"), "rank"] < summary.loc[("mixture_by_n", 10000.0, "[IBU]_R"),
+                                                                                "rank"]
+    # k-RR at eps 0.5 on 100 ages: IBU reaches the example's cap of 5,000 iterations (measured: every run)
+    capped = pd.read_csv(results / "tables" / "capped.csv")
+    capped_scores = scores[scores["capped"]].groupby(["experiment", "point", "method"]).size()
+    assert len(capped) == len(capped_scores) > 0
+    assert capped["capped_runs"].tolist() == capped_scores.tolist() and (capped["iterations"] == 5000).all()
+    assert "ages_mixture: the iteration cap stopped" in run.stderr
+    assert "ages_mixture/side_by_side_krr: IBU at eps=0.5 stopped at the cap (5,000 iterations)" in run.stderr
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -738,9 +759,10 @@ def test_the_adult_example_runs_a_categorical_a_binned_a_compared_and_a_mixed_st
     scores = pd.read_csv(occupation / "tables" / "scores.csv")
     compared = scores[scores["experiment"].str.startswith("protocols_by_eps_")]
     assert set(compared["experiment"]) == {f"protocols_by_eps_{kind}" for kind in ("grr", "oue", "olh", "ss")}
-    assert compared["emd"].between(0, 1).all()  # total variation
+    assert "emd" not in scores and compared["tv"].between(0, 1).all()  # total variation, named so
+    assert "tv_mean" in pd.read_csv(occupation / "tables" / "summary.csv")
     mixture = scores[scores["experiment"] == "free_will_by_n"]
-    assert mixture.loc[mixture["method"] == "GIBU", "emd"].notna().all()
+    assert mixture.loc[mixture["method"] == "GIBU", "tv"].notna().all()
     assert mixture.loc[mixture["method"] == "[IBU]_R", "note"].str.contains("RAPPOR").all()
     binned = pd.read_csv(hours / "tables" / "scores.csv")
     assert binned["emd"].notna().all() and (binned["emd"] > 0).all()

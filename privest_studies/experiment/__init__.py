@@ -53,7 +53,7 @@ from privest_studies.experiment.reports import (
     reports_to_arrays,
     run_to_arrays,
 )
-from privest_studies.experiment.scores import SCORE_COLUMNS, score
+from privest_studies.experiment.scores import SCORE_COLUMNS, error_column, score
 from privest_studies.experiment.spec import Experiment, Point
 
 __all__ = [
@@ -76,6 +76,7 @@ __all__ = [
     "PointRuns",
     "build_mechanisms",
     "describe",
+    "error_column",
     "estimate",
     "estimate_family",
     "estimate_part",

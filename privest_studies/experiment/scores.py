@@ -1,5 +1,5 @@
-"""The scores of an experiment (rule score): one tidy row per (point, run, method), EMD and l2^2 against the original
-distribution."""
+"""The scores of an experiment (rule score): one tidy row per (point, run, method), the error (EMD, or the total
+variation distance on categories) and l2^2 against the original distribution."""
 
 from collections.abc import Mapping, Sequence
 
@@ -9,16 +9,25 @@ from privest.alphabets import Alphabet
 from privest_studies.experiment.families import RAW_SUFFIX
 from privest_studies.experiment.spec import Experiment
 
-__all__ = ["SCORE_COLUMNS", "score"]
+__all__ = ["SCORE_COLUMNS", "error_column", "score"]
 
 SCORE_COLUMNS = ["run", "method", "emd", "l2sq", "iterations", "capped", "note"]
+"""The columns after the point's on an ordered alphabet; on categories ``emd`` is ``tv`` (``error_column``)."""
+
+
+def error_column(kind: str) -> str:
+    """The error column of an alphabet's kind ('linear', 'planar', 'categorical', or an own study's 'binned'): 'tv'
+    on categories, where the EMD under the discrete metric is the total variation distance 1/2 sum |p - q|, else
+    'emd' (in the alphabet's unit)."""
+    return "tv" if kind == "categorical" else "emd"
 
 
 def score(experiment: Experiment, alphabet: Alphabet, theta: np.ndarray, reports: Mapping[str, np.ndarray],
           estimates: Sequence[Mapping[str, np.ndarray]]) -> tuple[list[dict], list[str]]:
-    """One tidy row per (point, run, method): EMD (the alphabet's ground distance) and l2^2 to the original
-    distribution, IBU's iterations and cap, and why a method could not run (NaN scores). Raw estimates get l2^2 only.
-    The original is theta, or each run's drawn users (``experiment.score_against``). Returns rows and columns."""
+    """One tidy row per (point, run, method): the error (column ``error_column(alphabet.kind)``: the EMD under the
+    alphabet's ground distance, named tv on categories) and l2^2 to the original distribution, IBU's iterations and
+    cap, and why a method could not run (NaN scores). Raw estimates get l2^2 only. The original is theta, or each
+    run's drawn users (``experiment.score_against``). Returns rows and columns."""
     secret_counts = reports["secret_counts"].sum(axis=2)
     if experiment.score_against == "users":
         original = secret_counts / secret_counts.sum(axis=-1, keepdims=True)
@@ -38,9 +47,11 @@ def score(experiment: Experiment, alphabet: Alphabet, theta: np.ndarray, reports
                                            int(archive["iterations"][m, i, run]),
                                            bool(archive["capped"][m, i, run]), str(archive["notes"][i])))
     column = experiment.point_column or experiment.axis
-    rows = [dict(experiment.labels) | {column: row.pop("point")} | row
+    error = error_column(alphabet.kind)
+    named = [error if c == "emd" else c for c in SCORE_COLUMNS]
+    rows = [dict(experiment.labels) | {column: row.pop("point")} | dict(zip(named, row.values(), strict=True))
             for row in sorted(rows, key=lambda r: (r["point"], r["method"], r["run"]))]
-    return rows, [label for label, _ in experiment.labels] + [column, *SCORE_COLUMNS]
+    return rows, [label for label, _ in experiment.labels] + [column, *named]
 
 
 def _score_row(point: float, run: int, method: str, estimate: np.ndarray, original: np.ndarray, alphabet: Alphabet,

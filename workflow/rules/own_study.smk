@@ -3,8 +3,11 @@ one chain of workflow/rules/experiment.smk for each experiment (results/<study>/
 results/<study>/tables/scores.csv), then one figure per experiment and a summary table. `snakemake own_studies`.
 """
 
+import time
+
 OWN = config["studies"]
 OWN_FIGURES = privest_studies.own_study.figures(config)
+OWN_STARTED = time.time()  # the run's start: its end lists the capped estimates of the summaries it wrote
 
 
 wildcard_constraints:
@@ -45,7 +48,7 @@ rule own_study_data:
 rule own_study_figure:
     """One figure of an experiment of one's own study: the error to the original distribution (the EMD in the
     alphabet's unit, total variation on categories) as boxplots over runs against eps, the mean +- 1 s.d. against the
-    number of users n, or a comparison's mechanisms side by side against eps."""
+    number of users n, or a comparison's mechanisms side by side against eps; at most six lines a panel."""
     input:
         scores="results/{own_study}/tables/scores.csv",
         alphabet=lambda w: EXPERIMENTS[w.own_study][OWN_FIGURES[w.own_study][w.own_figure][0]].alphabet_file,
@@ -70,16 +73,20 @@ rule own_study_figure:
 
 
 rule own_study_summary:
-    """Mean and standard deviation of the EMD over runs per experiment, point and method."""
+    """Mean and standard deviation of the error over runs per experiment, point and method, the methods' rank at each
+    point of a figure and the best; and the estimates that the iteration cap stopped (listed at the end of the run)."""
     input:
         "results/{own_study}/tables/scores.csv",
     output:
-        "results/{own_study}/tables/summary.csv",
+        summary="results/{own_study}/tables/summary.csv",
+        capped="results/{own_study}/tables/capped.csv",
     log:
         "logs/{own_study}/summary.log",
     localrule: True
     conda:
         "../../envs/privest.yaml"
+    params:
+        figures=lambda w: OWN_FIGURES[w.own_study],
     script:
         "../../scripts/own_study_summary.py"
 
@@ -90,3 +97,10 @@ rule own_studies:
         privest_studies.own_study.figure_files(config),
         expand("results/{own_study}/tables/summary.csv", own_study=OWN),
     localrule: True
+
+
+# The end of a successful run: the estimates the iteration cap stopped, of every own study whose summary it wrote
+# (results/<study>/tables/capped.csv). The workflow's one onsuccess handler.
+onsuccess:
+    for line in privest_studies.own_study.capped_report(list(OWN), OWN_STARTED):
+        logger.warning(line)
