@@ -104,7 +104,8 @@ docs: $(DOCS_STAMP)
 	$(BIN)/sphinx-build -W --keep-going -q -b html docs/site docs/site/_build/html
 
 # After `make docs`: the home page, the API page of gibu and a gallery example in headless Chromium (tests/docs: no
-# JavaScript error, no missing file, no broken internal link; screenshots in docs/site/_build/screenshots/), and the
+# JavaScript error, no missing file, no broken internal link; screenshots in docs/site/_build/screenshots/), two guide
+# pages at 1280 px (maths typeset from the site's own MathJax, a left navigation, no table or code cut), and the
 # internal links of every page. Chromium as for test-report. .ci/run calls it after `make docs`.
 test-docs: $(STAMP)
 	tests/report/setup.sh $(VENV)/report-setup.txt

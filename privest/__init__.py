@@ -1,64 +1,48 @@
-"""privest: estimate the original distribution of data from privatised reports.
+"""privest: estimate the distribution of users' data from their locally private reports.
 
-numpy in, numpy out. A mechanism is a row-stochastic matrix ``A[x, z] = P(z | x)`` (rows: secrets, columns:
-observables); distributions are 1-D float64 arrays summing to 1; every random draw takes an explicit
-``numpy.random.Generator``. Importing privest loads numpy only: the LP solver (Shokri's mechanism, the count paper's
-LPs) and POT (EMD on a grid) load when first used.
+Each user perturbs their value before reporting it (a local differential privacy mechanism or protocol); privest
+simulates the users' side and, on the server's side, estimates the distribution theta of the original values from
+the reports, with confidence intervals. numpy in, numpy out: a mechanism is a row-stochastic matrix
+``A[x, z] = P(z | x)`` (rows: the k secrets, columns: what a user can report), a distribution a 1-D float64 array
+summing to 1, and every random draw takes an explicit ``numpy.random.Generator`` (``rng_for(seed, *keys)`` makes a
+reproducible one). Importing privest loads numpy only.
+
+A mechanism, its users' reports, and the maximum-likelihood estimate (IBU):
 
 >>> import numpy as np
 >>> import privest
->>> A = privest.krr(4, eps=1.0)                            # k-RR on 4 secrets (free-will eq. 1)
+>>> A = privest.krr(4, eps=1.0)                            # k-RR on 4 secrets
 >>> rng = privest.rng_for(2026, "doctest")
->>> counts = privest.sample_counts(A, np.array([400, 300, 200, 100]), rng)
->>> theta = privest.ibu(A, counts).theta                   # IBU (free-will eq. 10)
+>>> counts = privest.sample_counts(A, np.array([400, 300, 200, 100]), rng)   # the users' reports, counted
+>>> theta = privest.ibu(A, counts).theta                   # the MLE of theta, on the simplex
 >>> bool(abs(theta.sum() - 1.0) < 1e-12)
 True
 
-Modules: ``alphabets`` (linear ranges and planar grids), ``mechanisms`` (matrix mechanisms and their privacy
-levels), ``protocols`` (the standard LDP frequency oracles GRR, SUE, OUE, BLH, OLH, SS and HR: sampling, exact
-likelihood, unbiased estimators), ``rappor`` (basic one-time RAPPOR reports), ``sampling`` (the users' reports),
-``estimators`` (INV, IBU, GIBU over any mix of matrices and protocols, the k-RR MLE, RAP and likely subsets),
-``metrics`` (EMD), ``counts`` (the count-data paper's mechanisms and LPs), ``shokri`` (Shokri et al.'s optimal
-mechanism), ``lp`` (linear programs on HiGHS, loaded with the first LP), ``groups`` (the reports of one mechanism as
-GIBU's likelihood takes them), ``simplex`` (INV-P's projection and INV-N's normalisation), ``consistency`` (the
-NDSS 2020 consistency post-processings: Base-Pos, Base-Cut, Norm, Norm-Mul, Norm-Cut, Norm-Sub, Power, PowerNS, the
-``post=`` choices of every unbiased estimator), ``intervals`` (confidence intervals: ``Interval``) and ``auditing``
-(``audit``: an empirical lower bound on the eps a client gives, from its reports). ``mechanisms``, ``protocols`` and
-``estimators`` are packages, one family a module, that re-export everything: import from the package.
+The main entry points:
 
-One namespace: every mechanism and protocol is ``privest.<name>``, the matrix mechanisms (``privest.krr``,
-``privest.geometric``, ...) beside the protocols' constructors (``privest.grr``, ``privest.sue``, ``privest.oue``,
-``privest.blh``, ``privest.olh``, ``privest.ss``, ``privest.hr``: what ``privest.protocols.oue`` is) and their type
-``privest.Protocol``; ``ibu``, ``gibu`` and ``bootstrap`` take either (``privest.ibu(privest.oue(k, eps),
-reports)``), and an estimator given what it cannot take names the call that can. Where two things share a name, the
-rule is:
+- mechanisms (matrices): ``krr``, ``geometric``, ``laplace``, ``exponential``, ``planar_geometric``,
+  ``planar_laplace``, and ``by_name``; their privacy levels: ``is_ldp``, ``ldp_level``;
+- protocols, the standard LDP frequency oracles: ``grr``, ``sue``, ``oue``, ``blh``, ``olh``, ``ss`` and ``hr``
+  (``privest.oue`` is ``privest.protocols.oue``; ``protocol_by_name`` looks one up), each with
+  ``sample(secrets, rng)``, ``likelihood(reports)``, ``estimate(reports, post=...)`` and ``interval(reports)``;
+- the users' reports of a matrix mechanism: ``sample_counts``; RAPPOR's: ``sample_rappor``;
+- estimators: ``inv`` (INV-N, INV-P), ``ibu`` (the MLE from one mechanism or protocol), ``gibu`` (the MLE from any
+  mix of matrices, RAPPOR and protocols), ``krr_mle`` (k-RR in closed form), ``rap`` (RAPPOR's own), and for mixtures
+  ``combine_results``, ``inv_m``, ``ibu_m``; error bars from ``ibu(...).interval()``, ``inv_interval`` and
+  ``bootstrap``; the consistency post-processings as ``post=`` (``consistency``); an estimator given what it cannot
+  take names the call that can;
+- scores: ``emd_1d``, ``emd`` (on a grid), ``total_variation`` (``signed=True`` for a raw unbiased estimate); an
+  empirical privacy check of a client: ``audit``.
 
-- A module keeps its name. ``privest.rappor`` and ``privest.shokri`` are the modules, as they always were (``from
-  privest import shokri`` imports the module); the function a module is named after is one level down
-  (``privest.shokri.shokri``, also ``privest.mechanisms.shokri``). RAPPOR's sampler ``privest.sampling.rappor`` is
-  ``privest.sample_rappor`` here, beside ``sample`` and ``sample_counts``, and its mechanism (for ``population``)
-  ``privest.Rappor``.
-- A matrix and a protocol are told apart by case and name, never by position: ``privest.krr`` is k-RR's matrix,
-  ``privest.grr`` the same channel as a protocol (reports, not counts); the protocol classes (``GRR``, ``OUE``, ...)
-  stay in ``privest.protocols``, their constructors are what the top level exports.
-- The count paper's mechanisms (``gm``, ``em``, ``wm``, ``um``: column-stochastic, another convention) stay in
-  ``privest.counts``.
+Where two things would share a name, a module keeps it: ``privest.rappor`` and ``privest.shokri`` are modules
+(Shokri et al.'s mechanism is ``privest.shokri.shokri``); ``privest.krr`` is k-RR's matrix and ``privest.grr`` the
+same channel as a protocol; the count paper's mechanisms (column-stochastic) stay in ``privest.counts``.
 
-Three lookups by name, one per family: ``by_name`` here is the matrix mechanisms' (``privest.mechanisms.by_name``,
-also ``mechanism_by_name``), kept under that name for compatibility; ``protocol_by_name`` is
-``privest.protocols.by_name`` (the set-valued protocols) and ``count_mechanism_by_name`` is ``privest.counts.by_name``
-(the count paper's mechanisms).
-
-The house (STYLE.md): imports point down in one order, each module importing only modules before it, and
-``tests/test_layout.py`` walks them:
-
-    _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
-    -> mechanisms -> sampling -> protocols -> estimators -> counts -> auditing -> privest
-
-(inside the packages: mechanisms linear, planar, properties -> lookup; protocols xxh32 -> packed -> base -> response,
-unary, subsets, hashing -> factories; estimators _calls -> _bits, _sets -> _iteration -> iterative -> inversion ->
-mixtures, closed_form, rappor, likely, bootstrap). Validators live in ``privest._checks``; privest never imports the
-study code (``privest_studies``), the workflow or the scripts.
+Each function's docstring (``help(privest.gibu)``) gives its shapes, its stopping rule and the equation of the paper
+it implements. The documentation site, with a user guide (which estimator for which case, the protocols, the
+performance against multi-freq-ldpy and pure-LDP), a gallery of runnable examples and the API reference of every
+public name, is built from the repository by ``make docs`` (open ``docs/site/_build/html/index.html``); the scripts
+of ``examples/`` start from ``examples/quickstart.py``.
 """
 
 __version__ = "0.1.0"  # the one place of the version: pyproject.toml reads it (tool.setuptools.dynamic)

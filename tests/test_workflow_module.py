@@ -89,7 +89,7 @@ def test_privest_as_a_module_of_another_workflow_builds_everything_in_its_direct
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text()) | tiny_study(tmp_path)
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
-    snakefile = guide_block("python", "module privest:")
+    snakefile = guide_block("text", "module privest:")
     (tmp_path / "Snakefile").write_text(snakefile.replace("/path/to/privest", str(ROOT)))
     plan = snakemake("--dry-run", "--cores", "2", cwd=tmp_path).stdout
     for rule in [*STUDY_JOBS, "counts_published"]:

@@ -19,6 +19,14 @@ extensions = [
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "myst_parser",
+    # The guide's formulas ($...$, $$...$$ through myst's dollarmath) are typeset by MathJax 3 in the reader's browser.
+    # sphinx-mathjax-offline (the docs extra) ships MathJax 3.2.2 and copies it into _static/mathjax/ of every build,
+    # and points mathjax_path there: the site needs no CDN when it is read, and works from a file:// copy or a machine
+    # without the internet. The alternatives were worse here: sphinx.ext.imgmath needs LaTeX and dvipng on the building
+    # machine (not installed, and not a pip package); sphinxcontrib-katex prerenders through Node.js, or else loads
+    # KaTeX from a CDN at view time.
+    "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
@@ -75,8 +83,10 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
 }
 
-# The Markdown pages (myst-parser): anchors for headings down to ###, so that page.md#a-heading links work.
+# The Markdown pages (myst-parser): anchors for headings down to ###, so that page.md#a-heading links work; $...$ and
+# $$...$$ are maths (dollarmath).
 myst_heading_anchors = 3
+myst_enable_extensions = ["dollarmath"]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"privest {release}"
@@ -85,7 +95,12 @@ html_theme_options = {
     "show_toc_level": 2,
     "header_links_before_dropdown": 4,
 }
-html_static_path = []
+# The left sidebar: a section's pages (the theme's sidebar-nav-bs: the guide's, the gallery's, the API's) on the pages
+# of a section; the whole site's sections on the two pages outside any (_templates/site-nav.html).
+html_sidebars = {"index": ["site-nav"], "about": ["site-nav"]}
+# Wide tables and code scroll sideways inside their own box instead of running past the page's edge.
+html_static_path = ["_static"]
+html_css_files = ["privest.css"]
 # The theme's light/dark mode before a reader picks one: "auto" follows the browser. Unset, the theme's script
 # reports "invalid theme mode" as a console error on a first visit.
 html_context = {"default_mode": "auto"}
