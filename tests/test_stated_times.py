@@ -72,9 +72,17 @@ UNRECORDED = {
 
 
 def paragraphs(text: str) -> list[str]:
-    """Blocks of prose: split at blank lines, list items and table rows; fenced code left out."""
+    """Blocks of prose: split at blank lines and list items; a table's rows one by one, each with its header row
+    (which may name the record its cells come from); fenced code left out."""
     text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
-    return [block for block in re.split(r"\n\s*\n|\n(?=- |\| )", text) if block.strip()]
+    blocks = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = block.strip().splitlines()
+        if lines and all(line.startswith("|") for line in lines):
+            blocks += [f"{lines[0]}\n{row}" for row in lines[2:]] or [block]
+        else:
+            blocks += [part for part in re.split(r"\n(?=- |\| )", block) if part.strip()]
+    return blocks
 
 
 def quantities(text: str) -> list[tuple[str, str, float, float]]:
