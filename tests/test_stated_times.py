@@ -60,15 +60,7 @@ SETTINGS = {
 }
 # (file, the words around it): measurements that no committed record holds yet. Each is to be recorded (a benchmark
 # whose record names it) or dropped from the page; the list only shrinks (test_every_listed_setting_is_still_stated).
-UNRECORDED = {
-    ("performance.md", "from 4.9 to 31 us an iteration"): "subnormal tails: no benchmark records it",
-    ("performance.md", "about 1 ns a hash with AVX2, where numpy takes 20-50 ns"): "xxh32: no benchmark records it",
-    ("performance.md", "from 310 to 387 µs at k = 1024"): "five runs of one afternoon, not committed",
-    ("reproducing.md", "25 -> 49 s, a standard-protocols [IBU]_R job 63 -> 65 s"): "one machine, not committed",
-    ("reproducing.md", "1 h 17 min against 57 min"): "two paper-scale runs, not committed",
-    ("decisions.md", "in about 90 s for Q = 28"): "the Shokri LP's timings in the shared notes, not committed",
-    ("decisions.md", "needed 1-2.5 minutes per round"): "the Shokri LP's timings in the shared notes, not committed",
-}
+UNRECORDED: dict[tuple[str, str], str] = {}
 
 
 def paragraphs(text: str) -> list[str]:
