@@ -34,8 +34,9 @@ def commands() -> list[str]:
     return [*gallery, OWN_STUDY, OWN_REPORT]
 
 
-def fresh_checkout(destination: Path) -> Path:
-    """The checkout's files as a clone holds them (symbolic links kept), and .venv linked to this environment."""
+def fresh_clone(destination: Path) -> Path:
+    """The checkout's files as a clone holds them (tracked, or untracked and not ignored; symbolic links kept): no
+    .venv, results/ or caches (snakedeploy's local provider copies the whole directory it is given)."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
                             capture_output=True, text=True, check=True).stdout
     for name in filter(None, listed.split("\0")):
@@ -43,6 +44,12 @@ def fresh_checkout(destination: Path) -> Path:
         if source.is_symlink() or source.is_file():
             (destination / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, destination / name, follow_symlinks=False)
+    return destination
+
+
+def fresh_checkout(destination: Path) -> Path:
+    """``fresh_clone``, with .venv linked to this environment."""
+    fresh_clone(destination)
     (destination / ".venv").symlink_to(Path(sys.prefix))
     return destination
 

@@ -20,6 +20,9 @@ import yaml
 
 from privest.sampling import rng_for
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+from time_examples import fresh_clone  # the checkout as a clone holds it (one definition)
+
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "site" / "guide" / "own-workflow.md"
 TARGETS = ["results/tiny/tables/summary.csv", "results/constrained_counts/tables/published.csv"]
@@ -106,19 +109,6 @@ def test_privest_as_a_module_of_another_workflow_builds_everything_in_its_direct
 
 SNAKEDEPLOY = shutil.which("snakedeploy", path=str(Path(sys.executable).parent))
 SNAKEDEPLOY_WARNINGS = ["Snakefile path not found in traditional path", "No config directory found"]
-
-
-def fresh_clone(destination: Path) -> Path:
-    """The checkout's files as a clone holds them (tracked, or untracked and not ignored; symbolic links kept):
-    snakedeploy's local provider copies the whole directory it is given, .venv and results/ included."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_symlink() or source.is_file():
-            (destination / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, destination / name, follow_symlinks=False)
-    return destination
 
 
 @pytest.mark.skipif(SNAKEDEPLOY is None, reason="snakedeploy is not installed (the lock has it for Python < 3.13)")
