@@ -170,11 +170,31 @@ def test_bad_input_names_the_argument():
         protocols.by_name("she", 4, 1.0, threshold=0.5)
     with pytest.raises(ValueError, match="takes only threshold"):
         protocols.by_name("the", 4, 1.0, hashes=3)
-    with pytest.raises(ValueError, match="packed"):
-        protocols.she(4, 1.0).sample(np.zeros(3, dtype=np.int64), _rng("bad"), packed=True)
     with pytest.raises(ValueError, match="reports"):
         protocols.she(4, 1.0).estimate(np.zeros((3, 5)))
     with pytest.raises(TypeError, match="not sets"):
         protocols.she(4, 1.0).membership(np.zeros((3, 4)))
     with pytest.raises(ValueError, match="eps"):
         protocols.adp(4, 0.0)
+
+
+@pytest.mark.parametrize("name", ["she", "the"])
+def test_reports_round_trip_and_the_mle_has_fisher_and_bootstrap_intervals(name):
+    """Storage, ``ibu`` on the protocol and the parametric bootstrap (which draws reports with ``packed=True``: SHE's
+    are real vectors, returned as they are) run; GIBU's 95% Fisher intervals cover theta in at least 88% of 100 runs
+    of 3000 users for every value (measured for SHE over 200 runs: 93%, 96%, 93%, 95%)."""
+    m = protocols.by_name(name, 4, 1.0)
+    theta = np.array([0.4, 0.3, 0.2, 0.1])
+    covered = []
+    for seed in range(100):
+        rng = _rng("intervals", name, seed)
+        reports = m.sample(rng.choice(4, 3000, p=theta), rng)
+        result = privest.gibu([(m, reports)])
+        interval = result.interval()
+        covered.append((interval.lower <= theta) & (theta <= interval.upper))
+    assert np.all(np.mean(covered, axis=0) >= 0.88)
+    stored = m.from_arrays(m.to_arrays(reports, "x_"), "x_")
+    np.testing.assert_array_equal(m.likelihood(stored), m.likelihood(reports))
+    np.testing.assert_allclose(privest.ibu(m, reports).theta, result.theta, atol=1e-6)
+    booted = privest.bootstrap([(m, reports)], rng, replicates=60)
+    assert booted.informative and np.all((booted.lower <= result.theta) & (result.theta <= booted.upper))

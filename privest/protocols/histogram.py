@@ -73,11 +73,9 @@ class SHE(Protocol):
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False) -> np.ndarray:
         """One report per user (``Protocol.sample``): float64 (n, k), the one-hot vector plus Laplace(2/eps) noise.
-        ``packed`` must be False (the reports are not bits)."""
+        ``packed`` changes nothing (the reports are not bits), as for the other protocols that are not bit ones."""
         secrets = check_secrets(secrets, self.k)
         rng = check_rng(rng)
-        if packed:
-            raise ValueError("packed: SHE's reports are real vectors, not bits; packed must be False")
         reports = rng.laplace(0.0, self.scale, size=(secrets.size, self.k))
         reports[np.arange(secrets.size), secrets] += 1.0
         return reports
