@@ -198,3 +198,15 @@ def test_reports_round_trip_and_the_mle_has_fisher_and_bootstrap_intervals(name)
     np.testing.assert_allclose(privest.ibu(m, reports).theta, result.theta, atol=1e-6)
     booted = privest.bootstrap([(m, reports)], rng, replicates=60)
     assert booted.informative and np.all((booted.lower <= result.theta) & (result.theta <= booted.upper))
+
+
+@pytest.mark.parametrize("name", ["she", "the", "adp"])
+@pytest.mark.parametrize("eps", [protocols.EPS_MIN, protocols.EPS_MAX])
+def test_the_ends_of_the_eps_range_give_finite_groups_estimates_and_variances(name, eps):
+    m = protocols.by_name(name, 5, eps)
+    rng = _rng("ends", name, eps)
+    reports = m.sample(np.repeat(np.arange(5), 20), rng)
+    group = m.group(reports)
+    assert np.isfinite(group.log_scale).all() and np.isfinite(m.estimate(reports)).all()
+    assert np.isfinite(m.estimate_variance(reports)).all()
+    assert np.isfinite(privest.gibu([(m, reports)]).theta).all()
