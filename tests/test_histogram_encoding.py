@@ -176,6 +176,8 @@ def test_bad_input_names_the_argument():
         protocols.she(4, 1.0).membership(np.zeros((3, 4)))
     with pytest.raises(ValueError, match="eps"):
         protocols.adp(4, 0.0)
+    with pytest.raises(TypeError, match=r"privest\.the\(k, eps\)"):  # the estimators' hint knows the new names
+        privest.inv("the", np.ones(3))
 
 
 @pytest.mark.parametrize("name", ["she", "the"])
