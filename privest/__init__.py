@@ -22,7 +22,8 @@ The main entry points:
 
 - mechanisms (matrices): ``krr``, ``geometric``, ``laplace``, ``exponential``, ``planar_geometric``,
   ``planar_laplace``, and ``by_name``; their privacy levels: ``is_ldp``, ``ldp_level``;
-- protocols, the standard LDP frequency oracles: ``grr``, ``sue``, ``oue``, ``blh``, ``olh``, ``ss`` and ``hr``
+- protocols, the standard LDP frequency oracles: ``grr``, ``sue``, ``oue``, ``blh``, ``olh``, ``ss``, ``hr``,
+  histogram encoding ``she`` and ``the``, and ``adp`` (GRR or OUE, whichever is better at (k, eps))
   (``privest.oue`` is ``privest.protocols.oue``; ``protocol_by_name`` looks one up), each with
   ``sample(secrets, rng)``, ``likelihood(reports)``, ``estimate(reports, post=...)`` and ``interval(reports)``;
 - the users' reports of a matrix mechanism: ``sample_counts``; RAPPOR's: ``sample_rappor``;
@@ -112,7 +113,7 @@ from privest.mechanisms import (
 )
 from privest.mechanisms import by_name as mechanism_by_name
 from privest.metrics import emd, emd_1d, total_variation
-from privest.protocols import Protocol, blh, grr, hr, olh, oue, ss, sue
+from privest.protocols import Protocol, adp, blh, grr, hr, olh, oue, she, ss, sue, the
 from privest.protocols import by_name as protocol_by_name
 from privest.rappor import RapporReports
 from privest.sampling import Rappor, population, rng_for, sample, sample_counts, split_users
@@ -131,6 +132,7 @@ __all__ = [
     "RapporReports",
     "SetGroup",
     "__version__",
+    "adp",
     "alphabets",
     "audit",
     "auditing",
@@ -203,10 +205,12 @@ __all__ = [
     "sample_counts",
     "sample_rappor",
     "sampling",
+    "she",
     "shokri",
     "simplex",
     "split_users",
     "ss",
     "sue",
+    "the",
     "total_variation",
 ]

@@ -22,7 +22,8 @@ reports alone:
   (GRR: the report is x1; SUE, OUE: bit x1 set and bit x2 clear; BLH, OLH: x1 hashes to the report and x2 does not;
   SS: the subset holds x1 and not x2; HR: x1's Hadamard entry is +1 and x2's is -1). This is tighter than
   LDP-Auditor's attacks for the unary encodings (a uniform guess among the set bits), which reach e^eps only in
-  the limit.
+  the limit. THE is unary encoding (its ratio high/low is below e^eps: thresholding loses some of it); SHE, whose
+  report is a real vector, is tested on "y_x1 >= 1 and y_x2 <= 0", where the likelihood ratio is e^eps at every point.
 
 ``client`` replaces the sampler, to audit an implementation against the mechanism it claims to be.
 """
@@ -179,9 +180,8 @@ def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_
         x1, x2 = (0, subject.k - 1) if inputs is None else _pair(inputs, subject.k)
         if event is None:
             def event(reports: Any) -> np.ndarray:
-                member = subject.membership(reports)
-                return member[:, x1] & ~member[:, x2]
-            description = f"x1 = {x1} in the report's set, x2 = {x2} not"
+                return subject._audit_event(reports, x1, x2)
+            description = subject._audit_description(x1, x2)
         else:
             description = "the caller's event"
         draw = subject.sample if client is None else client

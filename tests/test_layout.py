@@ -5,7 +5,7 @@ IBU loop, sits below everything):
 
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
-    -> protocols (xxh32 -> packed -> base -> response, unary, subsets, hashing -> factories)
+    -> protocols (xxh32 -> packed -> base -> response, unary, subsets, hashing -> histogram -> factories)
     -> estimators (_calls -> _bits, _sets -> _iteration -> _squarem -> iterative -> inversion -> mixtures, closed_form,
        rappor, likely, bootstrap)
     -> counts
@@ -68,6 +68,7 @@ ORDER = (
     "privest.protocols.unary",
     "privest.protocols.subsets",
     "privest.protocols.hashing",
+    "privest.protocols.histogram",
     "privest.protocols.factories",
     "privest.protocols",
     "privest.estimators._calls",

@@ -250,6 +250,7 @@ DELTA = Arg("positive")
 MAX_ITER = Arg("int", minimum=1)
 POST = Arg("choice")
 HASHES = Arg("int", minimum=1, skip=("none",))  # None is a valid hashes
+THRESHOLD = Arg("alpha", skip=("none", "outside_unit"), extra=("inf_scalar", "negative_scalar"))  # None: the default
 
 CASES: list[Case] = [
     # alphabets
@@ -444,12 +445,17 @@ CASES: list[Case] = [
     # protocols (constructors and factories; the methods are tested below, per protocol)
     *[Case((f"protocols.{cls.__name__}", f"protocols.{cls.__name__.lower()}"),
            cls, lambda: dict(k=3, eps=1.0), {"k": K2, "eps": EPS})
-      for cls in (protocols.GRR, protocols.SUE, protocols.OUE, protocols.SS, protocols.HR)],
+      for cls in (protocols.GRR, protocols.SUE, protocols.OUE, protocols.SS, protocols.HR, protocols.SHE)],
+    *[Case((f"protocols.{cls.__name__}", f"protocols.{cls.__name__.lower()}"),
+           cls, lambda: dict(k=3, eps=1.0, threshold=0.7), {"k": K2, "eps": EPS, "threshold": THRESHOLD})
+      for cls in (protocols.THE,)],
+    Case(("protocols.adp",), protocols.adp, lambda: dict(k=3, eps=1.0), {"k": K2, "eps": EPS}),
+    Case(("protocols.the_threshold",), protocols.the_threshold, lambda: dict(eps=1.0), {"eps": EPS}),
     *[Case((f"protocols.{cls.__name__}", f"protocols.{cls.__name__.lower()}"),
            cls, lambda: dict(k=3, eps=1.0, hashes=16), {"k": K2, "eps": EPS, "hashes": HASHES})
       for cls in (protocols.BLH, protocols.OLH)],
     *[Case((), factory, lambda: dict(k=3, eps=1.0), {"k": K2, "eps": EPS})
-      for factory in (protocols.grr, protocols.sue, protocols.oue, protocols.ss, protocols.hr)],
+      for factory in (protocols.grr, protocols.sue, protocols.oue, protocols.ss, protocols.hr, protocols.she)],
     *[Case((), factory, lambda: dict(k=3, eps=1.0, hashes=16), {"k": K2, "eps": EPS, "hashes": HASHES})
       for factory in (protocols.blh, protocols.olh)],
     Case(("protocols.by_name",), protocols.by_name, lambda: dict(name="oue", k=3, eps=1.0),
@@ -542,6 +548,9 @@ PROTOCOL_METHODS = ("sample", "likelihood", "group", "estimate", "variance", "su
                     "distinct", "count", "to_arrays", "from_arrays", "estimate_variance", "interval")
 
 
+PROTOCOL_NAMES = (*protocols.NAMES, "she", "the")  # "adp" builds a GRR or an OUE, tested as those
+
+
 def _protocol(name: str) -> protocols.Protocol:
     return protocols.by_name(name, 3, 1.0, **({"hashes": 16} if name in ("blh", "olh") else {}))
 
@@ -560,6 +569,10 @@ def _bad_reports(name: str, category: str, data: st.DataObject) -> Any:
         bad = object.__new__(protocols.HashReports)  # past the constructor's checks, as a caller's own object might be
         object.__setattr__(bad, "seeds", good.seeds)
         object.__setattr__(bad, "values", good.values + (10**6 if category == "out_of_range" else 0.5))
+        return bad
+    if name == "she" and category in ("out_of_range", "non_integer"):  # real reports: out of range is not finite
+        bad = np.array(good, dtype=float)
+        bad[data.draw(st.integers(0, bad.shape[0] - 1)), 0] = math.inf if category == "out_of_range" else math.nan
         return bad
     if category == "array":  # a matrix where values are expected, and the other way round
         return good[:, None] if good.ndim == 1 else good.ravel()
@@ -606,7 +619,7 @@ NO_DATA = {
 def covered_names() -> set[str]:
     names = {f"privest.{name}" for case in CASES for name in case.names}
     method_owners = {"privest.protocols.Protocol"} | {
-        f"privest.protocols.{type(_protocol(name)).__name__}" for name in protocols.NAMES}
+        f"privest.protocols.{type(_protocol(name)).__name__}" for name in PROTOCOL_NAMES}
     names |= {f"{owner}.{method}" for owner in method_owners for method in PROTOCOL_METHODS}
     return names
 
@@ -675,7 +688,7 @@ for _module in sorted({_module_of(case) for case in CASES}):
 
 @pytest.mark.parametrize("category", REPORT_CATEGORIES)
 @pytest.mark.parametrize("method", [m for m in PROTOCOL_METHODS if m not in ("sample", "variance", "from_arrays")])
-@pytest.mark.parametrize("name", protocols.NAMES)
+@pytest.mark.parametrize("name", PROTOCOL_NAMES)
 @settings(max_examples=3, database=None)
 @given(data=st.data())
 def test_a_protocol_rejects_bad_reports_by_name(name, method, category, data):
@@ -684,7 +697,7 @@ def test_a_protocol_rejects_bad_reports_by_name(name, method, category, data):
 
 
 @pytest.mark.parametrize("category", [*KINDS["indices"], "ndim"])
-@pytest.mark.parametrize("name", protocols.NAMES)
+@pytest.mark.parametrize("name", PROTOCOL_NAMES)
 @settings(max_examples=3, database=None)
 @given(data=st.data())
 def test_a_protocol_rejects_bad_secrets_and_rng_by_name(name, category, data):
@@ -694,7 +707,7 @@ def test_a_protocol_rejects_bad_secrets_and_rng_by_name(name, category, data):
 
 
 @pytest.mark.parametrize("category", ["nan", "negative", "length", "not_array", "none"])
-@pytest.mark.parametrize("name", protocols.NAMES)
+@pytest.mark.parametrize("name", PROTOCOL_NAMES)
 @settings(max_examples=3, database=None)
 @given(data=st.data())
 def test_a_protocol_variance_rejects_bad_theta_and_n_by_name(name, category, data):
@@ -705,7 +718,7 @@ def test_a_protocol_variance_rejects_bad_theta_and_n_by_name(name, category, dat
 
 
 @pytest.mark.parametrize("category", ["missing_key", "items", "text", "none"])
-@pytest.mark.parametrize("name", protocols.NAMES)
+@pytest.mark.parametrize("name", PROTOCOL_NAMES)
 @settings(max_examples=3, database=None)
 @given(data=st.data())
 def test_a_protocol_from_arrays_rejects_bad_arrays_by_name(name, category, data):

@@ -26,6 +26,7 @@ PROTOCOLS = {
     "olh": protocols.olh(K, EPS, hashes=FAMILY),
     "ss": protocols.ss(K, EPS),
     "hr": protocols.hr(K, EPS),
+    "the": protocols.the(K, EPS),
 }
 
 
@@ -34,7 +35,7 @@ def every_report(m: protocols.Protocol):
     if m.name in ("GRR", "HR"):
         size = m.K if m.name == "HR" else m.k
         return np.arange(size), lambda r: np.asarray(r)
-    if m.name in ("SUE", "OUE", "SS"):
+    if m.name in ("SUE", "OUE", "SS", "THE"):
         bits = np.array(list(itertools.product([False, True], repeat=m.k)))
         if m.name == "SS":
             bits = bits[bits.sum(axis=1) == m.omega]
@@ -124,7 +125,7 @@ def test_unary_sampler_by_positions_matches_the_likelihood(name, monkeypatch):
     assert stats.chisquare(observed, 1_000_000 * L[:, 3]).pvalue > 1e-4
 
 
-@pytest.mark.parametrize("name", ["grr", "sue", "oue", "blh", "olh", "ss", "hr"])
+@pytest.mark.parametrize("name", ["grr", "sue", "oue", "blh", "olh", "ss", "hr", "the", "she"])
 def test_unbiased_estimator_mean_and_variance_match_wang_et_al(name):
     """600 runs of 3000 users with fixed secrets: the mean estimate is theta and the per-value variance is Wang et
     al.'s formula (exact here, with an ideal hash for BLH and OLH: seeds from 2^32). Each empirical variance has a

@@ -10,6 +10,10 @@ That one structure serves everything: the exact likelihood (``likelihood``), the
 (``group`` gives the distinct reports' sets, which ``privest.gibu`` iterates on in O(sum of ``|S|``), never a k x
 ``|Z|`` matrix). A protocol is "pure" in Wang et al.'s sense: P(v in S | x = v) = p_star, P(v in S | x != v) = q_star.
 
+Histogram encoding adds THE (thresholding: unary encoding, so the same structure) and SHE (summation), whose report is
+a real vector: its likelihood is a density, its group a matrix with a column per user (``histogram``'s docstring).
+``adp`` picks GRR or OUE, whichever has the lower variance at (k, eps).
+
 ========  =====================================================  ===========================================
 protocol  report                                                 S(report)
 ========  =====================================================  ===========================================
@@ -18,11 +22,14 @@ SUE, OUE  bool (k,): one-hot bits, each kept or flipped          the bits set
 BLH, OLH  (seed, value in [0, g)): GRR over g hashed values      {v : h_seed(v) = value}
 SS        bool (k,): a subset of size omega                      the subset
 HR        int in [0, K): a column of the Hadamard matrix         {x : H[x + 1, report] = +1}
+THE       bool (k,): the noisy one-hot coordinates above t       the bits set
+SHE       float (k,): the one-hot vector plus Laplace(2/eps)     (none: a density, see ``histogram``)
 ========  =====================================================  ===========================================
 
-The bit protocols (SUE, OUE, SS) also take and give their reports bit-packed, as ``PackedBits`` (uint8 (n, ceil(k/8))
-as ``numpy.packbits(axis=1)`` packs them, 1/8 of the bool matrix): ``sample(secrets, rng, packed=True)`` draws them
-without ever forming the bool matrix, ``from_arrays`` reads them so, and every method that takes reports takes either.
+The bit protocols (SUE, OUE, SS, THE) also take and give their reports bit-packed, as ``PackedBits`` (uint8
+(n, ceil(k/8)) as ``numpy.packbits(axis=1)`` packs them, 1/8 of the bool matrix): ``sample(secrets, rng,
+packed=True)`` draws them without ever forming the bool matrix, ``from_arrays`` reads them so, and every method that
+takes reports takes either.
 
 Parameter ranges, checked when a protocol is made (a ValueError naming the argument otherwise):
 
@@ -47,8 +54,9 @@ The package holds one family a module, re-exported here (import from ``privest.p
 ``response``   GRR and HR (one value reported)
 ``unary``      SUE and OUE (unary encoding)
 ``subsets``    SS (subset selection)
+``histogram``  SHE and THE (histogram encoding: Laplace noise on the one-hot vector) and ADP (GRR or OUE)
 ``hashing``    BLH and OLH (local hashing) and their ``HashReports``
-``factories``  ``grr``, ``sue``, ..., and ``by_name``
+``factories``  ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, and ``by_name``
 =============  =======================================================================================================
 
 Examples
@@ -67,8 +75,9 @@ True
 """
 
 from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
-from privest.protocols.factories import NAMES, blh, by_name, grr, hr, olh, oue, ss, sue
+from privest.protocols.factories import HISTOGRAM_NAMES, NAMES, adp, blh, by_name, grr, hr, olh, oue, she, ss, sue, the
 from privest.protocols.hashing import BLH, OLH, OLH_EPS_MAX, HashReports
+from privest.protocols.histogram import SHE, THE, the_threshold
 from privest.protocols.packed import PackedBits
 from privest.protocols.response import GRR, HR
 from privest.protocols.subsets import SS
@@ -80,23 +89,30 @@ __all__ = [
     "EPS_MAX",
     "EPS_MIN",
     "GRR",
+    "HISTOGRAM_NAMES",
     "HR",
     "NAMES",
     "OLH",
     "OLH_EPS_MAX",
     "OUE",
+    "SHE",
     "SS",
     "SUE",
+    "THE",
     "HashReports",
     "PackedBits",
     "Protocol",
+    "adp",
     "blh",
     "by_name",
     "grr",
     "hr",
     "olh",
     "oue",
+    "she",
     "ss",
     "sue",
+    "the",
+    "the_threshold",
     "xxh32_decimal",
 ]

@@ -147,6 +147,15 @@ class Protocol:
     def _reports(self, reports: Any) -> Any:
         raise NotImplementedError
 
+    def _audit_event(self, reports: Any, x1: int, x2: int) -> np.ndarray:
+        """``privest.audit``'s default event on these reports: x1 in the report's set and x2 not (likelihood ratio
+        high/low, e^eps for the protocols of Wang et al.)."""
+        member = self.membership(reports)
+        return member[:, x1] & ~member[:, x2]
+
+    def _audit_description(self, x1: int, x2: int) -> str:
+        return f"x1 = {x1} in the report's set, x2 = {x2} not"
+
     # derived once for all protocols
     def likelihood(self, reports: Any) -> np.ndarray:
         """The exact likelihood of each report under each secret.

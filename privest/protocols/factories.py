@@ -9,23 +9,32 @@ from privest._checks import (
 )
 from privest.protocols.base import Protocol
 from privest.protocols.hashing import BLH, OLH
+from privest.protocols.histogram import SHE, THE, adp
 from privest.protocols.response import GRR, HR
 from privest.protocols.subsets import SS
 from privest.protocols.unary import OUE, SUE
 
 __all__ = [
+    "HISTOGRAM_NAMES",
     "NAMES",
+    "adp",
     "blh",
     "by_name",
     "grr",
     "hr",
     "olh",
     "oue",
+    "she",
     "ss",
     "sue",
+    "the",
 ]
 
 NAMES = ("grr", "sue", "oue", "blh", "olh", "ss", "hr")
+"""The set-valued protocols of Wang et al. and the free-will paper, the ones the study layer runs."""
+
+HISTOGRAM_NAMES = ("she", "the", "adp")
+"""Histogram encoding (SHE, THE) and the adaptive choice (ADP, a GRR or an OUE): ``by_name`` knows them too."""
 
 
 def grr(k: int, eps: float) -> GRR:
@@ -68,13 +77,25 @@ def hr(k: int, eps: float) -> HR:
     return HR(k, eps)
 
 
+def she(k: int, eps: float) -> SHE:
+    """Summation with histogram encoding on k values at eps: real (n, k) reports (ranges as in ``grr``)."""
+    return SHE(k, eps)
+
+
+def the(k: int, eps: float, threshold: float | None = None) -> THE:
+    """Thresholding with histogram encoding on k values at eps: bit reports; ``threshold`` in [0, 1], None for
+    multi-freq-ldpy's choice (``privest.protocols.histogram.the_threshold``). Other ranges as in ``grr``."""
+    return THE(k, eps, threshold)
+
+
 _FACTORIES: dict[str, Callable[..., Protocol]] = {"grr": grr, "sue": sue, "oue": oue, "blh": blh, "olh": olh,
-                                                  "ss": ss, "hr": hr}
+                                                  "ss": ss, "hr": hr, "she": she, "the": the, "adp": adp}
+_OPTIONS = {"blh": ("hashes",), "olh": ("hashes",), "the": ("threshold",)}
 
 
 def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol:
-    """The protocol called ``name`` (one of ``NAMES``, any case) on k values at eps; options such as ``hashes`` go to
-    BLH and OLH.
+    """The protocol called ``name`` (one of ``NAMES`` or ``HISTOGRAM_NAMES``, any case) on k values at eps; options:
+    ``hashes`` for BLH and OLH, ``threshold`` for THE. "adp" gives a GRR or an OUE instance (``adp``).
 
     Raises
     ------
@@ -84,7 +105,10 @@ def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol:
     """
     key = check_text(name, "name").lower()
     if key not in _FACTORIES:
-        raise ValueError(f"name: unknown protocol {name!r}; known: {', '.join(NAMES)}")
-    if options and key not in ("blh", "olh"):
-        raise ValueError(f"protocol {name!r} takes no options, got {sorted(options)}")
+        raise ValueError(f"name: unknown protocol {name!r}; known: {', '.join(NAMES + HISTOGRAM_NAMES)}")
+    unknown = sorted(set(options) - set(_OPTIONS.get(key, ())))
+    if unknown:
+        allowed = _OPTIONS.get(key)
+        raise ValueError(f"protocol {name!r} takes " + (f"only {', '.join(allowed)}" if allowed else "no options")
+                         + f", got {unknown}")
     return _FACTORIES[key](k, eps, **options)
