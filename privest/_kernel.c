@@ -6,6 +6,9 @@
        ratio = w / M[j];  T[j+1] = T[j] * (G ratio);  M[j+1] = G^T T[j+1]        j = 0 .. b-1
    (an entry of T[j+1] below THETA_FLOOR set to 0, as numpy's iteration does: see THETA_FLOOR below).
    numpy needs four calls an iteration for this, and their overhead is most of an iteration's cost at k = 100.
+   ibu_run runs these updates to IBU's stop in one call, with L^t = sum_z w[z] log m^t[z] after each (the kernel's own
+   log, below, and the sum in order), and ibu_matrix a whole call of ibu on a matrix: the checks of A, the first
+   product and ibu_run (see run_updates).
 
    Both products come from G alone (no transposed copy), a block of 16 rows at a time: the block's dot products with
    ratio give its entries of T[j+1], then its rows, scaled by them, are added to M[j+1] while the block is still in the
@@ -237,24 +240,27 @@ __attribute__((target("avx"))) static void rows_update_avx(const double *restric
 }
 #endif
 
-static void updates(const double *G, const double *w, double *T, double *M, double *ratio, Py_ssize_t k,
-                    Py_ssize_t m, Py_ssize_t b, int strided) {
-    for (Py_ssize_t j = 0; j < b; j++) {
-        const double *m_old = M + j * m, *theta_old = T + j * k;
-        double *theta_new = T + (j + 1) * k, *m_new = M + (j + 1) * m;
-        for (Py_ssize_t z = 0; z < m; z++) ratio[z] = w[z] / m_old[z];
-        for (Py_ssize_t z = 0; z < m; z++) m_new[z] = 0.0;
-        for (Py_ssize_t x = 0; x < k; x += BLOCK_ROWS) {
-            const Py_ssize_t rows = k - x < BLOCK_ROWS ? k - x : BLOCK_ROWS;
-            if (strided) { /* each row's dot product on its own (one stream), then the block's rows into m_new */
-                for (Py_ssize_t i = x; i < x + rows; i++)
-                    theta_new[i] = floored(strided_dot(G + i * m, ratio, m) * theta_old[i]);
-                add_rows(G, theta_new, m_new, x, rows, m);
-            } else {
-                rows_update(G, ratio, theta_old, theta_new, m_new, x, rows, m);
-            }
+/* One IBU update (free-will eq. 10) from theta_old and m_old = G^T theta_old into theta_new and m_new, G read once. */
+static void update_once(const double *G, const double *w, const double *theta_old, const double *m_old,
+                        double *theta_new, double *m_new, double *ratio, Py_ssize_t k, Py_ssize_t m, int strided) {
+    for (Py_ssize_t z = 0; z < m; z++) ratio[z] = w[z] / m_old[z];
+    for (Py_ssize_t z = 0; z < m; z++) m_new[z] = 0.0;
+    for (Py_ssize_t x = 0; x < k; x += BLOCK_ROWS) {
+        const Py_ssize_t rows = k - x < BLOCK_ROWS ? k - x : BLOCK_ROWS;
+        if (strided) { /* each row's dot product on its own (one stream), then the block's rows into m_new */
+            for (Py_ssize_t i = x; i < x + rows; i++)
+                theta_new[i] = floored(strided_dot(G + i * m, ratio, m) * theta_old[i]);
+            add_rows(G, theta_new, m_new, x, rows, m);
+        } else {
+            rows_update(G, ratio, theta_old, theta_new, m_new, x, rows, m);
         }
     }
+}
+
+static void updates(const double *G, const double *w, double *T, double *M, double *ratio, Py_ssize_t k,
+                    Py_ssize_t m, Py_ssize_t b, int strided) {
+    for (Py_ssize_t j = 0; j < b; j++)
+        update_once(G, w, T + j * k, M + j * m, T + (j + 1) * k, M + (j + 1) * m, ratio, k, m, strided);
 }
 
 /* GIBU on bit-packed set reports (privest/estimators/_bits.py, privest.groups.BitGroup): one pass over the rows of
@@ -1082,6 +1088,117 @@ static int hold_bit_pass(const char *function, PyObject **objects, const char *c
     return held;
 }
 
+/* IBU to its stop, all in one call (privest/estimators/_iteration.py, _iterate_compiled): from theta^0 = T[0 .. k)
+   and m^0 = M[0 .. m) = G^T theta^0, the updates of update_once, each followed by
+       L^t = (sum_z w[z] log m^t[z]) + offset       the logs by logs_of, the sum over z = 0, 1, ... in order
+   until the first t with |L^t - L^(t-1)| < delta, or t = max_iter (then *capped = 1). T (2k) and M (2m) hold the
+   last two iterates in turn; ratio and logs (m each) are scratch. Returns t; theta^t / sum_x theta^t_x (the sum over x
+   in order) is written to T[0 .. k) and L^t to *L_out. Every sum and log in a fixed order: the same bits on every
+   path (AVX or portable), CPU and BLAS. */
+static Py_ssize_t run_updates(const double *G, const double *w, double *T, double *M, double *ratio, double *logs,
+                              Py_ssize_t k, Py_ssize_t m, double delta, Py_ssize_t max_iter, int strided,
+                              double offset, double *L_out, int *capped) {
+    double *theta_old = T, *theta_new = T + k, *m_old = M, *m_new = M + m;
+    logs_of(m_old, logs, m);
+    double previous = 0.0, current;
+    for (Py_ssize_t z = 0; z < m; z++) previous += w[z] * logs[z];
+    previous += offset, current = previous;
+    Py_ssize_t t = 1;
+    *capped = 1;
+    for (; t <= max_iter; t++) {
+        update_once(G, w, theta_old, m_old, theta_new, m_new, ratio, k, m, strided);
+        logs_of(m_new, logs, m);
+        current = 0.0;
+        for (Py_ssize_t z = 0; z < m; z++) current += w[z] * logs[z];
+        current += offset;
+        double *swap = theta_old;
+        theta_old = theta_new, theta_new = swap, swap = m_old, m_old = m_new, m_new = swap;
+        if (fabs(current - previous) < delta) { /* a NaN change (L = -inf twice) is no stop */
+            *capped = 0;
+            break;
+        }
+        previous = current;
+    }
+    if (*capped) t = max_iter;
+    double total = 0.0;
+    for (Py_ssize_t x = 0; x < k; x++) total += theta_old[x];
+    for (Py_ssize_t x = 0; x < k; x++) T[x] = theta_old[x] / total;
+    *L_out = current;
+    return t;
+}
+
+static const char *const RUN_NAMES[3] = {"G", "w", "work"};
+
+/* The buffers of ibu_run and ibu_matrix: G (k m) and w (m) read, work (2 k + 4 m: T, M, ratio and logs) written. */
+static int hold_run(const char *function, PyObject **objects, Py_ssize_t k, Py_ssize_t m, Py_ssize_t max_iter,
+                    Py_buffer *views) {
+    if (k < 1 || m < 1 || max_iter < 1) {
+        PyErr_Format(PyExc_ValueError, "%s: k, m and max_iter must be >= 1, got %zd, %zd, %zd", function, k, m,
+                     max_iter);
+        return -1;
+    }
+    const Py_ssize_t needed[3] = {k * m, m, 2 * k + 4 * m};
+    int held = hold_buffers(function, objects, RUN_NAMES, needed, 3, 2, views);
+    if (held < 0) {
+        release_buffers(views, -held - 1);
+        return -1;
+    }
+    return held;
+}
+
+static PyObject *ibu_run(PyObject *self, PyObject *args) {
+    PyObject *objects[3];
+    Py_ssize_t k, m, max_iter;
+    double delta, offset, L;
+    int strided, capped;
+    if (!PyArg_ParseTuple(args, "OOOnndnpd:ibu_run", &objects[0], &objects[1], &objects[2], &k, &m, &delta,
+                          &max_iter, &strided, &offset))
+        return NULL;
+    Py_buffer views[3];
+    int held = hold_run("ibu_run", objects, k, m, max_iter, views);
+    if (held < 0) return NULL;
+    double *T = views[2].buf, *M = T + 2 * k;
+    Py_ssize_t t;
+    Py_BEGIN_ALLOW_THREADS
+    t = run_updates(views[0].buf, views[1].buf, T, M, M + 2 * m, M + 3 * m, k, m, delta, max_iter, strided, offset,
+                    &L, &capped);
+    Py_END_ALLOW_THREADS
+    release_buffers(views, held);
+    return Py_BuildValue("(ndN)", t, L, PyBool_FromLong(capped));
+}
+
+/* ibu's whole call on a matrix (privest/estimators/_iteration.py, _ibu_matrix): A (k, m) checked as
+   check_mechanism_columns checks it (every entry >= 0, no NaN, every row sum within atol of 1) in one pass that also
+   sums m^0 = G^T (f, ..., f) (the uniform start f, as combine_rows sums it), every column with a positive entry,
+   every weight w[z] finite and positive (every column reported); then run_updates with offset 0. Returns None,
+   having run nothing, where a check fails (the caller's own checks then say which). */
+static PyObject *ibu_matrix(PyObject *self, PyObject *args) {
+    PyObject *objects[3];
+    Py_ssize_t k, m, max_iter;
+    double f, atol, delta, L, worst_error;
+    int strided, capped, ok;
+    if (!PyArg_ParseTuple(args, "OOOnndddnp:ibu_matrix", &objects[0], &objects[1], &objects[2], &k, &m, &f, &atol,
+                          &delta, &max_iter, &strided))
+        return NULL;
+    Py_buffer views[3];
+    int held = hold_run("ibu_matrix", objects, k, m, max_iter, views);
+    if (held < 0) return NULL;
+    const double *A = views[0].buf, *w = views[1].buf;
+    double *T = views[2].buf, *M = T + 2 * k, *ratio = M + 2 * m, *logs = ratio + m;
+    Py_ssize_t t = 0, worst_row;
+    Py_BEGIN_ALLOW_THREADS
+    ok = summarise(A, logs, M, f, k, m, &worst_error, &worst_row) && worst_error <= atol; /* logs: column maxima */
+    for (Py_ssize_t z = 0; z < m && ok; z++) ok = logs[z] > 0.0 && w[z] > 0.0 && w[z] <= 1.7976931348623157e308;
+    if (ok) {
+        for (Py_ssize_t x = 0; x < k; x++) T[x] = f;
+        t = run_updates(A, w, T, M, ratio, logs, k, m, delta, max_iter, strided, 0.0, &L, &capped);
+    }
+    Py_END_ALLOW_THREADS
+    release_buffers(views, held);
+    if (!ok) Py_RETURN_NONE;
+    return Py_BuildValue("(ndN)", t, L, PyBool_FromLong(capped));
+}
+
 static const char *const UPDATE_NAMES[5] = {"G", "w", "T", "M", "ratio"};
 
 static PyObject *ibu_updates(PyObject *self, PyObject *args) {
@@ -1396,6 +1513,16 @@ static PyMethodDef methods[] = {
      "and M; strided: G ratio's dot products as 16 partial sums (the order for large G) rather than in order.\n\n"
      "G (k, m) the mechanism's columns (read once an update for both products), w (m,) the report weights, T (b + 1, k),\n"
      "M (b + 1, m) and ratio (m,) writable: every array C-contiguous float64."},
+    {"ibu_run", ibu_run, METH_VARARGS,
+     "ibu_run(G, w, work, k, m, delta, max_iter, strided, offset) -> (t, L, capped): IBU from theta^0 = work[0 .. k)\n"
+     "and m^0 = G^T theta^0 = work[2 k .. 2 k + m) to its stop (|L^t - L^(t-1)| < delta with L^t = sum_z w[z] log\n"
+     "m^t[z] + offset, or t = max_iter), the updates of ibu_updates; theta^t normalised written to work[0 .. k).\n"
+     "G (k, m) and w (m,) read, work (2 k + 4 m,) written: C-contiguous float64."},
+    {"ibu_matrix", ibu_matrix, METH_VARARGS,
+     "ibu_matrix(A, w, work, k, m, f, atol, delta, max_iter, strided) -> (t, L, capped) or None: A checked (entries\n"
+     ">= 0, rows summing to 1 within atol, every column with a positive entry) and w (every weight positive and\n"
+     "finite) in one pass that also sums m^0 = A^T (f, ..., f); then ibu_run from theta^0 = (f, ..., f). None,\n"
+     "having run nothing, where a check fails."},
     {"combine_rows", combine_rows, METH_VARARGS,
      "combine_rows(G, s, out, k, m): out[z] = sum_x s[x] G[x, z], each sum in the order x = 0, 1, ... (G^T s, as\n"
      "ibu_updates sums it).\n\nG (k, m) and s (k,) read, out (m,) written: every array C-contiguous float64."},

@@ -59,7 +59,9 @@ def test_ibu_is_the_mle_by_kkt_and_by_a_generic_optimiser(seed):
     k, m = 4, 6
     A = random_mechanism(rng, k, m)
     q = rng.multinomial(2000, rng.dirichlet(np.full(k, 5.0)) @ A).astype(float)
-    result = est.ibu(A, q, delta=1e-15, max_iter=200_000)
+    # the plain iteration stopped by the gap (L(MLE) - L(theta) < 1e-15): the change rule stops short of the MLE
+    # where L rises slowly (here about 1e-6 in theta, whichever the summation order)
+    result = est.ibu(A, q, delta=1e-15, max_iter=200_000, stop="gap")
     theta = result.theta
     # KKT on the simplex: the gradient of the normalised log-likelihood is <= 1 everywhere and = 1 on the support.
     gradient = A @ (q / q.sum() / (theta @ A))
@@ -106,37 +108,55 @@ def strided_dots(G: np.ndarray, ratio: np.ndarray) -> np.ndarray:
     return total
 
 
+def kernel_log_likelihood(w: np.ndarray, m: np.ndarray) -> float:
+    """sum_z w[z] log m[z] as the compiled loop computes L: its own log (``log_values``, within 1 ulp of libm's),
+    then the terms added in the order z = 0, 1, ... (Python floats: the same IEEE operations)."""
+    logs = np.empty_like(m)
+    est._iteration._kernel.log_values(np.ascontiguousarray(m), logs, m.size)
+    total = 0.0
+    for wz, log_z in zip(w.tolist(), logs.tolist(), strict=True):
+        total += wz * log_z
+    return total
+
+
+def in_order_sum(values: np.ndarray) -> float:
+    total = 0.0
+    for value in values.tolist():
+        total += value
+    return total
+
+
 def reference_ibu(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int, products: str = "numpy",
                   floor: float = est._iteration.THETA_FLOOR) -> tuple[np.ndarray, int, float, bool]:
     """IBU as documented, written out one step at a time: from uniform, theta <- theta * G (w / m) with m = G^T theta,
     G the reported columns and w their frequencies, then theta's entries below ``floor`` set to 0; L = w . log m;
-    stop at the first t with |L^t - L^(t-1)| < delta, else after max_iter. The products are taken in the order of
-    one of privest's kernels, so that the result can be compared bit for bit: "numpy" (numpy's products G ratio and
-    theta @ G) or "rows" (theta @ G on G in F order to start, as privest 0.1 did, then sums of scaled rows, as the
-    compiled loop adds them) or "strided" (as "rows", with G ratio's dot products as ``strided_dots``: the compiled
-    loop's order from 2^14 entries)."""
+    stop at the first t with |L^t - L^(t-1)| < delta, else after max_iter; theta / sum(theta). The products, L and
+    the final sum are taken in the order of one of privest's kernels, so that the result can be compared bit for
+    bit: "numpy" (numpy's products G ratio and theta @ G, numpy's log and dot product) or "rows" (the compiled
+    loop's: sums of scaled rows, m^0 included, L by ``kernel_log_likelihood``, theta's sum in order) or "strided"
+    (as "rows", with G ratio's dot products as ``strided_dots``: the compiled loop's order from 2^14 entries)."""
     seen = q > 0
     G, w = np.compress(seen, A, axis=1), q[seen] / q[seen].sum()  # C-contiguous, as A: the layout fixes numpy's bits
     GT = np.ascontiguousarray(G.T)
     theta = np.full(A.shape[0], 1.0 / A.shape[0])
     theta = theta / theta.sum()
-    m = theta @ G if products == "numpy" else theta @ np.asfortranarray(G)
-    previous = float(w @ np.log(m))
-    for t in range(1, max_iter + 1):
+    compiled = products != "numpy"
+    m = sum_of_rows(G, theta) if compiled else theta @ G
+    previous = kernel_log_likelihood(w, m) if compiled else float(w @ np.log(m))
+    capped = True
+    for t in range(1, max_iter + 1):  # noqa: B007 (t: the iterations run)
         if products == "numpy":
             theta = theta * np.dot(G, w / m)
         else:
             theta = theta * (sum_of_rows(GT, w / m) if products == "rows" else strided_dots(G, w / m))
         theta = np.where(theta < floor, 0.0, theta)
-        if products == "numpy":
-            m = theta @ G
-        else:
-            m = sum_of_rows(G, theta)
-        current = float(np.dot(w, np.log(m)))
+        m = sum_of_rows(G, theta) if compiled else theta @ G
+        current = kernel_log_likelihood(w, m) if compiled else float(np.dot(w, np.log(m)))
         if abs(current - previous) < delta:
-            return theta / theta.sum(), t, current, False
+            capped = False
+            break
         previous = current
-    return theta / theta.sum(), max_iter, current, True
+    return theta / (in_order_sum(theta) if compiled else theta.sum()), t, current, capped
 
 
 KERNELS = ["numpy", pytest.param("compiled", marks=pytest.mark.skipif(not est.COMPILED_KERNEL,
@@ -213,7 +233,7 @@ def test_the_compiled_loop_floors_theta_where_numpy_does():
 @pytest.mark.parametrize("k, m", [(127, 130), (127, 131), (33, 510)])  # k m >= 2^14 entries
 def test_from_2_to_the_14_entries_the_compiled_loop_sums_g_ratio_in_16_partial_sums(k, m):
     # G's size picks the order of G ratio's dot products: 16 partial sums a row from 2^14 entries (faster there),
-    # in order below (privest 0.1's bits); the start up to 2^16 entries stays numpy's theta @ G on G in F order.
+    # in order below.
     rng = rng_for(14, "strided-order", k, m)
     A = random_mechanism(rng, k, m)
     q = rng.multinomial(10**5, rng.dirichlet(np.ones(k)) @ A).astype(float)
@@ -229,13 +249,13 @@ def test_from_2_to_the_14_entries_the_compiled_loop_sums_g_ratio_in_16_partial_s
     np.testing.assert_allclose(strided, rows, rtol=0, atol=1e-14)
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
-def test_the_screen_of_rows_that_cannot_stop_changes_no_result_even_with_delta_at_a_change(kernel, monkeypatch):
-    # _iterate_blocks takes no logarithm for rows whose change of L is bounded below (log r >= 1 - 1/r) by delta plus
-    # the rounding bound; every result must be the one without the screen, bit for bit, also where delta sits just
-    # above a change of L as computed (the stop at that iteration), and the screen must rule rows out early on.
-    if kernel == "numpy":
-        monkeypatch.setattr(est._iteration, "_KERNEL_WORK", 0)
+def test_the_screen_of_rows_that_cannot_stop_changes_no_result_even_with_delta_at_a_change(monkeypatch):
+    # numpy's _iterate_blocks (without the compiled loop, which takes L every update) takes no logarithm for rows
+    # whose change of L is bounded below (log r >= 1 - 1/r) by delta plus the rounding bound; every result must be
+    # the one without the screen, bit for bit, also where delta sits just above a change of L as computed (the stop
+    # at that iteration), and the screen must rule rows out early on.
+    kernel = "numpy"
+    monkeypatch.setattr(est._iteration, "_KERNEL_WORK", 0)
     monkeypatch.setattr(est._iteration, "_SCREEN_COLUMNS", 1)  # every size here (from 64 columns otherwise)
     screened, unscreened = est._iteration._first_candidate, lambda M, w, b, delta, offset, scratch: 1
     rng = rng_for(15, "ibu-screen", kernel)
@@ -312,6 +332,69 @@ def test_ibu_takes_its_first_product_from_the_check_of_a_and_keeps_every_bit(vec
 
 
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
+@pytest.mark.parametrize("k, m", [(2, 2), (16, 16), (40, 43), (130, 130), (260, 270)])
+def test_ibu_on_a_matrix_in_one_compiled_call_gives_the_bits_of_its_general_path(k, m, monkeypatch):
+    # ibu(A, q) with A and q float64 arrays and every column reported runs in one compiled call (_ibu_matrix: the
+    # checks, the first product and the iteration); the result must be the general path's to the bit (gibu on the
+    # group; ibu on lists, which takes the general path), its likelihood the same (the same interval).
+    calls = []
+    one_call = _iteration._ibu_matrix
+    monkeypatch.setattr(_iteration, "_ibu_matrix", lambda *args: calls.append(args) or one_call(*args))
+    rng = rng_for(18, "one-call", k, m)
+    A = random_mechanism(rng, k, m)
+    q = rng.multinomial(10**5, rng.dirichlet(np.ones(k)) @ A).astype(float) + 1.0
+    for delta, max_iter in [(1e-300, 1), (1e-6, 3), (1e-10, 3000)]:
+        fast = est.ibu(A, q, delta=delta, max_iter=max_iter)
+        assert len(calls) == 1 and calls.pop()  # it took the one call
+        general = estimators.gibu([matrix_group(A, q)], delta=delta, max_iter=max_iter, **estimators.PLAIN_IBU)
+        from_lists = est.ibu(A.tolist(), q.tolist(), delta=delta, max_iter=max_iter)
+        assert not calls  # lists: the general path
+        for other in (general, from_lists):
+            assert np.array_equal(fast.theta, other.theta)
+            assert (fast.iterations, fast.log_likelihood, fast.capped) == (other.iterations, other.log_likelihood,
+                                                                             other.capped)
+    theta, iterations, log_likelihood, _ = reference_ibu(A, q, 1e-10, 3000, "strided" if k * m >= 1 << 14
+                                                         else "rows")
+    assert np.array_equal(fast.theta, theta) and (fast.iterations, fast.log_likelihood) == (iterations,
+                                                                                            log_likelihood)
+    if k <= 40:  # an interior estimate: the same Wald intervals from the one call's likelihood
+        assert np.array_equal(fast.interval().upper, general.interval().upper)
+
+
+@pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
+def test_ibus_one_compiled_call_declines_what_its_checks_refuse_and_the_general_path_names_it():
+    # Every input the one call's checks refuse runs nothing there: ibu then says what the general path says (a lists'
+    # call of the same values), and a column nobody reported is dropped as the general path drops it.
+    A = mech.krr(4, 1.0)
+    q = np.array([10.0, 20.0, 30.0, 40.0])
+    bad_entries = {"a negative entry": np.array([[1.2, -0.2, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.0]]),
+                   "a NaN entry": np.where(np.eye(4, dtype=bool), np.nan, A),
+                   "a row not summing to 1": A * 1.01, "an all-zero column": np.array([[1.0, 0, 0, 0], [0, 1, 0, 0],
+                                                                                          [1, 0, 0, 0], [0, 1, 0, 0]])}
+    bad_counts = {"a negative count": np.array([10.0, -20.0, 30.0, 40.0]),
+                  "a NaN count": np.array([10.0, np.nan, 30.0, 40.0]),
+                  "an infinite count": np.array([np.inf, 1, 1, 1.0]),
+                  "all counts 0": np.zeros(4)}
+    cases = [(matrix, q) for matrix in bad_entries.values()] + [(A, counts) for counts in bad_counts.values()]
+    messages = []
+    for matrix, counts in cases:
+        work = np.empty(2 * 4 + 4 * 4)
+        with np.errstate(all="ignore"):
+            weights = counts / counts.sum()
+        assert _iteration._kernel.ibu_matrix(matrix, weights, work, 4, 4, 0.25, 1e-9, 1e-10, 10,
+                                             False) is None or not (counts > 0).all()
+        with pytest.raises(ValueError) as raised:
+            est.ibu(matrix, counts)
+        with pytest.raises(ValueError) as from_lists:
+            est.ibu(matrix.tolist(), counts.tolist())
+        assert str(raised.value) == str(from_lists.value)
+        messages.append(str(raised.value))
+    assert len(set(messages)) >= 5, messages
+    unreported = np.array([10.0, 0.0, 30.0, 40.0])
+    assert np.array_equal(est.ibu(A, unreported).theta, est.ibu(A.tolist(), unreported.tolist()).theta)
+
+
+@pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
 def test_with_the_compiled_loop_every_batched_run_is_ibu_on_its_own_bit_for_bit():
     rng = rng_for(12, "ibu-runs-compiled")
     A = mech.geometric(40, 0.5)
@@ -338,6 +421,13 @@ def test_the_compiled_loop_is_built_where_a_c_compiler_is_and_rejects_bad_buffer
         kernel.ibu_updates(G, np.full(k, 1 / k), T, M, ratio, k, k, 2)
     with pytest.raises(ValueError, match="not C-contiguous"):
         kernel.ibu_updates(np.eye(k * 2)[::2, ::2], np.full(k, 1 / k), T, M, ratio, k, k, 1)
+    work = np.empty(2 * k + 4 * k)
+    work[:k], work[2 * k : 3 * k] = 1 / k, 1 / k
+    assert kernel.ibu_run(G, np.full(k, 1 / k), work, k, k, 1e-10, 5, False, 0.0)[0] == 1  # a fixed point: L still
+    with pytest.raises(ValueError, match="work must be a C-contiguous float64 array of at least 18"):
+        kernel.ibu_run(G, np.full(k, 1 / k), np.empty(17), k, k, 1e-10, 5, False, 0.0)
+    with pytest.raises(ValueError, match="k, m and max_iter must be >= 1"):
+        kernel.ibu_matrix(G, np.full(k, 1 / k), work, k, k, 1 / k, 1e-9, 1e-10, 0, False)
     combined = np.empty(3)
     kernel.combine_rows(np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0]), combined, 2, 3)
     assert combined.tolist() == [6.0, 9.0, 12.0]
@@ -414,8 +504,12 @@ def test_gibu_on_rappor_reports_equals_gibu_on_the_explicit_matrix():
     counts = np.zeros(len(every))
     for b, c in zip(reports.bits, reports.counts, strict=True):
         counts[index[tuple(b)]] = c
-    grouped = est.gibu([est.rappor_group(reports)], delta=1e-13)
-    explicit = est.gibu([est.matrix_group(A, counts)], delta=1e-13)
+    # delta well above the rounding error of L (about m u |L| = 3e-14 here: 64 terms of L near -3.9), where the stop
+    # cannot depend on the order of L's sum: the two paths sum L differently (the compiled loop over the matrix's
+    # columns; the bit-packed pass over the reports), and at delta = 1e-13 they stopped one iteration apart (999 and
+    # 998, 3e-8 apart in theta; measured when the compiled loop began to take L itself)
+    grouped = est.gibu([est.rappor_group(reports)], delta=1e-11)
+    explicit = est.gibu([est.matrix_group(A, counts)], delta=1e-11)
     np.testing.assert_allclose(grouped.theta, explicit.theta, atol=1e-12)
     assert grouped.iterations == explicit.iterations
     assert grouped.log_likelihood == pytest.approx(explicit.log_likelihood, abs=1e-12)

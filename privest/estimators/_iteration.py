@@ -4,6 +4,7 @@ is built), and the batch over runs (SQUAREM in ``_squarem``). Private: ``privest
 ``IbuResult`` and ``COMPILED_KERNEL`` are re-exported there and by ``privest.estimators``.
 """
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -200,10 +201,6 @@ _BLOCK_WORK = 1 << 18
 
 _BLOCK_ROWS = 64
 
-# With the compiled loop, blocks of up to _COMPILED_BLOCK_ROWS iterations (its updates cost less than a block's test
-# at small k: about ten numpy calls), still within _BLOCK_BYTES of buffers and at most max(64, t / 8) past the stop.
-_COMPILED_BLOCK_ROWS = 512
-
 _BLOCK_BYTES = 1 << 21
 
 # From this many reported columns, a block's rows whose change of L cannot fall below delta take no logarithm
@@ -227,16 +224,10 @@ GIBU on matrix mechanisms (up to 2^26 entries), and ``ibu_runs`` run by run: the
 products summed in a fixed order (the same bits on every CPU and BLAS), which differ from numpy's BLAS products in
 the last bits. Without a C compiler at install, numpy runs them."""
 
-# Up to this many entries (where privest 0.1 ran its compiled loop) the compiled iteration starts from theta @ G on
-# G in F order, as 0.1 did (its G was always a gathered copy in F order), so its results keep their bits; beyond,
-# from G^T theta summed by the compiled loop (a copy in F order would cost more than the iterations there).
-_LEGACY_START = 1 << 16
-
 # From this many entries, the compiled loop sums each dot product of G ratio as 16 partial sums (``strided`` in
 # privest/_kernel.c: no chain of dependent additions a row long), 7-14% faster per iteration than the sum in order
 # from k = 128 to 256 (G square; measured 2026-11-26, benchmarks/bench_peers.py's k-RR and the geometric mechanism)
-# and no slower beyond; below (k = 100 and under: the same speed, 2x slower at k = 16), the sum in order of privest
-# 0.1, whose bits those results keep.
+# and no slower beyond; below (k = 100 and under: the same speed, 2x slower at k = 16), the sum in order.
 _STRIDED_START = 1 << 14
 
 
@@ -246,14 +237,14 @@ def _iterate(likelihood: _Likelihood, theta: np.ndarray, delta: float, max_iter:
     for set-valued groups), a log and a dot product, into reused buffers (numpy's call overhead, not arithmetic, is
     the cost at k = 100). Stops at the first t with ``|L(theta^t) - L(theta^{t-1})| < delta``.
 
-    Matrix groups go to ``_iterate_blocks``: with the compiled loop where it is built, else (up to _BLOCK_WORK
-    entries) with numpy's products on G as it is (no copy); here the products are numpy's on G in F order
-    (``_Likelihood.g_fortran``), those of privest 0.1."""
+    Matrix groups go to the compiled loop where it is built (``_iterate_compiled``), else (up to _BLOCK_WORK
+    entries) to ``_iterate_blocks``, numpy's products on G as it is (no copy); here the products are numpy's on G in
+    F order (``_Likelihood.g_fortran``), those of privest 0.1."""
     G, w, offset, sets = likelihood.G, likelihood.w, likelihood.offset, likelihood.sets
     if stop == "gap":
         return _iterate_to_gap(likelihood, theta, delta, max_iter)
     if sets is None and 0 < G.size <= _KERNEL_WORK and _kernel is not None:
-        return _iterate_blocks(G, w, offset, theta, delta, max_iter, compiled=True, start=likelihood.start)
+        return _iterate_compiled(G, w, offset, theta, delta, max_iter, likelihood.start)
     if sets is None and 0 < G.size <= _BLOCK_WORK:
         return _iterate_blocks(G, w, offset, theta, delta, max_iter)
     G = likelihood.g_fortran
@@ -308,61 +299,83 @@ def _log_likelihoods(logs: np.ndarray, w: np.ndarray) -> np.ndarray:
 _vecdot = getattr(np, "vecdot", None)
 
 
-def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarray, delta: float,
-                    max_iter: int, compiled: bool = False, start: tuple[float, np.ndarray] | None = None) -> IbuResult:
-    """``_iterate`` on matrix groups alone, with its stopping rule tested once per block of iterations, exactly as if
-    it were tested every iteration: numpy's products ``G ratio`` and ``theta @ G`` on G as it is, or, with
-    ``compiled``, the compiled loop's in its fixed summation order.
+def _iterate_compiled(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarray, delta: float, max_iter: int,
+                      start: tuple[float, np.ndarray] | None = None) -> IbuResult:
+    """``_iterate`` on matrix groups alone in the compiled loop (``privest._kernel.ibu_run``): one call runs the
+    updates, reading G once an update for both products, and L^t after each, to the stop. Every sum in a fixed
+    order and L's logs the kernel's own (within 1 ulp of libm's), so the result is the same bits on every CPU and
+    BLAS; it differs from numpy's iteration in the last bits. m^0 = G^T theta as the updates sum it: ``start``
+    (f, G^T (f, ..., f)) from the pass that checked G (``Group._start``) where theta is that uniform start, else
+    ``combine_rows``."""
+    k, columns = G.shape
+    G, w = np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
+    work = np.empty(2 * k + 4 * columns)  # theta^t and theta^(t-1), m^t and m^(t-1), ratio, logs
+    theta0, m0 = work[:k], work[2 * k : 2 * k + columns]
+    theta0[:] = theta
+    if start is not None and (theta == start[0]).all():
+        m0[:] = start[1]
+    else:
+        _kernel.combine_rows(G, theta0, m0, k, columns)
+    t, L, capped = _kernel.ibu_run(G, w, work, k, columns, delta, max_iter, G.size >= _STRIDED_START, offset)
+    return IbuResult(theta0, t, L, capped)
 
-    A block runs b updates, keeping each theta^t and m^t = G^T theta^t in rows of two buffers: with numpy, four calls
-    an update (bound methods and positional outputs: numpy's call overhead is most of an iteration's cost at
-    k = 100); with the compiled loop (``privest._kernel``), one call that reads G once an update for both
-    products. Then one log and one row-wise dot product give every L(theta^t) of the block as ``_iterate`` computes it
+
+def _ibu_matrix(A: np.ndarray, w: np.ndarray, n: float, delta: float, max_iter: int) -> IbuResult | None:
+    """``ibu(A, q)``'s plain iteration from the uniform start in one compiled call (``privest._kernel.ibu_matrix``):
+    A a C-contiguous float64 (k, m) matrix of at most _KERNEL_WORK entries and w = q / n every column's weight; A's
+    checks and first product in one pass, then ``_iterate_compiled``'s iteration (the same bits). None where a check
+    fails or a column was not reported (then ``ibu``'s own path, which names the error or drops the column)."""
+    k, m = A.shape
+    work = np.empty(2 * k + 4 * m)
+    out = _kernel.ibu_matrix(A, w, work, k, m, _uniform(k), 1e-9, delta, max_iter, A.size >= _STRIDED_START)
+    if out is None:
+        return None
+    return IbuResult(work[:k], out[0], out[1], out[2], _Likelihood(A, w, 0.0, None, n))
+
+
+@functools.cache
+def _uniform(k: int) -> float:
+    """The uniform start's entry (``_start(k, None)``: 1 / k, renormalised)."""
+    return float(_start(k, None)[0])
+
+
+def _iterate_blocks(G: np.ndarray, w: np.ndarray, offset: float, theta: np.ndarray, delta: float,
+                    max_iter: int) -> IbuResult:
+    """``_iterate`` on matrix groups alone without the compiled loop, with its stopping rule tested once per block of
+    iterations, exactly as if it were tested every iteration: numpy's products ``G ratio`` and ``theta @ G`` on G
+    as it is.
+
+    A block runs b updates, keeping each theta^t and m^t = G^T theta^t in rows of two buffers, four numpy calls an
+    update (bound methods and positional outputs: numpy's call overhead is most of an iteration's cost at
+    k = 100). Then one log and one row-wise dot product give every L(theta^t) of the block as ``_iterate`` computes it
     (``_log_likelihoods``), and the first iteration of the block where ``|L^t - L^(t-1)| < delta`` is the result; the
-    updates run past it are discarded. Blocks grow with t: at most max(16, t / 8) iterations run past the stop
-    (max(64, t / 8) with the compiled loop, whose updates are cheaper). ``start``: (f, G^T (f, ..., f)) as the
-    compiled loop sums it (``Group._start``), taken for G^T theta where theta is that uniform start.
+    updates run past it are discarded. Blocks grow with t: at most max(16, t / 8) iterations run past the stop.
     """
     k, columns = G.shape
-    most = _COMPILED_BLOCK_ROWS if compiled else _BLOCK_ROWS
-    rows = min(most, max(16, _BLOCK_BYTES // (8 * (k + 2 * columns))), max_iter)
+    rows = min(_BLOCK_ROWS, max(16, _BLOCK_BYTES // (8 * (k + 2 * columns))), max_iter)
     T, M = np.empty((rows + 1, k)), np.empty((rows + 1, columns))
     logs, L, ratio = np.empty((rows + 1, columns)), np.empty(rows + 1), np.empty(columns)
     T[0] = theta
-    if compiled:  # the compiled loop reads C-contiguous float64 buffers
-        if G.size <= _LEGACY_START:  # the start of privest 0.1's compiled loop (its bits): theta @ G in F order
-            M[0] = theta @ np.asfortranarray(G)
-        G, w = np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
-        if G.size > _LEGACY_START and start is not None and (theta == start[0]).all():
-            M[0] = start[1]  # G^T theta from the pass that checked G (theta its uniform start), as combine_rows sums it
-        elif G.size > _LEGACY_START:  # G^T theta summed as the compiled updates sum it, with no copy of G
-            _kernel.combine_rows(G, T[0], M[0], k, columns)
-        # from _STRIDED_START entries, G ratio's dot products as 16 partial sums a row (the faster order there)
-        smallest, strided = 64, G.size >= _STRIDED_START
-    else:
-        M[0] = theta @ G  # as _iterate starts
-        T_rows, M_rows, smallest = list(T), list(M), 16  # row views, made once
-        divide, multiply, G_dot, update, floor = np.divide, np.multiply, G.dot, np.empty(k), _floor
+    M[0] = theta @ G  # as _iterate starts
+    T_rows, M_rows = list(T), list(M)  # row views, made once
+    divide, multiply, G_dot, update, floor = np.divide, np.multiply, G.dot, np.empty(k), _floor
 
-        def transposed_dot(theta_new: np.ndarray, m_new: np.ndarray) -> None:  # G^T theta as theta @ G: no copy
-            np.dot(theta_new, G, m_new)
+    def transposed_dot(theta_new: np.ndarray, m_new: np.ndarray) -> None:  # G^T theta as theta @ G: no copy
+        np.dot(theta_new, G, m_new)
 
     with np.errstate(all="ignore"):  # a zero m gives L = -inf, and -inf - -inf a NaN change: no stop, as _iterate
         L[0] = float(w @ np.log(M[0])) + offset
         # known: L[0] holds L of M[0]; screen: rule out rows that cannot stop (_first_candidate) where logs cost more
         t, known, screen = 0, True, columns >= _SCREEN_COLUMNS
         while True:
-            b = min(rows, max_iter - t, max(smallest, t // 8))
-            if compiled:
-                _kernel.ibu_updates(G, w, T, M, ratio, k, columns, b, strided)
-            else:
-                steps = zip(M_rows[:b], T_rows[:b], T_rows[1 : b + 1], M_rows[1 : b + 1], strict=True)
-                for m_old, theta_old, theta_new, m_new in steps:
-                    divide(w, m_old, ratio)
-                    G_dot(ratio, update)
-                    multiply(theta_old, update, theta_new)
-                    floor(theta_new)
-                    transposed_dot(theta_new, m_new)
+            b = min(rows, max_iter - t, max(16, t // 8))
+            steps = zip(M_rows[:b], T_rows[:b], T_rows[1 : b + 1], M_rows[1 : b + 1], strict=True)
+            for m_old, theta_old, theta_new, m_new in steps:
+                divide(w, m_old, ratio)
+                G_dot(ratio, update)
+                multiply(theta_old, update, theta_new)
+                floor(theta_new)
+                transposed_dot(theta_new, m_new)
             first = _first_candidate(M, w, b, delta, offset, logs) if screen else 1
             screen = first > 1  # a candidate at the block's first row: near the stop, where no row is screened out
             if first <= b:  # L^t of rows first - 1 .. b (row 0's too if not yet known), as _iterate computes it

@@ -3,6 +3,7 @@ of theta from the reports of one mechanism or of any mix of matrices, RAPPOR and
 SQUAREM acceleration and batches over runs. The iteration itself is in ``privest.estimators._iteration``.
 """
 
+import math
 from collections.abc import Sequence
 from typing import Literal
 
@@ -229,6 +230,11 @@ def ibu(A: "np.ndarray | Protocol | Group | SetGroup | BitGroup", q: "np.ndarray
     >>> privest.ibu(oue, reports).theta.shape
     (5,)
     """
+    if (accelerate is None and stop == "change" and theta0 is None and type(A) is np.ndarray and type(q) is np.ndarray
+            and _iteration._kernel is not None):  # the papers' IBU on a matrix: one compiled call where it applies
+        result = _ibu_one_call(A, q, delta, max_iter)
+        if result is not None:
+            return result
     refuse_protocol_reports(A, q, "ibu")
     rule = {"delta": delta, "max_iter": max_iter, "theta0": theta0, "accelerate": accelerate, "stop": stop}
     if isinstance(A, Protocol):
@@ -245,18 +251,33 @@ def ibu(A: "np.ndarray | Protocol | Group | SetGroup | BitGroup", q: "np.ndarray
         return gibu([matrix_group(A, check_weights(q, A.shape[1], "q"))], **rule)
     A = as_array(A, "A")
     # the uniform start's value, where the iteration takes its first product from the check's pass over A
-    start = _start_value(A) if theta0 is None and accelerate is None else None
+    start = _start_value(A) if theta0 is None else None
     A, column_max, product = check_mechanism_columns(A, "A", atol=1e-9, start=start)
     q = check_weights(q, A.shape[1], "q")
     return gibu([_reported_columns(A, q, column_max, None if product is None else (start, product))], **rule)
 
 
+def _ibu_one_call(A: np.ndarray, q: np.ndarray, delta: float, max_iter: int) -> IbuResult | None:
+    """``ibu(A, q)``'s plain iteration in one compiled call (``_iteration._ibu_matrix``: the checks, the first product
+    and the iteration), where A is a C-contiguous float64 matrix of at most _KERNEL_WORK entries, q a contiguous
+    float64 vector with every column reported and the stopping rule plain numbers; the same result, bit for bit, as
+    the path below. None otherwise, or where a check fails (then the path below names the error)."""
+    if not (A.dtype == np.float64 and q.dtype == np.float64 and A.ndim == 2 and q.ndim == 1
+            and A.flags.c_contiguous and q.flags.c_contiguous and q.shape[0] == A.shape[1]
+            and 0 < A.size <= _iteration._KERNEL_WORK and type(delta) is float and 0 < delta < math.inf
+            and type(max_iter) is int and max_iter >= 1):
+        return None
+    n = q.sum()
+    if not 0 < n < math.inf:
+        return None
+    return _iteration._ibu_matrix(A, q / n, float(n), delta, max_iter)
+
+
 def _start_value(A: np.ndarray) -> float | None:
     """The uniform start's value for IBU on A where the compiled loop takes G^T theta from the check's pass over A
-    (``Group._start``: A 2-D with more than _LEGACY_START entries, up to _KERNEL_WORK), else None."""
-    wanted = (_iteration._kernel is not None and A.ndim == 2
-              and _iteration._LEGACY_START < A.size <= _iteration._KERNEL_WORK)
-    return float(_start(A.shape[0], None)[0]) if wanted else None
+    (``Group._start``: A 2-D with at most _KERNEL_WORK entries), else None."""
+    wanted = _iteration._kernel is not None and A.ndim == 2 and 0 < A.size <= _iteration._KERNEL_WORK
+    return _iteration._uniform(A.shape[0]) if wanted else None
 
 
 def ibu_runs(A: np.ndarray, counts: np.ndarray, delta: float = 1e-10, max_iter: int = 10_000) -> list[IbuResult]:
