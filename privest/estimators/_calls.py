@@ -15,14 +15,14 @@ import numpy as np
 
 from privest.groups import BitGroup, Group, SetGroup
 from privest.protocols.base import Protocol
-from privest.protocols.factories import HISTOGRAM_NAMES, NAMES
+from privest.protocols.factories import HISTOGRAM_NAMES, LONGITUDINAL_NAMES, NAMES
 from privest.protocols.hashing import HashReports
 from privest.protocols.packed import PackedBits
 from privest.rappor import RapporReports
 
 __all__ = ["refuse_groups", "refuse_matrix", "refuse_protocol_reports"]
 
-PROTOCOL_NAMES = NAMES + HISTOGRAM_NAMES
+PROTOCOL_NAMES = NAMES + HISTOGRAM_NAMES + LONGITUDINAL_NAMES
 
 MATRIX_NAMES = ("krr", "geometric", "geometric_untruncated", "laplace", "exponential", "planar_geometric",
                 "planar_geometric_remapped", "planar_laplace", "shokri")

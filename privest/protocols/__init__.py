@@ -47,17 +47,18 @@ gap p* - q* is computed in closed form with expm1 or tanh, never as a difference
 
 The package holds one family a module, re-exported here (import from ``privest.protocols``):
 
-=============  =======================================================================================================
-``base``       ``Protocol`` (likelihood, GIBU's group, unbiased estimate, variance), report shapes, k-RR's two values
-``xxh32``      the hash of local hashing, vectorised
-``packed``     ``PackedBits`` and the samplers that draw bit reports straight into packed bytes (SUE, OUE, SS)
-``response``   GRR and HR (one value reported)
-``unary``      SUE and OUE (unary encoding)
-``subsets``    SS (subset selection)
-``histogram``  SHE and THE (histogram encoding: Laplace noise on the one-hot vector) and ADP (GRR or OUE)
-``hashing``    BLH and OLH (local hashing) and their ``HashReports``
-``factories``  ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, and ``by_name``
-=============  =======================================================================================================
+================  ====================================================================================================
+``base``          ``Protocol`` (likelihood, GIBU's group, unbiased estimate, variance), report shapes, k-RR's two values
+``xxh32``         the hash of local hashing, vectorised
+``packed``        ``PackedBits`` and the samplers that draw bit reports straight into packed bytes (SUE, OUE, SS)
+``response``      GRR and HR (one value reported)
+``unary``         SUE and OUE (unary encoding)
+``subsets``       SS (subset selection)
+``histogram``     SHE and THE (histogram encoding: Laplace noise on the one-hot vector) and ADP (GRR or OUE)
+``longitudinal``  L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-BLH, L-OLH, L-ADP: a memo at eps, each report at eps1
+``hashing``       BLH and OLH (local hashing) and their ``HashReports``
+``factories``     ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, and ``by_name``
+================  ====================================================================================================
 
 Examples
 --------
@@ -75,9 +76,33 @@ True
 """
 
 from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
-from privest.protocols.factories import HISTOGRAM_NAMES, NAMES, adp, blh, by_name, grr, hr, olh, oue, she, ss, sue, the
+from privest.protocols.factories import (
+    HISTOGRAM_NAMES,
+    LONGITUDINAL_NAMES,
+    NAMES,
+    adp,
+    blh,
+    by_name,
+    grr,
+    hr,
+    l_adp,
+    l_blh,
+    l_grr,
+    l_olh,
+    l_osue,
+    l_oue,
+    l_soue,
+    l_sue,
+    olh,
+    oue,
+    she,
+    ss,
+    sue,
+    the,
+)
 from privest.protocols.hashing import BLH, OLH, OLH_EPS_MAX, HashReports
 from privest.protocols.histogram import SHE, THE, the_threshold
+from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE
 from privest.protocols.packed import PackedBits
 from privest.protocols.response import GRR, HR
 from privest.protocols.subsets import SS
@@ -91,6 +116,14 @@ __all__ = [
     "GRR",
     "HISTOGRAM_NAMES",
     "HR",
+    "LBLH",
+    "LGRR",
+    "LOLH",
+    "LONGITUDINAL_NAMES",
+    "LOSUE",
+    "LOUE",
+    "LSOUE",
+    "LSUE",
     "NAMES",
     "OLH",
     "OLH_EPS_MAX",
@@ -107,6 +140,14 @@ __all__ = [
     "by_name",
     "grr",
     "hr",
+    "l_adp",
+    "l_blh",
+    "l_grr",
+    "l_olh",
+    "l_osue",
+    "l_oue",
+    "l_soue",
+    "l_sue",
     "olh",
     "oue",
     "she",

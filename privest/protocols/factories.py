@@ -10,18 +10,28 @@ from privest._checks import (
 from privest.protocols.base import Protocol
 from privest.protocols.hashing import BLH, OLH
 from privest.protocols.histogram import SHE, THE, adp
+from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE, l_adp
 from privest.protocols.response import GRR, HR
 from privest.protocols.subsets import SS
 from privest.protocols.unary import OUE, SUE
 
 __all__ = [
     "HISTOGRAM_NAMES",
+    "LONGITUDINAL_NAMES",
     "NAMES",
     "adp",
     "blh",
     "by_name",
     "grr",
     "hr",
+    "l_adp",
+    "l_blh",
+    "l_grr",
+    "l_olh",
+    "l_osue",
+    "l_oue",
+    "l_soue",
+    "l_sue",
     "olh",
     "oue",
     "she",
@@ -35,6 +45,11 @@ NAMES = ("grr", "sue", "oue", "blh", "olh", "ss", "hr")
 
 HISTOGRAM_NAMES = ("she", "the", "adp")
 """Histogram encoding (SHE, THE) and the adaptive choice (ADP, a GRR or an OUE): ``by_name`` knows them too."""
+
+
+LONGITUDINAL_NAMES = ("l_grr", "l_sue", "l_oue", "l_osue", "l_soue", "l_adp", "l_blh", "l_olh")
+"""The longitudinal protocols (memoisation, ``privest.protocols.longitudinal``): ``by_name`` knows them, with eps1 (one
+report's level, default eps / 2) and, for L-GRR, L-ADP and local hashing, calibration."""
 
 
 def grr(k: int, eps: float) -> GRR:
@@ -88,14 +103,62 @@ def the(k: int, eps: float, threshold: float | None = None) -> THE:
     return THE(k, eps, threshold)
 
 
-_FACTORIES: dict[str, Callable[..., Protocol]] = {"grr": grr, "sue": sue, "oue": oue, "blh": blh, "olh": olh,
-                                                  "ss": ss, "hr": hr, "she": she, "the": the, "adp": adp}
-_OPTIONS = {"blh": ("hashes",), "olh": ("hashes",), "the": ("threshold",)}
+def l_grr(k: int, eps: float, eps1: float | None = None, calibration: str = "exact") -> LGRR:
+    """Longitudinal GRR on k values: the memo at eps, one report at eps1 (default eps / 2, 0 < eps1 < eps);
+    calibration "exact" (one report exactly eps1-LDP) or "peer" (multi-freq-ldpy's second step)."""
+    return LGRR(k, eps, eps1, calibration)
+
+
+def l_sue(k: int, eps: float, eps1: float | None = None) -> LSUE:
+    """Longitudinal SUE (basic RAPPOR) on k values: the memo at eps, one report at eps1 (default eps / 2)."""
+    return LSUE(k, eps, eps1)
+
+
+def l_oue(k: int, eps: float, eps1: float | None = None) -> LOUE:
+    """Longitudinal OUE on k values: the memo at eps, one report at eps1 (default eps / 2; at most
+    ln((2 e^eps + 1) / 3), what its second step, p2 = 1/2, reaches)."""
+    return LOUE(k, eps, eps1)
+
+
+def l_osue(k: int, eps: float, eps1: float | None = None) -> LOSUE:
+    """OUE then SUE on k values: the memo at eps, one report at eps1 (default eps / 2), OUE at eps1 exactly."""
+    return LOSUE(k, eps, eps1)
+
+
+def l_soue(k: int, eps: float, eps1: float | None = None) -> LSOUE:
+    """SUE then OUE on k values: the memo at eps, one report at eps1 (default eps / 2; bounded as ``l_oue``'s)."""
+    return LSOUE(k, eps, eps1)
+
+
+def l_blh(k: int, eps: float, eps1: float | None = None, calibration: str = "exact",
+          hashes: int | None = None) -> LBLH:
+    """Longitudinal binary local hashing (g = 2) on k values: eps, eps1 and calibration as ``l_grr``, hashes as
+    ``blh``."""
+    return LBLH(k, eps, hashes, eps1, calibration)
+
+
+def l_olh(k: int, eps: float, eps1: float | None = None, calibration: str = "exact",
+          hashes: int | None = None) -> LOLH:
+    """LOLOHA, longitudinal optimised local hashing on k values (g from eps and eps1,
+    ``privest.protocols.longitudinal.loloha_g``): eps, eps1 and calibration as ``l_grr``, hashes as ``olh``."""
+    return LOLH(k, eps, hashes, eps1, calibration)
+
+
+_FACTORIES: dict[str, Callable[..., Protocol]] = {
+    "grr": grr, "sue": sue, "oue": oue, "blh": blh, "olh": olh, "ss": ss, "hr": hr, "she": she, "the": the,
+    "adp": adp, "l_grr": l_grr, "l_sue": l_sue, "l_oue": l_oue, "l_osue": l_osue, "l_soue": l_soue, "l_adp": l_adp,
+    "l_blh": l_blh, "l_olh": l_olh}
+_OPTIONS = {"blh": ("hashes",), "olh": ("hashes",), "the": ("threshold",), "l_grr": ("eps1", "calibration"),
+            "l_sue": ("eps1",), "l_oue": ("eps1",), "l_osue": ("eps1",), "l_soue": ("eps1",),
+            "l_adp": ("eps1", "calibration"), "l_blh": ("eps1", "calibration", "hashes"),
+            "l_olh": ("eps1", "calibration", "hashes")}
 
 
 def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol:
-    """The protocol called ``name`` (one of ``NAMES`` or ``HISTOGRAM_NAMES``, any case) on k values at eps; options:
-    ``hashes`` for BLH and OLH, ``threshold`` for THE. "adp" gives a GRR or an OUE instance (``adp``).
+    """The protocol called ``name`` (one of ``NAMES``, ``HISTOGRAM_NAMES`` or ``LONGITUDINAL_NAMES``, any case) on k
+    values at eps; options: ``hashes`` for BLH, OLH, L-BLH and L-OLH, ``threshold`` for THE, ``eps1`` for every
+    longitudinal protocol and ``calibration`` for L-GRR, L-ADP, L-BLH and L-OLH. "adp" gives a GRR or an OUE instance
+    (``adp``), "l_adp" an L-GRR or an L-OSUE.
 
     Raises
     ------
@@ -105,7 +168,8 @@ def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol:
     """
     key = check_text(name, "name").lower()
     if key not in _FACTORIES:
-        raise ValueError(f"name: unknown protocol {name!r}; known: {', '.join(NAMES + HISTOGRAM_NAMES)}")
+        known = ", ".join(NAMES + HISTOGRAM_NAMES + LONGITUDINAL_NAMES)
+        raise ValueError(f"name: unknown protocol {name!r}; known: {known}")
     unknown = sorted(set(options) - set(_OPTIONS.get(key, ())))
     if unknown:
         allowed = _OPTIONS.get(key)

@@ -20,8 +20,26 @@ __all__ = [
     "HR",
 ]
 
+class _KValues(_ValueReports):
+    """A protocol whose report is one of the k values and whose set is that value alone (GRR, L-GRR): reports int in
+    [0, k), membership the one-hot row, the count of each value its support."""
+
+    def _reports(self, reports: np.ndarray) -> np.ndarray:
+        return check_integers(reports, f"{self.name}: reports", 0, self.k, ndim=1)
+
+    def membership(self, reports: np.ndarray) -> np.ndarray:
+        reports = self._reports(reports)
+        return reports[:, None] == np.arange(self.k)[None, :]
+
+    def log_scale(self, reports: np.ndarray) -> np.ndarray:
+        return np.zeros(self._reports(reports).size)
+
+    def support(self, reports: np.ndarray) -> np.ndarray:
+        return np.bincount(self._reports(reports), minlength=self.k).astype(np.int64)
+
+
 @dataclass(frozen=True)
-class GRR(_RandomisedResponse, _ValueReports):
+class GRR(_RandomisedResponse, _KValues):
     """Generalised randomised response (k-RR, free-will eq. 1): keep x with probability e^eps/(e^eps + k - 1), else
     report one of the other k - 1 values uniformly."""
 
@@ -40,19 +58,6 @@ class GRR(_RandomisedResponse, _ValueReports):
     def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False) -> np.ndarray:
         check_flag(packed, "packed")  # one value a user: as compact as it gets
         return _grr(check_secrets(secrets, self.k), self.k, self.high, check_rng(rng))
-
-    def _reports(self, reports: np.ndarray) -> np.ndarray:
-        return check_integers(reports, "GRR: reports", 0, self.k, ndim=1)
-
-    def membership(self, reports: np.ndarray) -> np.ndarray:
-        reports = self._reports(reports)
-        return reports[:, None] == np.arange(self.k)[None, :]
-
-    def log_scale(self, reports: np.ndarray) -> np.ndarray:
-        return np.zeros(self._reports(reports).size)
-
-    def support(self, reports: np.ndarray) -> np.ndarray:
-        return np.bincount(self._reports(reports), minlength=self.k).astype(np.int64)
 
 
 @dataclass(frozen=True)

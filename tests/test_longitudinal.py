@@ -1,0 +1,204 @@
+"""The longitudinal protocols (privest/protocols/longitudinal.py): the two steps' parameters against their defining
+equations and closed forms, one round's reports against the exact one-round likelihood, the unbiased estimator and
+GIBU on them, the audits of one report (eps1) and of the memo (eps), and every refusal naming its argument."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import privest
+from privest import protocols
+from privest.protocols import longitudinal as lt
+
+KINDS = {"l_grr": "rr", "l_sue": "sue", "l_oue": "oue", "l_osue": "osue", "l_soue": "soue", "l_blh": "rr",
+         "l_olh": "rr"}
+CALIBRATED = ("l_grr", "l_blh", "l_olh", "l_adp")
+
+
+def _rng(*labels: object) -> np.random.Generator:
+    return privest.rng_for(2026, "test_longitudinal", *labels)
+
+
+def one_report_level(p1: float, q1: float, p2: float, q2: float, kind: str, size: int) -> float:
+    """The largest likelihood ratio of one report between two secrets, from the chain's defining probabilities:
+    k-RR over size values, P(y = x) / P(y = v) with the memo summed out; unary, the two bits' ratio."""
+    if kind == "rr":
+        P = p1 * p2 + (1 - p1) * q2  # the memo is x (p1), or another value (1 - p1) moved to x (q2)
+        Q = q1 * p2 + (1 - q1) * q2
+        assert P + (size - 1) * Q == pytest.approx(1, abs=1e-12)  # a distribution over the size values
+        return math.log(P / Q)
+    P, Q = p1 * p2 + (1 - p1) * q2, q1 * p2 + (1 - q1) * q2
+    return math.log(P * (1 - Q) / (Q * (1 - P)))
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+@pytest.mark.parametrize("eps, share", [(0.5, 0.5), (2.0, 0.5), (5.0, 0.5), (1.0, 0.2), (3.0, 0.8)])
+def test_one_exact_report_is_eps1_ldp_and_the_memo_eps_ldp(name, eps, share):
+    # eps1 = share eps; L-OUE and L-SOUE reach at most ln(p1 (2 - q1) / (q1 (2 - p1))) (their step has p2 = 1/2)
+    eps1 = share * eps
+    try:
+        m = protocols.by_name(name, 10, eps, eps1=eps1)
+    except ValueError as error:
+        assert KINDS[name] in ("oue", "soue") and "eps1 must be below" in str(error)
+        p1, q1 = (0.5, 1 / (math.exp(eps) + 1)) if KINDS[name] == "oue" else (
+            1 / (1 + math.exp(-eps / 2)), 1 / (math.exp(eps / 2) + 1))
+        assert eps1 >= math.log(p1 * (2 - q1) / (q1 * (2 - p1)))
+        return
+    size = getattr(m, "g", 10)
+    p1, q1, p2, q2 = m.p1, m.q1, m.p2, m.q2
+    assert one_report_level(p1, q1, p2, q2, KINDS[name], size) == pytest.approx(eps1, rel=1e-12)
+    assert m.eps1_actual == pytest.approx(eps1, rel=1e-12)
+    memo = math.log(p1 / q1) if KINDS[name] == "rr" else math.log(p1 * (1 - q1) / (q1 * (1 - p1)))
+    assert memo == pytest.approx(eps, rel=1e-12)
+    assert m._gap == pytest.approx(m.p_star - m.q_star if KINDS[name] != "rr" or name == "l_grr"
+                                   else m.p_star - 1 / m.g, rel=1e-9)
+
+
+def test_the_shapes_of_the_unary_steps_and_l_osue_is_oue_at_eps1():
+    for name, symmetric_first, symmetric_second in [("l_sue", True, True), ("l_oue", False, False),
+                                                    ("l_osue", False, True), ("l_soue", True, False)]:
+        m = protocols.by_name(name, 6, 2.0, eps1=0.8)
+        assert (m.p1 + m.q1 == pytest.approx(1)) == symmetric_first and (m.p1 == 0.5) != symmetric_first
+        assert (m.p2 + m.q2 == pytest.approx(1)) == symmetric_second and (m.p2 == 0.5) != symmetric_second
+    osue, oue = protocols.l_osue(6, 2.0, 0.8), protocols.oue(6, 0.8)
+    assert osue.one == pytest.approx(oue.one, abs=1e-15) and osue.flip == pytest.approx(oue.flip, rel=1e-14)
+
+
+@pytest.mark.parametrize("k", [2, 3, 10, 74])
+def test_the_peer_calibration_of_k_rr_is_eps1_only_for_two_values(k):
+    # multi-freq-ldpy's p2 solves the two-value equation (p1 p2 + q1 q2) / (p1 q2 + q1 p2) = e^eps1
+    exact, peer = protocols.l_grr(k, 1.0, 0.5), protocols.l_grr(k, 1.0, 0.5, calibration="peer")
+    p1, q1, p2, q2 = peer.p1, peer.q1, peer.p2, peer.q2
+    assert (p1 * p2 + q1 * q2) / (p1 * q2 + q1 * p2) == pytest.approx(math.exp(0.5), rel=1e-12)
+    assert exact.eps1_actual == pytest.approx(0.5, rel=1e-12)
+    if k == 2:
+        assert peer.eps1_actual == pytest.approx(0.5, rel=1e-12)
+    else:  # safe but loose: 0.245 at k = 10, 0.049 at k = 74 (the design note's numbers)
+        assert peer.eps1_actual < 0.5
+    expected = {10: 0.2448, 74: 0.0485}.get(k)
+    if expected:
+        assert peer.eps1_actual == pytest.approx(expected, abs=1e-4)
+
+
+def test_lolohas_g_is_multi_freq_ldpys_and_l_adp_picks_the_lower_variance():
+    # g at alpha = 1/2, eps = 0.5 .. 5 (the design note's values, from multi-freq-ldpy's expression)
+    assert [lt.loloha_g(eps, eps / 2) for eps in np.arange(0.5, 5.1, 0.5)] == [2, 2, 2, 3, 3, 4, 5, 7, 9, 11]
+    assert protocols.l_olh(74, 5.0).g == 11 and protocols.l_blh(74, 5.0).g == 2
+    for k, eps in itertools.product([2, 5, 10, 40, 200], [0.5, 1.0, 2.0, 4.0]):
+        chosen = protocols.l_adp(k, eps)
+        grr, osue = protocols.l_grr(k, eps), protocols.l_osue(k, eps)
+        variances = [m.q_star * (1 - m.q_star) / m._gap**2 for m in (grr, osue)]
+        assert chosen == (grr if variances[0] <= variances[1] else osue)
+    assert {protocols.l_adp(k, 1.0).name for k in (2, 200)} == {"L-GRR", "L-OSUE"}
+
+
+def every_report(m: protocols.Protocol) -> object:
+    """Every possible report of a tiny protocol (k-RR values, all bit vectors, every (seed, value) of 3 hashes)."""
+    if isinstance(m, lt.LGRR):
+        return np.arange(m.k)
+    if isinstance(m, lt._LongitudinalHashing):
+        seeds, values = np.meshgrid(np.arange(3, dtype=np.uint32), np.arange(m.g))
+        return protocols.HashReports(seeds.ravel(), values.ravel().astype(np.int64))
+    return np.array(list(itertools.product((0, 1), repeat=m.k)), dtype=bool)
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_one_round_reports_follow_the_exact_likelihood(name):
+    # the likelihood's columns sum to 1 over every report; 2 * 10^5 rounds of each secret drawn through the two
+    # steps give each report's frequency within 5 standard errors of its likelihood (the chain summed out)
+    options = {"hashes": 3} if name in ("l_blh", "l_olh") else {}
+    m = protocols.by_name(name, 4, 3.0, eps1=1.2, **options)
+    reports = every_report(m)
+    L = m.likelihood(reports)
+    np.testing.assert_allclose(L.sum(axis=0), 1.0, atol=1e-12)
+    n = 200_000
+    for x in range(m.k):
+        drawn = m.sample(np.full(n, x), _rng("likelihood", name, x))
+        unique, counts = m.distinct(drawn)
+        index = {key: i for i, key in enumerate(map(_key, _rows(reports)))}
+        frequency = np.zeros(len(index))
+        for report, count in zip(_rows(unique), counts, strict=True):
+            frequency[index[_key(report)]] = count / n
+        z = (frequency - L[:, x]) / np.sqrt(L[:, x] * (1 - L[:, x]) / n)
+        assert np.abs(z).max() < 5, (name, x, np.abs(z).max())
+
+
+def _rows(reports: object) -> list:
+    if isinstance(reports, protocols.HashReports):
+        return list(zip(reports.seeds.tolist(), reports.values.tolist(), strict=True))
+    return list(np.asarray(reports))
+
+
+def _key(row: object) -> object:
+    return tuple(np.asarray(row).astype(int).tolist()) if np.ndim(row) else int(row)
+
+
+@pytest.mark.parametrize("name", [*KINDS, "l_adp"])
+def test_the_estimate_is_unbiased_and_gibu_is_the_mle_of_one_round(name):
+    k, n = 12, 100_000
+    theta = np.array([0.3, 0.2, 0.12, 0.1, 0.08, 0.06, 0.05, 0.04, 0.02, 0.015, 0.01, 0.005])
+    m = protocols.by_name(name, k, 2.0)
+    estimates = []
+    for seed in range(8):
+        rng = _rng("unbiased", name, seed)
+        estimates.append(m.estimate(m.sample(rng.choice(k, n, p=theta), rng)))
+    standard_error = np.sqrt(m.variance(theta, n) / len(estimates))
+    assert np.abs((np.mean(estimates, axis=0) - theta) / standard_error).max() < 5
+    rng = _rng("gibu", name)
+    reports = m.sample(rng.choice(k, n, p=theta), rng)
+    result = privest.gibu([(m, reports)], delta=1e-12)
+    projected = np.maximum(m.estimate(reports, post="projection"), 1e-12)  # full support, for a finite L
+    group = [m.group(reports)]
+    log_likelihood = privest.estimators.log_likelihood
+    assert log_likelihood(result.theta, group) >= log_likelihood(projected / projected.sum(), group)
+    assert np.abs(result.theta - theta).max() < 0.05 and result.gap < 1e-12
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_the_audit_of_one_report_reaches_eps1_and_of_the_memo_eps(name):
+    # one report: the default event "x1 in the report's set, x2 not" has ratio e^eps1 (e^eps1_actual under the
+    # peer's calibration); the memo alone (client=sample_memo): e^eps. Neither bound may exceed its level.
+    options = {"calibration": "peer"} if name in CALIBRATED else {}
+    m = protocols.by_name(name, 4, 2.0, eps1=1.0, **options)
+    one = privest.audit(m, m.eps1_actual, _rng("audit", name), trials=100_000)
+    assert not one.exceeds and one.bound > 0.8 * m.eps1_actual
+    memo = privest.audit(m, m.eps, _rng("audit memo", name), trials=100_000, client=m.sample_memo)
+    assert not memo.exceeds and memo.bound > max(m.eps1_actual, 0.8 * m.eps)
+    leaky = privest.audit(m, m.eps1_actual, _rng("audit leak", name), trials=100_000, client=m.sample_memo)
+    assert leaky.exceeds  # the memo sent as the report: more than one report's level, caught
+
+
+def test_reports_are_reproducible_and_packed_bits_are_the_same_draws():
+    secrets = np.arange(40) % 8
+    for name in KINDS:
+        m = protocols.by_name(name, 8, 1.5)
+        first, again = m.sample(secrets, _rng("repeat", name)), m.sample(secrets, _rng("repeat", name))
+        assert np.array_equal(m.support(first), m.support(again))
+        if isinstance(m, lt._LongitudinalUnary):
+            packed = m.sample(secrets, _rng("repeat", name), packed=True)
+            assert np.array_equal(packed.unpack(), first)
+
+
+def test_every_bad_argument_is_refused_naming_it():
+    with pytest.raises(ValueError, match=r"eps1 must be below eps = 1\.0"):
+        protocols.l_grr(5, 1.0, 1.0)
+    with pytest.raises(ValueError, match="eps1 must be a number in"):
+        protocols.l_sue(5, 1.0, -0.5)
+    with pytest.raises(TypeError, match="eps1"):
+        protocols.l_oue(5, 1.0, "half")
+    with pytest.raises(ValueError, match="eps1 must be below"):
+        protocols.l_oue(5, 1.0, 0.95)  # above ln((2 e + 1) / 3) = 0.79
+    with pytest.raises(ValueError, match="calibration must be one of"):
+        protocols.l_grr(5, 1.0, calibration="tight")
+    with pytest.raises(ValueError, match="k must be"):
+        protocols.l_olh(1, 1.0)
+    with pytest.raises(ValueError, match="eps must be a number in"):
+        protocols.l_olh(5, 30.0)
+    with pytest.raises(ValueError, match="protocol 'l_sue' takes only eps1, got"):
+        protocols.by_name("l_sue", 5, 1.0, calibration="peer")
+    with pytest.raises(ValueError, match=r"L-GRR: reports must lie in 0\.\.4"):
+        protocols.l_grr(5, 1.0).estimate(np.array([5]))
+    for name in protocols.LONGITUDINAL_NAMES:
+        assert protocols.by_name(name.upper(), 5, 1.0).eps1 == 0.5
