@@ -202,3 +202,64 @@ def test_every_bad_argument_is_refused_naming_it():
         protocols.l_grr(5, 1.0).estimate(np.array([5]))
     for name in protocols.LONGITUDINAL_NAMES:
         assert protocols.by_name(name.upper(), 5, 1.0).eps1 == 0.5
+
+
+@pytest.mark.parametrize("name", ["l_grr", "l_osue", "l_olh"])
+def test_rounds_keep_each_users_memo_so_two_reports_share_it(name):
+    # 10^5 users all holding secret 0 report twice through Rounds: the pair of one user's reports follows the
+    # chain with one memo, sum_M C1(M | 0) C2(r1 | M) C2(r2 | M) (within 5 standard errors), which is far (power
+    # checked) from the pair of two independent rounds (a new memo each time, as multi-freq-ldpy's clients draw)
+    m = protocols.by_name(name, 3, 3.0, eps1=1.0)
+    n = 100_000
+    rng = _rng("rounds", name)
+    rounds = protocols.Rounds(m, n, rng)
+    first, second = rounds.report(np.zeros(n, dtype=np.int64), rng), rounds.report(np.zeros(n, dtype=np.int64), rng)
+    assert rounds.memos == n
+    if name == "l_grr":  # the (r1, r2) table over 3 x 3 values
+        hit = [first == 0, second == 0]
+        step = np.array([[m.p2 if r == M else m.q2 for r in range(3)] for M in range(3)])  # C2(r | M)
+        memo = np.array([m.p1, m.q1, m.q1])  # C1(M | 0)
+        shared = np.einsum("m,mr,ms->rs", memo, step, step)
+        counts = np.histogram2d(first, second, bins=[np.arange(4) - 0.5] * 2)[0]
+    else:  # does the report's set hold 0, in round 1 and in round 2
+        if name == "l_olh":
+            assert np.array_equal(first.seeds, second.seeds)  # each user's seed drawn once
+            hit = [m.membership(r)[:, 0] for r in (first, second)]
+            p_hold = [m.p2, m.q2]  # P(memo's set holds 0 | memo holds the hashed 0 or not)
+            memo_hold = m.p1
+        else:
+            hit = [first[:, 0], second[:, 0]]
+            p_hold, memo_hold = [m.p2, m.q2], m.p1
+        both = memo_hold * p_hold[0] ** 2 + (1 - memo_hold) * p_hold[1] ** 2
+        one = memo_hold * p_hold[0] + (1 - memo_hold) * p_hold[1]
+        shared = np.array([[both, one - both], [one - both, 1 - 2 * one + both]])
+        counts = np.histogram2d(~hit[0], ~hit[1], bins=[[-0.5, 0.5, 1.5]] * 2)[0]
+    independent = np.outer(shared.sum(axis=1), shared.sum(axis=0))
+    z = (counts / n - shared) / np.sqrt(shared * (1 - shared) / n)
+    assert np.abs(z).max() < 5
+    assert np.abs((independent - shared) / np.sqrt(shared * (1 - shared) / n)).max() > 10  # the test can tell
+
+
+def test_rounds_draw_a_memo_per_new_value_and_reuse_it_when_a_value_comes_back():
+    m = protocols.l_sue(5, 2.0)
+    rng = _rng("rounds values")
+    rounds = protocols.Rounds(m, 4, rng)
+    rounds.report(np.array([0, 1, 2, 3]), rng)
+    rounds.report(np.array([0, 1, 2, 4]), rng)  # user 3 moves to 4: a new memo
+    assert rounds.memos == 5
+    keys_before = rounds._keys.copy()
+    memos_before = rounds._memos.copy()
+    packed = rounds.report(np.array([0, 1, 2, 3]), rng, packed=True)  # back to 3: its memo, none new
+    assert rounds.memos == 5 and np.array_equal(rounds._keys, keys_before)
+    assert np.array_equal(rounds._memos, memos_before) and packed.bits.shape == (4, 1)
+    with pytest.raises(ValueError, match="secrets must hold one value per user, shape \\(4,\\)"):
+        rounds.report(np.array([0, 1, 2]), rng)
+    with pytest.raises(TypeError, match="protocol must be a longitudinal protocol"):
+        protocols.Rounds(protocols.grr(5, 1.0), 4, rng)
+    replays = []
+    for _ in range(2):  # the same generator, the same rounds: every report the same
+        rng = _rng("rounds replay")
+        rounds = protocols.Rounds(protocols.l_olh(50, 3.0), 300, rng)
+        replays.append([rounds.report(np.arange(300) % (50 - t), rng) for t in range(3)])
+    for a, b in zip(*replays, strict=True):
+        assert np.array_equal(a.seeds, b.seeds) and np.array_equal(a.values, b.values)

@@ -56,6 +56,7 @@ The package holds one family a module, re-exported here (import from ``privest.p
 ``subsets``       SS (subset selection)
 ``histogram``     SHE and THE (histogram encoding: Laplace noise on the one-hot vector) and ADP (GRR or OUE)
 ``longitudinal``  L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-BLH, L-OLH, L-ADP: a memo at eps, each report at eps1
+``rounds``        ``Rounds``: a longitudinal protocol's users over several rounds, each user's memos kept
 ``hashing``       BLH and OLH (local hashing) and their ``HashReports``
 ``factories``     ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, and ``by_name``
 ================  ====================================================================================================
@@ -105,6 +106,7 @@ from privest.protocols.histogram import SHE, THE, the_threshold
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE
 from privest.protocols.packed import PackedBits
 from privest.protocols.response import GRR, HR
+from privest.protocols.rounds import Rounds
 from privest.protocols.subsets import SS
 from privest.protocols.unary import OUE, SUE
 from privest.protocols.xxh32 import xxh32_decimal
@@ -135,6 +137,7 @@ __all__ = [
     "HashReports",
     "PackedBits",
     "Protocol",
+    "Rounds",
     "adp",
     "blh",
     "by_name",

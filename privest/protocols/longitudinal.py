@@ -192,6 +192,19 @@ class _Memoised:
         return (self.p1 - self.q1) * (self.p2 - self.q2)
 
     @property
+    def _memo_size(self) -> int:
+        """How many values a memo is drawn for: k, or g after hashing."""
+        return getattr(self, "g", self.k)
+
+    def _draw_seeds(self, n: int, rng: np.random.Generator) -> np.ndarray | None:
+        """Each user's hash seed (local hashing), fixed over rounds; None for the others."""
+        return None
+
+    def _memo_values(self, secrets: np.ndarray, seeds: np.ndarray | None) -> np.ndarray:
+        """The value each user's memo is of: the secret, or its hash under the user's seed."""
+        return secrets
+
+    @property
     def eps1_actual(self) -> float:
         """The level one report actually has, ln of the largest likelihood ratio between two secrets: eps1 under
         ``calibration="exact"``, below it for L-GRR and local hashing under "peer" when more than two values."""
@@ -231,11 +244,18 @@ class LGRR(_Memoised, _KValues):
         """One round: the memo (k-RR at eps), then the instantaneous response (k-RR keeping it with p2)."""
         check_flag(packed, "packed")
         rng = check_rng(rng)
-        return _grr(self.sample_memo(secrets, rng), self.k, self.p2, rng)
+        return self._respond(self.sample_memo(secrets, rng), None, rng, False)
 
     def sample_memo(self, secrets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The memo alone (k-RR at eps): the report of infinitely many rounds' worth of information."""
-        return _grr(check_secrets(secrets, self.k), self.k, self.p1, check_rng(rng))
+        return self._draw_memos(check_secrets(secrets, self.k), check_rng(rng))
+
+    def _draw_memos(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return _grr(values, self.k, self.p1, rng)
+
+    def _respond(self, memos: np.ndarray, seeds: np.ndarray | None, rng: np.random.Generator,
+                 packed: bool) -> np.ndarray:
+        return _grr(memos, self.k, self.p2, rng)
 
 
 @dataclass(frozen=True)
@@ -269,8 +289,15 @@ class _LongitudinalUnary(_Memoised, _UnaryEncoding):
                     ) -> np.ndarray | PackedBits:
         """The memo alone (unary encoding with p1, q1)."""
         secrets, rng = check_secrets(secrets, self.k), check_rng(rng)
-        return sample_by_chunks(secrets, self.k, lambda chunk: unary_packed(chunk, self.k, self.q1, self.p1, rng),
-                                packed)
+        return sample_by_chunks(secrets, self.k, lambda chunk: self._draw_memos(chunk, rng), packed)
+
+    def _draw_memos(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return unary_packed(values, self.k, self.q1, self.p1, rng)
+
+    def _respond(self, memos: np.ndarray, seeds: np.ndarray | None, rng: np.random.Generator,
+                 packed: bool) -> np.ndarray | PackedBits:
+        bits = _unary_step(memos, self.k, self.p2, self.q2, rng)
+        return PackedBits(bits, self.k) if packed else np.unpackbits(bits, axis=1, count=self.k).view(bool)
 
 
 @dataclass(frozen=True)
@@ -338,14 +365,26 @@ class _LongitudinalHashing(_Memoised, _LocalHashing):
         response (k-RR over g keeping the memo with p2)."""
         check_flag(packed, "packed")
         memo = self.sample_memo(secrets, rng)
-        return HashReports(memo.seeds, _grr(memo.values, self.g, self.p2, check_rng(rng)))
+        return self._respond(memo.values, memo.seeds, check_rng(rng), False)
 
     def sample_memo(self, secrets: np.ndarray, rng: np.random.Generator) -> HashReports:
         """A seed a user and the memo alone (k-RR over g of the hashed value at eps)."""
         secrets, rng = check_secrets(secrets, self.k), check_rng(rng)
-        seeds = rng.integers(0, self.hashes or 2**32, secrets.size, dtype=np.uint64).astype(np.uint32)
-        hashed = self._hashed(xxh32_decimal(secrets, seeds)).astype(np.int64)
-        return HashReports(seeds, _grr(hashed, self.g, self.p1, rng))
+        seeds = self._draw_seeds(secrets.size, rng)
+        return HashReports(seeds, self._draw_memos(self._memo_values(secrets, seeds), rng))
+
+    def _draw_seeds(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.integers(0, self.hashes or 2**32, n, dtype=np.uint64).astype(np.uint32)
+
+    def _memo_values(self, secrets: np.ndarray, seeds: np.ndarray | None) -> np.ndarray:
+        return self._hashed(xxh32_decimal(secrets, seeds)).astype(np.int64)
+
+    def _draw_memos(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return _grr(values, self.g, self.p1, rng)
+
+    def _respond(self, memos: np.ndarray, seeds: np.ndarray | None, rng: np.random.Generator,
+                 packed: bool) -> HashReports:
+        return HashReports(seeds, _grr(memos, self.g, self.p2, rng))
 
 
 @dataclass(frozen=True)
@@ -389,4 +428,5 @@ def l_adp(k: int, eps: float, eps1: float | None = None, calibration: str = "exa
         return m.q_star * (1 - m.q_star) / m._gap**2
 
     return grr if variance(grr) <= variance(osue) else osue
+
 
