@@ -57,6 +57,7 @@ The package holds one family a module, re-exported here (import from ``privest.p
 ``histogram``     SHE and THE (histogram encoding: Laplace noise on the one-hot vector) and ADP (GRR or OUE)
 ``longitudinal``  L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-BLH, L-OLH, L-ADP: a memo at eps, each report at eps1
 ``rounds``        ``Rounds``: a longitudinal protocol's users over several rounds, each user's memos kept
+``multidim``      SPL, SMP and RS+FD: d attributes a user, each estimated from its column's marginal protocol
 ``hashing``       BLH and OLH (local hashing) and their ``HashReports``
 ``factories``     ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, and ``by_name``
 ================  ====================================================================================================
@@ -104,6 +105,7 @@ from privest.protocols.factories import (
 from privest.protocols.hashing import BLH, OLH, OLH_EPS_MAX, HashReports
 from privest.protocols.histogram import SHE, THE, the_threshold
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE
+from privest.protocols.multidim import RSFD_PROTOCOLS, Multidimensional, MultiReports, rsfd, smp, spl
 from privest.protocols.packed import PackedBits
 from privest.protocols.response import GRR, HR
 from privest.protocols.rounds import Rounds
@@ -130,11 +132,14 @@ __all__ = [
     "OLH",
     "OLH_EPS_MAX",
     "OUE",
+    "RSFD_PROTOCOLS",
     "SHE",
     "SS",
     "SUE",
     "THE",
     "HashReports",
+    "MultiReports",
+    "Multidimensional",
     "PackedBits",
     "Protocol",
     "Rounds",
@@ -153,7 +158,10 @@ __all__ = [
     "l_sue",
     "olh",
     "oue",
+    "rsfd",
     "she",
+    "smp",
+    "spl",
     "ss",
     "sue",
     "the",
