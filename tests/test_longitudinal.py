@@ -263,3 +263,11 @@ def test_rounds_draw_a_memo_per_new_value_and_reuse_it_when_a_value_comes_back()
         replays.append([rounds.report(np.arange(300) % (50 - t), rng) for t in range(3)])
     for a, b in zip(*replays, strict=True):
         assert np.array_equal(a.seeds, b.seeds) and np.array_equal(a.values, b.values)
+
+
+def test_an_estimator_given_a_longitudinal_name_or_factory_names_the_constructor_that_exists():
+    for name in protocols.LONGITUDINAL_NAMES:
+        for given in (name, getattr(protocols, name)):
+            with pytest.raises((TypeError, ValueError), match=rf"ibu\(privest\.protocols\.{name}\(k, eps\), reports\)"):
+                privest.ibu(given, np.ones(3))
+        assert callable(getattr(protocols, name))

@@ -24,6 +24,12 @@ __all__ = ["refuse_groups", "refuse_matrix", "refuse_protocol_reports"]
 
 PROTOCOL_NAMES = NAMES + HISTOGRAM_NAMES + LONGITUDINAL_NAMES
 
+
+def _constructor(name: str) -> str:
+    """Where a protocol's constructor lives: ``privest.<name>``, the longitudinal ones ``privest.protocols.<name>``."""
+    return f"privest.protocols.{name}" if name in LONGITUDINAL_NAMES else f"privest.{name}"
+
+
 MATRIX_NAMES = ("krr", "geometric", "geometric_untruncated", "laplace", "exponential", "planar_geometric",
                 "planar_geometric_remapped", "planar_laplace", "shokri")
 """The matrix mechanisms' constructors, each ``privest.<name>`` (``privest.shokri.shokri`` for Shokri et al.'s)."""
@@ -50,7 +56,7 @@ MATRIX_INSTEAD = {
 def _function_name(value: Callable) -> str:
     module, name = getattr(value, "__module__", "") or "", getattr(value, "__name__", type(value).__name__)
     if module.startswith("privest.protocols") and name.lower() in PROTOCOL_NAMES:
-        return f"privest.{name.lower()}"
+        return _constructor(name.lower())
     if module.startswith(("privest.mechanisms", "privest.shokri")) and name in MATRIX_NAMES:
         return "privest.shokri.shokri" if name == "shokri" else f"privest.{name}"
     return name
@@ -60,7 +66,7 @@ def _named(value: str) -> tuple[str, str] | None:
     """('protocol' or 'mechanism', the constructor's call) for the name of one, else None."""
     key = value.strip().lower()
     if key in PROTOCOL_NAMES:
-        return "protocol", f"privest.{key}(k, eps)"
+        return "protocol", f"{_constructor(key)}(k, eps)"
     if key in MATRIX_NAMES:
         return "mechanism", f"privest.{key}(k, eps)" if key != "shokri" else "privest.shokri.shokri(distances, Q)"
     if key in ("rappor", "rap"):
@@ -139,7 +145,7 @@ def refuse_protocol_reports(A: Any, q: Any, function: str) -> None:
                         f"one, {function}(protocol, reports) or {function}(A, counts)")
     if callable(A):
         made = _function_name(A)
-        what = "reports" if made.removeprefix("privest.") in PROTOCOL_NAMES else "counts"
+        what = "reports" if made.rpartition(".")[2] in PROTOCOL_NAMES else "counts"
         raise TypeError(f"{function}: A is the function {made}, not what it builds: call it, "
                         f"{function}({made}(k, eps), {what})")
 
