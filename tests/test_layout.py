@@ -6,7 +6,7 @@ IBU loop, sits below everything):
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> packed -> base -> response, unary, subsets, hashing -> histogram, longitudinal -> rounds,
-       factories -> multidim)
+       bitflip -> factories -> multidim)
     -> estimators (_calls -> _bits, _sets -> _iteration -> _squarem -> iterative -> inversion -> mixtures, closed_form,
        rappor, likely, bootstrap)
     -> counts
@@ -71,6 +71,7 @@ ORDER = (
     "privest.protocols.hashing",
     "privest.protocols.histogram",
     "privest.protocols.longitudinal",
+    "privest.protocols.bitflip",
     "privest.protocols.rounds",
     "privest.protocols.factories",
     "privest.protocols.multidim",

@@ -56,6 +56,7 @@ The package holds one family a module, re-exported here (import from ``privest.p
 ``subsets``       SS (subset selection)
 ``histogram``     SHE and THE (histogram encoding: Laplace noise on the one-hot vector) and ADP (GRR or OUE)
 ``longitudinal``  L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-BLH, L-OLH, L-ADP: a memo at eps, each report at eps1
+``bitflip``       dBitFlipPM: d of b bucket bits, memoised once (a three-level likelihood: not a ``Protocol``)
 ``rounds``        ``Rounds``: a longitudinal protocol's users over several rounds, each user's memos kept
 ``multidim``      SPL, SMP and RS+FD: d attributes a user, each estimated from its column's marginal protocol
 ``hashing``       BLH and OLH (local hashing) and their ``HashReports``
@@ -78,6 +79,7 @@ True
 """
 
 from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
+from privest.protocols.bitflip import DBitFlipPM
 from privest.protocols.factories import (
     HISTOGRAM_NAMES,
     LONGITUDINAL_NAMES,
@@ -85,6 +87,7 @@ from privest.protocols.factories import (
     adp,
     blh,
     by_name,
+    dbitflip,
     grr,
     hr,
     l_adp,
@@ -137,6 +140,7 @@ __all__ = [
     "SS",
     "SUE",
     "THE",
+    "DBitFlipPM",
     "HashReports",
     "MultiReports",
     "Multidimensional",
@@ -146,6 +150,7 @@ __all__ = [
     "adp",
     "blh",
     "by_name",
+    "dbitflip",
     "grr",
     "hr",
     "l_adp",

@@ -8,6 +8,7 @@ from privest._checks import (
     check_text,
 )
 from privest.protocols.base import Protocol
+from privest.protocols.bitflip import DBitFlipPM, dbitflip
 from privest.protocols.hashing import BLH, OLH
 from privest.protocols.histogram import SHE, THE, adp
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE, l_adp
@@ -22,6 +23,7 @@ __all__ = [
     "adp",
     "blh",
     "by_name",
+    "dbitflip",
     "grr",
     "hr",
     "l_adp",
@@ -47,9 +49,10 @@ HISTOGRAM_NAMES = ("she", "the", "adp")
 """Histogram encoding (SHE, THE) and the adaptive choice (ADP, a GRR or an OUE): ``by_name`` knows them too."""
 
 
-LONGITUDINAL_NAMES = ("l_grr", "l_sue", "l_oue", "l_osue", "l_soue", "l_adp", "l_blh", "l_olh")
+LONGITUDINAL_NAMES = ("l_grr", "l_sue", "l_oue", "l_osue", "l_soue", "l_adp", "l_blh", "l_olh", "dbitflip")
 """The longitudinal protocols (memoisation, ``privest.protocols.longitudinal``): ``by_name`` knows them, with eps1 (one
-report's level, default eps / 2) and, for L-GRR, L-ADP and local hashing, calibration."""
+report's level, default eps / 2) and, for L-GRR, L-ADP and local hashing, calibration; and dBitFlipPM
+(``privest.protocols.bitflip``: one memoised report, ``buckets`` and ``bits``)."""
 
 
 def grr(k: int, eps: float) -> GRR:
@@ -144,20 +147,21 @@ def l_olh(k: int, eps: float, eps1: float | None = None, calibration: str = "exa
     return LOLH(k, eps, hashes, eps1, calibration)
 
 
-_FACTORIES: dict[str, Callable[..., Protocol]] = {
+_FACTORIES: dict[str, Callable[..., Protocol | DBitFlipPM]] = {
     "grr": grr, "sue": sue, "oue": oue, "blh": blh, "olh": olh, "ss": ss, "hr": hr, "she": she, "the": the,
     "adp": adp, "l_grr": l_grr, "l_sue": l_sue, "l_oue": l_oue, "l_osue": l_osue, "l_soue": l_soue, "l_adp": l_adp,
-    "l_blh": l_blh, "l_olh": l_olh}
+    "l_blh": l_blh, "l_olh": l_olh, "dbitflip": dbitflip}
 _OPTIONS = {"blh": ("hashes",), "olh": ("hashes",), "the": ("threshold",), "l_grr": ("eps1", "calibration"),
             "l_sue": ("eps1",), "l_oue": ("eps1",), "l_osue": ("eps1",), "l_soue": ("eps1",),
             "l_adp": ("eps1", "calibration"), "l_blh": ("eps1", "calibration", "hashes"),
-            "l_olh": ("eps1", "calibration", "hashes")}
+            "l_olh": ("eps1", "calibration", "hashes"), "dbitflip": ("buckets", "bits")}
 
 
-def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol:
+def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol | DBitFlipPM:
     """The protocol called ``name`` (one of ``NAMES``, ``HISTOGRAM_NAMES`` or ``LONGITUDINAL_NAMES``, any case) on k
     values at eps; options: ``hashes`` for BLH, OLH, L-BLH and L-OLH, ``threshold`` for THE, ``eps1`` for every
-    longitudinal protocol and ``calibration`` for L-GRR, L-ADP, L-BLH and L-OLH. "adp" gives a GRR or an OUE instance
+    longitudinal protocol but dBitFlipPM (which takes ``buckets`` and ``bits``) and ``calibration`` for L-GRR,
+    L-ADP, L-BLH and L-OLH. "adp" gives a GRR or an OUE instance
     (``adp``), "l_adp" an L-GRR or an L-OSUE.
 
     Raises

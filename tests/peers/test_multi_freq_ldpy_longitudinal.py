@@ -31,6 +31,7 @@ from conformance import (
     scaled,
 )
 from multi_freq_ldpy.long_freq_est import L_ADP, L_GRR, L_LH, L_OSUE, L_OUE, L_SOUE, L_SUE
+from multi_freq_ldpy.long_freq_est import dBitFlipPM as bitflip  # noqa: N813 (the peer's module name)
 from multi_freq_ldpy.long_freq_est.Variance_LONG_PURE import VAR_Long_Pure
 
 from privest import protocols, rng_for
@@ -185,3 +186,27 @@ def test_peer_variance_at_f_above_0_is_the_iid_variance_for_l_sue_only():
             assert theirs == pytest.approx(iid, rel=1e-12)
         else:
             assert theirs != pytest.approx(iid, rel=1e-3)
+
+
+# --- dBitFlipPM -------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("b, d", [(K, K), (8, 3), (5, 1)])
+def test_dbitflip_reports_and_estimate_equal_the_peers(b, d):
+    """The peer's reports (-1 where a bucket was not drawn, else the bit): each bucket drawn d / b of the time and its
+    bit 1 with p for the user's bucket, 1 - p for another, as privest's (per-bucket exact tests, power asserted);
+    on mixed users' reports its MI equals privest's INV-N to 1e-12."""
+    m = protocols.dbitflip(K, EPS, b, d)
+    with peer_seed(SEED + b + d):
+        theirs = np.array([bitflip.dBitFlipPM_Client(SECRET, K, b, d, EPS) for _ in range(N)]).astype(np.int8)
+    ours = m.sample(np.full(N, SECRET), rng_for(SEED, "peers", "dbitflip", b, d))
+    held = m.bucket_of(np.array([SECRET]))[0]
+    expected_ones = np.where(np.arange(b) == held, m.p, 1 - m.p) * d / b  # drawn and 1
+    assert coordinate_power(expected_ones, expected_ones * np.where(np.arange(b) == held, 1.1, 1.0)) >= MIN_POWER
+    assert coordinates((ours == 1).sum(axis=0), (theirs == 1).sum(axis=0)) > 1e-4
+    assert coordinates((ours >= 0).sum(axis=0), (theirs >= 0).sum(axis=0)) > 1e-4
+    rng = np.random.default_rng(SEED)
+    with peer_seed(SEED + 7):
+        mixed = [bitflip.dBitFlipPM_Client(int(x), K, b, d, EPS) for x in rng.integers(0, K, 20_000)]
+    normalised = bitflip.dBitFlipPM_Aggregator_MI(mixed, b, d, EPS)
+    assert np.abs(m.estimate(np.array(mixed).astype(np.int8), post="normalization") - normalised).max() < 1e-12
