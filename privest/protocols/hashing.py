@@ -106,9 +106,16 @@ class _LocalHashing(_RandomisedResponse):
         check_flag(packed, "packed")  # a seed and a value a user: as compact as it gets
         secrets = check_secrets(secrets, self.k)
         rng = check_rng(rng)
-        seeds = rng.integers(0, self.hashes or 2**32, secrets.size, dtype=np.uint64).astype(np.uint32)
-        hashed = self._hashed(xxh32_decimal(secrets, seeds)).astype(np.int64)
-        return HashReports(seeds, _grr(hashed, self.g, self.high, rng))
+        seeds = self._draw_seeds(secrets.size, rng)
+        return HashReports(seeds, _grr(self._memo_values(secrets, seeds), self.g, self.high, rng))
+
+    def _draw_seeds(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """A hash seed a user: uniform on [0, hashes), or on [0, 2^32)."""
+        return rng.integers(0, self.hashes or 2**32, n, dtype=np.uint64).astype(np.uint32)
+
+    def _memo_values(self, secrets: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """Each user's secret hashed with its seed into [0, g)."""
+        return self._hashed(xxh32_decimal(secrets, seeds)).astype(np.int64)
 
     def _reports(self, reports: HashReports) -> HashReports:
         check_instance(reports, f"{self.name}: reports", HashReports, "HashReports (seeds, values)")

@@ -38,7 +38,6 @@ from privest.protocols.hashing import OLH_EPS_MAX, HashReports, _LocalHashing
 from privest.protocols.packed import PackedBits, bernoulli_bytes, sample_by_chunks, unary_packed
 from privest.protocols.response import _KValues
 from privest.protocols.unary import _UnaryEncoding
-from privest.protocols.xxh32 import xxh32_decimal
 
 __all__ = [
     "CALIBRATIONS",
@@ -188,6 +187,16 @@ class _Memoised:
         return self._chain[3]
 
     @property
+    def p_chain(self) -> float:
+        """The true value (k-RR) or a one bit (unary) through both steps: p1 p2 + (1 - p1) q2."""
+        return self.p1 * self.p2 + (1 - self.p1) * self.q2
+
+    @property
+    def q_chain(self) -> float:
+        """Another given value (k-RR) or a zero bit turned 1 (unary) through both steps: q1 p2 + (1 - q1) q2."""
+        return self.q1 * self.p2 + (1 - self.q1) * self.q2
+
+    @property
     def _gap(self) -> float:
         return (self.p1 - self.q1) * (self.p2 - self.q2)
 
@@ -229,16 +238,8 @@ class LGRR(_Memoised, _KValues):
         super().__post_init__()
         self._set_chain(self.k)
 
-    @property
-    def high(self) -> float:  # type: ignore[override]
-        return self.p1 * self.p2 + (1 - self.p1) * self.q2
-
-    @property
-    def low(self) -> float:  # type: ignore[override]
-        return self.q1 * self.p2 + (1 - self.q1) * self.q2
-
-    p_star = high
-    q_star = low
+    high = p_star = _Memoised.p_chain  # type: ignore[assignment]
+    low = q_star = _Memoised.q_chain  # type: ignore[assignment]
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False) -> np.ndarray:
         """One round: the memo (k-RR at eps), then the instantaneous response (k-RR keeping it with p2)."""
@@ -269,13 +270,8 @@ class _LongitudinalUnary(_Memoised, _UnaryEncoding):
         super().__post_init__()
         self._set_chain(self.k)
 
-    @property
-    def one(self) -> float:  # type: ignore[override]
-        return self.p1 * self.p2 + (1 - self.p1) * self.q2
-
-    @property
-    def flip(self) -> float:  # type: ignore[override]
-        return self.q1 * self.p2 + (1 - self.q1) * self.q2
+    one = _Memoised.p_chain  # type: ignore[assignment]
+    flip = _Memoised.q_chain  # type: ignore[assignment]
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False
                ) -> np.ndarray | PackedBits:
@@ -346,15 +342,8 @@ class _LongitudinalHashing(_Memoised, _LocalHashing):
         super().__post_init__()
         self._set_chain(self.g)
 
-    @property
-    def high(self) -> float:  # type: ignore[override]
-        return self.p1 * self.p2 + (1 - self.p1) * self.q2
-
-    @property
-    def low(self) -> float:  # type: ignore[override]
-        return self.q1 * self.p2 + (1 - self.q1) * self.q2
-
-    p_star = high
+    high = p_star = _Memoised.p_chain  # type: ignore[assignment]
+    low = _Memoised.q_chain  # type: ignore[assignment]
 
     @property
     def _gap(self) -> float:  # p* - 1/g = (g - 1)/g (P_g - Q_g), P_g - Q_g = (p1 - q1)(p2 - q2)
@@ -373,11 +362,8 @@ class _LongitudinalHashing(_Memoised, _LocalHashing):
         seeds = self._draw_seeds(secrets.size, rng)
         return HashReports(seeds, self._draw_memos(self._memo_values(secrets, seeds), rng))
 
-    def _draw_seeds(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        return rng.integers(0, self.hashes or 2**32, n, dtype=np.uint64).astype(np.uint32)
-
-    def _memo_values(self, secrets: np.ndarray, seeds: np.ndarray | None) -> np.ndarray:
-        return self._hashed(xxh32_decimal(secrets, seeds)).astype(np.int64)
+    _draw_seeds = _LocalHashing._draw_seeds  # before _Memoised's (no seeds) in the order of the bases
+    _memo_values = _LocalHashing._memo_values
 
     def _draw_memos(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return _grr(values, self.g, self.p1, rng)

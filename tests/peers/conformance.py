@@ -169,14 +169,18 @@ def check_unary_encoding_bit_frequencies(name: str, peer_sample) -> None:
 
 
 def check_local_hashing_set_membership(name: str, peer_sample) -> None:
-    """BLH, OLH: the joint frequency of (secret in S, another value in S), and the seeds' top 4 bits (modulo 2^32,
-    as xxhash uses them: uniform for privest and both peers; pure-LDP draws its seeds from 0..2^63 - 1)."""
-    m = protocol(name)
+    """BLH, OLH: ``check_hashed_set_membership`` of privest's and the peer's reports of SECRET."""
+    check_hashed_set_membership(protocol(name), privest_reports(name), peer_sample(name)[1])
+
+
+def check_hashed_set_membership(m, ours, theirs) -> None:
+    """Local hashing's reports (privest's and a peer's) of protocol m: the joint frequency of (secret in S, another
+    value in S), and the seeds' top 4 bits (modulo 2^32, as xxhash uses them: uniform for privest and both peers;
+    pure-LDP draws its seeds from 0..2^63 - 1)."""
     expected = pair_probabilities(m.p_star, m.q_star)
     # power 1.000 (BLH, OLH) against p* 5% off; against q* 5% off 1.000 (BLH), 0.977 (OLH)
     alternatives = [pair_probabilities(1.05 * m.p_star, m.q_star), pair_probabilities(m.p_star, 1.05 * m.q_star)]
     assert min(homogeneity_power(expected, alt) for alt in alternatives) >= MIN_POWER
-    ours, theirs = privest_reports(name), peer_sample(name)[1]
     assert homogeneity(pair_counts(ours, m.g), pair_counts(theirs, m.g)) > 1e-4
     top = [np.bincount(r.seeds >> np.uint32(28), minlength=16) for r in (ours, theirs)]
     assert homogeneity(*top) > 1e-4
