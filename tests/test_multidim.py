@@ -104,3 +104,14 @@ def test_an_smp_attribute_nobody_drew_is_nan_and_bad_input_is_refused_naming_it(
         multidim.Multidimensional("split", (3, 4), 1.0, "grr")
     with pytest.raises(TypeError, match="reports must be MultiReports of 6 columns"):
         m.estimate(reports.columns)
+
+
+def test_longitudinal_spl_splits_eps1_by_d_and_smp_keeps_it_and_rsfd_takes_no_options():
+    m = multidim.spl((3, 4), 2.0, "l_grr", eps1=0.8, calibration="peer")
+    assert m.marginal(1) == protocols.l_grr(4, 1.0, 0.4, calibration="peer")
+    assert multidim.smp((3, 4), 2.0, "l_oue", eps1=0.8).marginal(0) == protocols.l_oue(3, 2.0, 0.8)
+    assert multidim.spl((3, 4), 2.0, "l_sue").marginal(0).eps1 == 0.5  # the default eps1 of eps / d
+    with pytest.raises(ValueError, match="options: RS\\+FD takes none"):
+        multidim.Multidimensional("rsfd", (3, 4), 1.0, "grr", (("eps1", 0.5),))
+    with pytest.raises(ValueError, match="protocol 'grr' takes no options"):
+        multidim.spl((3, 4), 1.0, "grr", eps1=0.5)

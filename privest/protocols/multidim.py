@@ -133,21 +133,29 @@ class Multidimensional:
     eps : float
         The level of the whole tuple's report (RS+FD: module docstring).
     protocol : str
-        A name of ``privest.protocols.by_name`` (SPL, SMP), or one of ``RSFD_PROTOCOLS`` (RS+FD).
+        A name of ``privest.protocols.by_name`` (SPL, SMP), or one of ``RSFD_PROTOCOLS`` (RS+FD). A longitudinal
+        name (``l_grr``, ...) gives multi-freq-ldpy's longitudinal SPL and SMP.
+    options : tuple of (name, value) pairs
+        The protocol's options (``by_name``'s: ``eps1``, ``calibration``, ``hashes``, ...), given to every
+        attribute's; SPL splits ``eps1`` by d as it splits eps. RS+FD takes none.
     """
 
     solution: str
     ks: tuple
     eps: float
     protocol: str
+    options: tuple = ()
 
     def __post_init__(self) -> None:
         check_choice(self.solution, "solution", SOLUTIONS)
         check_sequence(self.ks, "ks", minimum=1)
         object.__setattr__(self, "ks", tuple(check_int(k, f"ks[{j}]", minimum=2) for j, k in enumerate(self.ks)))
         object.__setattr__(self, "eps", check_between(self.eps, "eps", EPS_MIN, EPS_MAX))
+        object.__setattr__(self, "options", tuple(sorted(dict(self.options).items())))
         if self.solution == "rsfd":
             check_choice(self.protocol, "protocol", RSFD_PROTOCOLS)
+            if self.options:
+                raise ValueError(f"options: RS+FD takes none, got {dict(self.options)}")
         object.__setattr__(self, "_marginals", tuple(self._marginal(j) for j in range(self.d)))
 
     @property
@@ -156,11 +164,13 @@ class Multidimensional:
         return len(self.ks)
 
     def _marginal(self, j: int) -> Protocol:
-        k = self.ks[j]
+        k, options = self.ks[j], dict(self.options)
         if self.solution == "spl":
-            return by_name(self.protocol, k, self.eps / self.d)
+            if options.get("eps1") is not None:
+                options["eps1"] = options["eps1"] / self.d
+            return by_name(self.protocol, k, self.eps / self.d, **options)
         if self.solution == "smp":
-            return by_name(self.protocol, k, self.eps)
+            return by_name(self.protocol, k, self.eps, **options)
         options = {"grr": [_rsfd_grr(k, self.eps, self.d)],
                    "sue_zero": [_RsfdUnary(k, self.eps, self.d, False)],
                    "oue_zero": [_RsfdUnary(k, self.eps, self.d, True)]}
@@ -236,14 +246,16 @@ class Multidimensional:
         return [m.group(column) for m, column in zip(self._marginals, self._columns(reports), strict=True)]
 
 
-def spl(ks: Any, eps: float, protocol: str) -> Multidimensional:
-    """SPL: every attribute reported through ``protocol`` (a ``by_name`` name) at eps / d."""
-    return Multidimensional("spl", ks, eps, protocol)
+def spl(ks: Any, eps: float, protocol: str, **options: Any) -> Multidimensional:
+    """SPL: every attribute reported through ``protocol`` (a ``by_name`` name, with its ``options``) at eps / d (a
+    longitudinal protocol's eps1 at eps1 / d)."""
+    return Multidimensional("spl", ks, eps, protocol, tuple(options.items()))
 
 
-def smp(ks: Any, eps: float, protocol: str) -> Multidimensional:
-    """SMP: one attribute a user, drawn uniformly, reported with its index through ``protocol`` at eps."""
-    return Multidimensional("smp", ks, eps, protocol)
+def smp(ks: Any, eps: float, protocol: str, **options: Any) -> Multidimensional:
+    """SMP: one attribute a user, drawn uniformly, reported with its index through ``protocol`` (a ``by_name`` name,
+    with its ``options``) at eps."""
+    return Multidimensional("smp", ks, eps, protocol, tuple(options.items()))
 
 
 def rsfd(ks: Any, eps: float, protocol: str) -> Multidimensional:

@@ -23,6 +23,7 @@ D = len(KS)
 EPS = 2.0
 N = 60_000  # users a side (the peers' clients are per-user Python)
 TUPLE = (1, 5, 7)  # every user's tuple in the distribution tests
+VALUE_REPORTS = ("GRR", "L-GRR")
 CASES = [("spl", "grr"), ("spl", "oue"), ("smp", "grr"), ("smp", "oue"), ("rsfd", "grr"), ("rsfd", "oue_zero"),
          ("rsfd", "sue_zero"), ("rsfd", "adp")]
 
@@ -55,19 +56,19 @@ def peer_reports(solution: str, protocol: str, secrets_key: str):
 
 
 def as_privest(m: multidim.Multidimensional, raw) -> multidim.MultiReports:
-    """The peer's reports as privest's MultiReports."""
+    """The peer's reports as privest's MultiReports (a value a report for GRR and L-GRR, else bits)."""
     if m.solution == "smp":
         attribute = np.array([a for a, _ in raw], dtype=np.int64)
         columns = []
         for j, marginal in enumerate(m._marginals):
             values = [report for a, report in raw if a == j]
-            columns.append(np.array(values, dtype=np.int64) if marginal.name == "GRR"
+            columns.append(np.array(values, dtype=np.int64) if marginal.name in VALUE_REPORTS
                            else np.array(values, dtype=float).astype(bool).reshape(-1, KS[j]))
         return multidim.MultiReports(tuple(columns), attribute)
     columns = []
     for j, marginal in enumerate(m._marginals):
         column = [r[j] for r in raw]
-        columns.append(np.array(column, dtype=np.int64) if marginal.name == "GRR"
+        columns.append(np.array(column, dtype=np.int64) if marginal.name in VALUE_REPORTS
                        else np.array(column, dtype=float).astype(bool))
     return multidim.MultiReports(tuple(columns))
 
@@ -115,3 +116,30 @@ def test_rsfd_adp_picks_the_peers_protocol_for_every_attribute(ks, eps):
     for j, marginal in enumerate(m._marginals):  # a GRR report is one value, a UE report a bit vector
         assert (marginal.name == "GRR") == (np.ndim(report[j]) == 0), (ks, eps, j)
 
+
+
+LONGITUDINAL = [("spl", "l_grr"), ("spl", "l_oue"), ("spl", "l_osue"), ("smp", "l_sue"), ("smp", "l_soue"),
+                ("smp", "l_grr")]
+
+
+@pytest.mark.parametrize(("solution", "protocol"), LONGITUDINAL)
+def test_longitudinal_spl_and_smp_estimates_equal_the_peers(solution, protocol):
+    """multi-freq-ldpy's L-SPL (eps and eps1 split by d) and L-SMP (one attribute at eps and eps1), its L-GRR at its
+    own calibration: on its reports, privest's ``spl``/``smp`` of the longitudinal protocol give its estimates."""
+    from multi_freq_ldpy.long_mdim_freq_est import L_SMP_Solution, L_SPL_Solution
+
+    module, prefix = (L_SPL_Solution, "SPL") if solution == "spl" else (L_SMP_Solution, "SMP")
+    name = protocol[2:].upper()
+    eps1 = EPS / 2
+    options = {"calibration": "peer"} if protocol == "l_grr" else {}
+    m = multidim.Multidimensional(solution, KS, EPS, protocol, tuple({"eps1": eps1, **options}.items()))
+    rng = np.random.default_rng(SEED)
+    tuples = np.stack([rng.integers(0, k, 20_000) for k in KS], 1)
+    client = getattr(module, f"{prefix}_L_{name}_Client")
+    with peer_seed(SEED + LONGITUDINAL.index((solution, protocol))):
+        raw = [client(list(x), list(KS), D, EPS, eps1) for x in tuples.tolist()]
+    aggregate = getattr(module, f"{prefix}_L_{name}_Aggregator_MI")
+    theirs = aggregate(raw, list(KS), D, EPS, eps1) if name == "GRR" else aggregate(raw, D, EPS, eps1)
+    ours = m.estimate(as_privest(m, raw), post="normalization")
+    for j in range(D):
+        assert np.abs(ours[j] - np.asarray(theirs[j], dtype=float)).max() < 1e-12, j
