@@ -2,6 +2,7 @@
 solution's definition, the columns privest draws against those channels, the unbiased estimates and GIBU per
 attribute, SMP's attribute that nobody drew, and every refusal naming its argument."""
 
+import itertools
 import math
 
 import numpy as np
@@ -13,7 +14,8 @@ from privest.protocols import multidim
 
 KS = (2, 5, 9)
 CASES = [("spl", "grr"), ("spl", "oue"), ("spl", "olh"), ("smp", "grr"), ("smp", "sue"), ("smp", "adp"),
-         ("rsfd", "grr"), ("rsfd", "oue_zero"), ("rsfd", "sue_zero"), ("rsfd", "adp")]
+         ("rsfd", "grr"), ("rsfd", "oue_zero"), ("rsfd", "sue_zero"), ("rsfd", "oue_rnd"), ("rsfd", "sue_rnd"),
+         ("rsfd", "adp")]
 
 
 def _rng(*labels: object) -> np.random.Generator:
@@ -115,3 +117,19 @@ def test_longitudinal_spl_splits_eps1_by_d_and_smp_keeps_it_and_rsfd_takes_no_op
         multidim.Multidimensional("rsfd", (3, 4), 1.0, "grr", (("eps1", 0.5),))
     with pytest.raises(ValueError, match="protocol 'grr' takes no options"):
         multidim.spl((3, 4), 1.0, "grr", eps1=0.5)
+
+
+@pytest.mark.parametrize("name", ["oue_rnd", "sue_rnd"])
+@pytest.mark.parametrize("d, k", [(2, 3), (3, 4)])
+def test_rsfd_ue_rnd_likelihood_is_the_mixture_with_a_random_one_hot(name, d, k):
+    # every bit vector y: (1/d) M(y | x) + ((d - 1)/d) (1/k) sum_v M(y | v), M unary encoding at eps' (brute force)
+    m = multidim.rsfd((k,) * d, 1.5, name).marginal(0)
+    base = (protocols.oue if name == "oue_rnd" else protocols.sue)(k, math.log(d * math.expm1(1.5) + 1))
+    every = np.array(list(itertools.product((0, 1), repeat=k)), dtype=bool)
+    M = base.likelihood(every)  # (2^k, k)
+    expected = M / d + (d - 1) / d * M.mean(axis=1, keepdims=True)
+    np.testing.assert_allclose(m.likelihood(every), expected, rtol=1e-12)
+    np.testing.assert_allclose(m.likelihood(every).sum(axis=0), 1.0, atol=1e-12)
+    # the bit marginals are the estimator's p* and q*
+    np.testing.assert_allclose(m.likelihood(every).T @ every, np.where(np.eye(k, dtype=bool), m.p_star, m.q_star),
+                               rtol=1e-12)

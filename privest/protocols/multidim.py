@@ -7,7 +7,8 @@ A user holds a tuple of d values, attribute j in [0, k_j).
   tuple (the index says nothing of the values).
 - RS+FD (random sampling plus fake data, Arcolezi et al., CIKM 2021) draws one attribute, reports it at the amplified
   eps' = ln(d (e^eps - 1) + 1) and every other attribute as fake data, without the index: GRR's fake value uniform,
-  UE-zero's the zero vector through the unary step, so that the server cannot tell which attribute is true. As the
+  UE-zero's the zero vector and UE-rnd's a uniform random value through the unary step, so that the server cannot
+  tell which attribute is true. As the
   peer parameterises it, a report is eps-LDP between tuples that differ in one attribute when the protocol is UE-zero
   or GRR with equal k_j (the amplification eps' is built on), and only eps'-LDP between arbitrary tuples.
 
@@ -26,15 +27,24 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from privest._checks import check_between, check_choice, check_int, check_integers, check_rng, check_sequence
+from privest._checks import (
+    check_between,
+    check_choice,
+    check_int,
+    check_integers,
+    check_rng,
+    check_secrets,
+    check_sequence,
+)
 from privest.consistency import AnyPost
-from privest.groups import BitGroup, SetGroup
+from privest.groups import BitGroup, Group, SetGroup
 from privest.intervals import Interval
 from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
 from privest.protocols.factories import by_name
 from privest.protocols.packed import bernoulli_bytes, sample_by_chunks, unary_packed
 from privest.protocols.response import GRR
 from privest.protocols.unary import _UnaryEncoding
+from privest.rappor import distinct_rows
 
 __all__ = [
     "RSFD_PROTOCOLS",
@@ -48,10 +58,10 @@ __all__ = [
 
 SOLUTIONS = ("spl", "smp", "rsfd")
 
-RSFD_PROTOCOLS = ("grr", "sue_zero", "oue_zero", "adp")
-"""RS+FD's protocols here: GRR (fake data a uniform value), SUE or OUE of the zero vector (UE-zero) and ADP (GRR or
-OUE-zero an attribute, whichever has the lower variance). multi-freq-ldpy's UE-rnd (a random one-hot as fake data,
-whose bits are not independent) is not here yet."""
+RSFD_PROTOCOLS = ("grr", "sue_zero", "oue_zero", "sue_rnd", "oue_rnd", "adp")
+"""RS+FD's protocols: GRR (fake data a uniform value), SUE or OUE of the zero vector (UE-zero) or of a uniform random
+value (UE-rnd, whose bits are not independent: its GIBU group is a matrix) and ADP (GRR or OUE-zero an attribute,
+whichever has the lower variance)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,64 @@ class _RsfdUnary(_UnaryEncoding):
     def _gap(self) -> float:
         p, q = self._base
         return (p - q) / self.d
+
+
+@dataclass(frozen=True)
+class _RsfdUnaryRandom(_RsfdUnary):
+    """RS+FD with UE-rnd, attribute j's column: the true bit vector (unary encoding at eps') with probability 1/d,
+    else the unary encoding at eps' of a uniform random value. Its bits are not independent (the fake one-hot is one
+    value), so its likelihood depends on the report's weight w = |y|: with B(y) = q^w (1 - q)^(k - w), a = p / q and
+    c = (1 - p) / (1 - q),
+
+        P(y | x) = B(y) ((a if y_x = 1 else c) / d + (d - 1) (w a + (k - w) c) / (d k)),
+
+    a matrix group with one column per distinct report for GIBU. Each bit's marginal is what the unbiased estimate
+    needs: p* = p/d + (d - 1) s and q* = q/d + (d - 1) s, s = (p + (k - 1) q) / (d k)."""
+
+    name: ClassVar[str] = "RS+FD UE-rnd"
+
+    @property
+    def _fake_share(self) -> float:
+        p, q = self._base
+        return (self.d - 1) * (p + (self.k - 1) * q) / (self.d * self.k)
+
+    @property
+    def p_star(self) -> float:  # type: ignore[override]
+        return self._base[0] / self.d + self._fake_share
+
+    @property
+    def q_star(self) -> float:  # type: ignore[override]
+        return self._base[1] / self.d + self._fake_share
+
+    def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False) -> Any:
+        """One column's reports: each user's value with probability 1/d, else a uniform random one, through
+        unary encoding at eps'."""
+        secrets, rng = check_secrets(secrets, self.k), check_rng(rng)
+        fake = rng.random(secrets.size) >= 1 / self.d
+        values = np.where(fake, rng.integers(0, self.k, secrets.size), secrets)
+        p, q = self._base
+        return sample_by_chunks(values, self.k, lambda chunk: unary_packed(chunk, self.k, q, p, rng), packed)
+
+    def _columns_of(self, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(log B(y) (n,), (n, k) the factor of each secret) for bool reports (n, k)."""
+        p, q = self._base
+        w = bits.sum(axis=1)
+        a, c = p / q, (1 - p) / (1 - q)
+        shared = (self.d - 1) * (w * a + (self.k - w) * c) / (self.d * self.k)
+        factors = np.where(bits, a, c) / self.d + shared[:, None]
+        return w * math.log(q) + (self.k - w) * math.log1p(-q), factors
+
+    def likelihood(self, reports: Any) -> np.ndarray:
+        log_scale, factors = self._columns_of(self.membership(reports))
+        return np.exp(log_scale)[:, None] * factors
+
+    def group(self, reports: Any) -> Group:  # type: ignore[override]
+        """A matrix group over the k secrets, one column per distinct report (``likelihood``'s factors)."""
+        unique, counts = distinct_rows(self.membership(reports))
+        if counts.size == 0:
+            raise ValueError(f"{self.name}: reports must not be empty")
+        log_scale, factors = self._columns_of(unique)
+        return Group(np.ascontiguousarray(factors.T), counts.astype(np.float64), log_scale)
 
 
 def _rsfd_grr(k: int, eps: float, d: int) -> GRR:
@@ -173,7 +241,9 @@ class Multidimensional:
             return by_name(self.protocol, k, self.eps, **options)
         options = {"grr": [_rsfd_grr(k, self.eps, self.d)],
                    "sue_zero": [_RsfdUnary(k, self.eps, self.d, False)],
-                   "oue_zero": [_RsfdUnary(k, self.eps, self.d, True)]}
+                   "oue_zero": [_RsfdUnary(k, self.eps, self.d, True)],
+                   "sue_rnd": [_RsfdUnaryRandom(k, self.eps, self.d, False)],
+                   "oue_rnd": [_RsfdUnaryRandom(k, self.eps, self.d, True)]}
         if self.protocol == "adp":  # the lower variance of a value no user holds (multi-freq-ldpy's rule, GRR at a tie)
             grr, oue = options["grr"][0], options["oue_zero"][0]
             return grr if _variance_of_none(grr) <= _variance_of_none(oue) else oue
@@ -210,8 +280,12 @@ class Multidimensional:
             reported = GRR(k, amplified).sample(values, rng)
             return np.where(true, reported, rng.integers(0, k, values.size))
         p, q = m._base
+        random_fake = isinstance(m, _RsfdUnaryRandom)
 
         def draw(chunk_values: np.ndarray, chunk_true: np.ndarray) -> np.ndarray:
+            if random_fake:  # a uniform random value's unary encoding at eps'
+                fakes = rng.integers(0, k, chunk_values.size)
+                return unary_packed(np.where(chunk_true, chunk_values, fakes), k, q, p, rng)
             bits = bernoulli_bytes(q, chunk_values.size, k, rng)  # the zero vector through the step: every bit q
             bits[chunk_true] = unary_packed(chunk_values[chunk_true], k, q, p, rng)
             return bits

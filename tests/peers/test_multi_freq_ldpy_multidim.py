@@ -25,14 +25,15 @@ N = 60_000  # users a side (the peers' clients are per-user Python)
 TUPLE = (1, 5, 7)  # every user's tuple in the distribution tests
 VALUE_REPORTS = ("GRR", "L-GRR")
 CASES = [("spl", "grr"), ("spl", "oue"), ("smp", "grr"), ("smp", "oue"), ("rsfd", "grr"), ("rsfd", "oue_zero"),
-         ("rsfd", "sue_zero"), ("rsfd", "adp")]
+         ("rsfd", "sue_zero"), ("rsfd", "oue_rnd"), ("rsfd", "sue_rnd"), ("rsfd", "adp")]
 
 
 def peer_functions(solution: str, protocol: str):
     """The peer's client and MI aggregator of (solution, protocol), as functions of a tuple and of the reports."""
     if solution == "rsfd":
-        name = {"grr": "GRR", "oue_zero": "UE_zero", "sue_zero": "UE_zero", "adp": "ADP"}[protocol]
-        extra = () if protocol == "grr" else (protocol != "sue_zero",)
+        name = {"grr": "GRR", "oue_zero": "UE_zero", "sue_zero": "UE_zero", "oue_rnd": "UE_rnd", "sue_rnd": "UE_rnd",
+                "adp": "ADP"}[protocol]
+        extra = () if protocol == "grr" else (not protocol.startswith("sue"),)
         return (lambda x: getattr(RSpFD_solution, f"RSpFD_{name}_Client")(x, list(KS), D, EPS, *extra),
                 lambda reports: getattr(RSpFD_solution, f"RSpFD_{name}_Aggregator_MI")(reports, list(KS), D, EPS,
                                                                                        *extra))
