@@ -92,6 +92,9 @@ def test_an_smp_attribute_nobody_drew_is_nan_and_bad_input_is_refused_naming_it(
     reports = m.sample(np.zeros((2, 6), dtype=np.int64), _rng("empty"))
     estimates = m.estimate(reports)
     assert sum(np.isnan(e).all() for e in estimates) >= 4  # two users, six attributes
+    intervals = m.interval(reports)
+    assert [np.isnan(i.estimate).all() and not i.informative for i in intervals] == [np.isnan(e).all()
+                                                                                   for e in estimates]
     with pytest.raises(ValueError, match=r"secrets must have one column per attribute, shape \(n, 6\)"):
         m.sample(np.zeros((2, 5), dtype=np.int64), _rng("bad"))
     with pytest.raises(ValueError, match=r"secrets\[:, 1\] must lie in 0..3"):
@@ -100,7 +103,7 @@ def test_an_smp_attribute_nobody_drew_is_nan_and_bad_input_is_refused_naming_it(
         multidim.rsfd((3, 4), 1.0, "olh")
     with pytest.raises(ValueError, match=r"ks\[1\] must be"):
         multidim.spl((3, 1), 1.0, "grr")
-    with pytest.raises(ValueError, match="name: unknown protocol 'nope'"):
+    with pytest.raises(ValueError, match="protocol must be one of"):
         multidim.spl((3, 4), 1.0, "nope")
     with pytest.raises(ValueError, match="solution must be one of"):
         multidim.Multidimensional("split", (3, 4), 1.0, "grr")

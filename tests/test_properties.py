@@ -251,6 +251,27 @@ MAX_ITER = Arg("int", minimum=1)
 POST = Arg("choice")
 HASHES = Arg("int", minimum=1, skip=("none",))  # None is a valid hashes
 THRESHOLD = Arg("alpha", skip=("none", "outside_unit"), extra=("inf_scalar", "negative_scalar"))  # None: the default
+EPS1 = Arg("positive", skip=("none",))  # None: eps / 2
+INDICES = Arg("indices")
+SIZE = Arg("int", minimum=1, skip=("none",))  # None: the default (k buckets, every bucket a bit)
+KS = Arg("indices", skip=("out_of_range",))  # any size >= 2 is a valid attribute
+BITFLIP_REPORTS = Arg("finite", extra=("ndim",))  # -1, 0 and 1 are all valid entries: only non-numbers are bad
+
+
+def _bitflip():
+    return protocols.dbitflip(4, 1.0, 2, 1)
+
+
+def _bitflip_reports():
+    return _bitflip().sample(np.array([0, 1, 3]), np.random.default_rng(0))
+
+
+def _multidim():
+    return protocols.smp((3, 4), 1.0, "grr")
+
+
+def _multidim_reports():
+    return _multidim().sample(np.array([[0, 1], [2, 3], [1, 0]]), np.random.default_rng(0))
 
 CASES: list[Case] = [
     # alphabets
@@ -458,6 +479,62 @@ CASES: list[Case] = [
       for factory in (protocols.grr, protocols.sue, protocols.oue, protocols.ss, protocols.hr, protocols.she)],
     *[Case((), factory, lambda: dict(k=3, eps=1.0, hashes=16), {"k": K2, "eps": EPS, "hashes": HASHES})
       for factory in (protocols.blh, protocols.olh)],
+    # longitudinal protocols (each class and its factory), dBitFlipPM, several rounds, several attributes
+    *[Case((f"protocols.{cls.__name__}", f"protocols.{factory.__name__}"), factory,
+           lambda: dict(k=3, eps=1.0, eps1=0.5), {"k": K2, "eps": EPS, "eps1": EPS1})
+      for cls, factory in ((protocols.LSUE, protocols.l_sue), (protocols.LOUE, protocols.l_oue),
+                           (protocols.LOSUE, protocols.l_osue), (protocols.LSOUE, protocols.l_soue))],
+    *[Case((f"protocols.{cls.__name__}", f"protocols.{factory.__name__}"), factory,
+           lambda: dict(k=3, eps=1.0, eps1=0.5, calibration="peer"),
+           {"k": K2, "eps": EPS, "eps1": EPS1, "calibration": Arg("choice")})
+      for cls, factory in ((protocols.LGRR, protocols.l_grr),)],
+    Case(("protocols.l_adp",), protocols.l_adp, lambda: dict(k=3, eps=1.0, eps1=0.5, calibration="exact"),
+         {"k": K2, "eps": EPS, "eps1": EPS1, "calibration": Arg("choice")}),
+    *[Case((f"protocols.{cls.__name__}", f"protocols.{factory.__name__}"), factory,
+           lambda: dict(k=3, eps=1.0, eps1=0.5, calibration="exact", hashes=16),
+           {"k": K2, "eps": EPS, "eps1": EPS1, "calibration": Arg("choice"), "hashes": HASHES})
+      for cls, factory in ((protocols.LBLH, protocols.l_blh), (protocols.LOLH, protocols.l_olh))],
+    Case(("protocols.LGRR.sample_memo",), lambda secrets, rng: protocols.l_grr(3, 1.0).sample_memo(secrets, rng),
+         lambda: dict(secrets=np.array([0, 1, 2]), rng=np.random.default_rng(0)), {"secrets": INDICES, "rng": RNG}),
+    Case(("protocols.DBitFlipPM", "protocols.dbitflip"), protocols.dbitflip,
+         lambda: dict(k=4, eps=1.0, buckets=2, bits=1), {"k": K2, "eps": EPS, "buckets": SIZE, "bits": SIZE}),
+    Case(("protocols.DBitFlipPM.bucket_of",), lambda secrets: _bitflip().bucket_of(secrets),
+         lambda: dict(secrets=np.array([0, 3])), {"secrets": INDICES}),
+    Case(("protocols.DBitFlipPM.sample",), lambda secrets, rng: _bitflip().sample(secrets, rng),
+         lambda: dict(secrets=np.array([0, 3]), rng=np.random.default_rng(0)), {"secrets": INDICES, "rng": RNG}),
+    Case(("protocols.DBitFlipPM.estimate",), lambda reports, post: _bitflip().estimate(reports, post),
+         lambda: dict(reports=_bitflip_reports(), post=None), {"reports": BITFLIP_REPORTS, "post": POST}),
+    Case(("protocols.DBitFlipPM.interval",), lambda reports, level: _bitflip().interval(reports, level),
+         lambda: dict(reports=_bitflip_reports(), level=0.9), {"reports": BITFLIP_REPORTS, "level": Arg("alpha")}),
+    *[Case((f"protocols.DBitFlipPM.{method}",), lambda reports, method=method: getattr(_bitflip(), method)(reports),
+           lambda: dict(reports=_bitflip_reports()), {"reports": BITFLIP_REPORTS})
+      for method in ("estimate_variance", "likelihood", "group", "count")],
+    Case(("protocols.Rounds",), protocols.Rounds, lambda: dict(protocol=protocols.l_grr(3, 1.0), users=2,
+                                                               rng=np.random.default_rng(0)),
+         {"protocol": Arg("object"), "users": N1, "rng": RNG}),
+    Case(("protocols.Rounds.report",),
+         lambda secrets, rng: protocols.Rounds(protocols.l_sue(3, 1.0), 2, np.random.default_rng(0)).report(secrets,
+                                                                                                           rng),
+         lambda: dict(secrets=np.array([0, 2]), rng=np.random.default_rng(0)), {"secrets": INDICES, "rng": RNG}),
+    *[Case((f"protocols.{factory.__name__}",), factory, lambda: dict(ks=(3, 4), eps=1.0, protocol="grr"),
+           {"ks": KS, "eps": EPS, "protocol": Arg("choice")})
+      for factory in (protocols.spl, protocols.smp, protocols.rsfd)],
+    Case(("protocols.Multidimensional",), protocols.Multidimensional,
+         lambda: dict(solution="smp", ks=(3, 4), eps=1.0, protocol="oue"),
+         {"solution": Arg("choice"), "ks": KS, "eps": EPS, "protocol": Arg("choice")}),
+    Case(("protocols.Multidimensional.sample",), lambda secrets, rng: _multidim().sample(secrets, rng),
+         lambda: dict(secrets=np.array([[0, 1], [2, 3]]), rng=np.random.default_rng(0)),
+         {"secrets": INDICES, "rng": RNG}),
+    Case(("protocols.Multidimensional.estimate",), lambda reports, post: _multidim().estimate(reports, post),
+         lambda: dict(reports=_multidim_reports(), post=None), {"reports": Arg("object"), "post": POST}),
+    Case(("protocols.Multidimensional.interval",), lambda reports, level: _multidim().interval(reports, level),
+         lambda: dict(reports=_multidim_reports(), level=0.9), {"reports": Arg("object"), "level": Arg("alpha")}),
+    *[Case((f"protocols.Multidimensional.{method}",),
+           lambda reports, method=method: getattr(_multidim(), method)(reports),
+           lambda: dict(reports=_multidim_reports()), {"reports": Arg("object")})
+      for method in ("estimate_variance", "groups")],
+    Case(("protocols.Multidimensional.marginal",), lambda j: _multidim().marginal(j), lambda: dict(j=1),
+         {"j": Arg("int", minimum=0)}),
     Case(("protocols.by_name",), protocols.by_name, lambda: dict(name="oue", k=3, eps=1.0),
          {"name": Arg("choice"), "k": K2, "eps": EPS}),
     Case(("protocols.HashReports",), protocols.HashReports,
@@ -548,11 +625,13 @@ PROTOCOL_METHODS = ("sample", "likelihood", "group", "estimate", "variance", "su
                     "distinct", "count", "to_arrays", "from_arrays", "estimate_variance", "interval")
 
 
-PROTOCOL_NAMES = (*protocols.NAMES, "she", "the")  # "adp" builds a GRR or an OUE, tested as those
+PROTOCOL_NAMES = (*protocols.NAMES, "she", "the", "l_grr", "l_sue", "l_oue", "l_osue", "l_soue", "l_blh", "l_olh")
+"""Every protocol class ("adp" builds a GRR or an OUE, "l_adp" an L-GRR or an L-OSUE, tested as those)."""
+HASHED = ("blh", "olh", "l_blh", "l_olh")
 
 
 def _protocol(name: str) -> protocols.Protocol:
-    return protocols.by_name(name, 3, 1.0, **({"hashes": 16} if name in ("blh", "olh") else {}))
+    return protocols.by_name(name, 3, 1.0, **({"hashes": 16} if name in HASHED else {}))
 
 
 def _good_reports(name: str) -> Any:
@@ -563,7 +642,7 @@ def _bad_reports(name: str, category: str, data: st.DataObject) -> Any:
     good = _good_reports(name)
     if category == "not_reports":
         return data.draw(st.sampled_from(["abc", None, {"a": 1}, 3.5]))
-    if name in ("blh", "olh"):
+    if name in HASHED:
         if category == "array":
             return np.asarray(good.values)
         bad = object.__new__(protocols.HashReports)  # past the constructor's checks, as a caller's own object might be
@@ -613,6 +692,8 @@ NO_DATA = {
     "privest.counts.solver_description": "no arguments",
     "privest.rappor.RapporReports.bit_sums": "no arguments: computed from validated reports",
     "privest.protocols.Protocol": "the abstract base class: its constructor's k and eps are tested on every subclass",
+    "privest.protocols.MultiReports": "a record of per-attribute reports that Multidimensional.sample builds: each "
+                                      "column is checked by its attribute's protocol where it is used",
 }
 
 

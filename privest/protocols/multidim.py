@@ -40,7 +40,7 @@ from privest.consistency import AnyPost
 from privest.groups import BitGroup, Group, SetGroup
 from privest.intervals import Interval
 from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
-from privest.protocols.factories import by_name
+from privest.protocols.factories import HISTOGRAM_NAMES, LONGITUDINAL_NAMES, NAMES, by_name
 from privest.protocols.packed import bernoulli_bytes, sample_by_chunks, unary_packed
 from privest.protocols.response import GRR
 from privest.protocols.unary import _UnaryEncoding
@@ -220,6 +220,9 @@ class Multidimensional:
         object.__setattr__(self, "ks", tuple(check_int(k, f"ks[{j}]", minimum=2) for j, k in enumerate(self.ks)))
         object.__setattr__(self, "eps", check_between(self.eps, "eps", EPS_MIN, EPS_MAX))
         object.__setattr__(self, "options", tuple(sorted(dict(self.options).items())))
+        if self.solution != "rsfd":  # a protocol of by_name's but dBitFlipPM (it estimates buckets, not the values)
+            check_choice(self.protocol, "protocol", [n for n in NAMES + HISTOGRAM_NAMES + LONGITUDINAL_NAMES
+                                                     if n != "dbitflip"])
         if self.solution == "rsfd":
             check_choice(self.protocol, "protocol", RSFD_PROTOCOLS)
             if self.options:
@@ -311,8 +314,12 @@ class Multidimensional:
                 for m, column in zip(self._marginals, self._columns(reports), strict=True)]
 
     def interval(self, reports: MultiReports, level: float = 0.95) -> list[Interval]:
-        """Each attribute's normal-approximation intervals (``Protocol.interval``)."""
-        return [m.interval(column, level) for m, column in zip(self._marginals, self._columns(reports), strict=True)]
+        """Each attribute's normal-approximation intervals (``Protocol.interval``); for an SMP attribute no user drew,
+        the estimate NaN and every interval [0, 1], not informative."""
+        level = check_between(level, "level", 1e-12, 1 - 1e-12, "(a confidence level)")
+        return [m.interval(column, level) if m.count(column) else
+                Interval(np.full(m.k, np.nan), np.zeros(m.k), np.ones(m.k), level, "normal", informative=False)
+                for m, column in zip(self._marginals, self._columns(reports), strict=True)]
 
     def groups(self, reports: MultiReports) -> list[SetGroup | BitGroup]:
         """Each attribute's reports as ``privest.gibu`` takes them: ``privest.gibu([groups[j]])`` is the MLE of
