@@ -63,7 +63,9 @@ WORK_KINDS = ("startup", "runs", "iterations", "squarem_updates", "group_iterati
 """The kinds of work a job's seconds are the sum of, each at its own price: per job (startup), per run (its calls,
 checks and row of the estimates archive, whatever the family), per IBU iteration of a run and loop (its fixed cost:
 numpy calls, the stopping test; a SQUAREM update's apart), per cell, per byte read."""
-BIT_KINDS = ("rappor", "sue", "oue", "ss")
+UNARY_KINDS = ("sue", "oue", "the", "l_sue", "l_oue", "l_osue", "l_soue")
+"""The unary encodings: the secret's bit set with one probability, every other bit with another, independently."""
+BIT_KINDS = ("rappor", *UNARY_KINDS, "ss")
 """The mechanisms whose reports GIBU iterates on bit-packed (``privest.groups.BitGroup``)."""
 LARGE_MATRIX = 256
 """Above this k a matrix's IBU iterations go another way (numpy's products on every run at once, not the compiled
@@ -117,36 +119,55 @@ def calibration() -> Calibration:
     return Calibration.from_dict(json.loads(CALIBRATION.read_text()))
 
 
+@cache
+def built(member: Member, k: int) -> protocols.Protocol:
+    """A protocol member on k secrets, built once (its probabilities price the work)."""
+    options = {"hashes": member.hashes} if member.kind in HASHED_KINDS else {}
+    return protocols.by_name(member.kind, k, member.parameter, **options)
+
+
+def effective(member: Member, k: int) -> Member:
+    """The member as priced: ADP and L-ADP as the protocol they choose at (k, eps) (GRR or OUE, L-GRR or L-OSUE)."""
+    chosen = built(member, k).name.lower().replace("-", "_") if member.kind in ("adp", "l_adp") else member.kind
+    return Member(chosen, member.parameter, member.hashes) if chosen != member.kind else member
+
+
 def set_size(member: Member, k: int) -> float:
     """The expected number of secrets in one report's set of a protocol member on k secrets (at least 1): GRR 1, SUE
-    and OUE the report's expected ones, BLH and OLH the hash's preimage k/g, SS its subset omega, HR half of K."""
+    and OUE the report's expected ones, BLH and OLH the hash's preimage k/g, SS its subset omega, HR half of K; the
+    others (histogram encoding's THE, the longitudinal protocols) p* + (k - 1) q* of the built protocol."""
+    member = effective(member, k)
     e = math.exp(member.parameter)
     sizes = {
-        "grr": 1.0,
-        "sue": 1 / (1 + math.exp(-member.parameter / 2)) + (k - 1) / (1 + math.exp(member.parameter / 2)),
-        "oue": 0.5 + (k - 1) / (e + 1),
-        "blh": k / 2,
-        "olh": k / (round(e) + 1),
-        "ss": k / (e + 1),
-        "hr": (1 << k.bit_length()) / 2,
+        "grr": lambda: 1.0,
+        "sue": lambda: 1 / (1 + math.exp(-member.parameter / 2)) + (k - 1) / (1 + math.exp(member.parameter / 2)),
+        "oue": lambda: 0.5 + (k - 1) / (e + 1),
+        "blh": lambda: k / 2,
+        "olh": lambda: k / (round(e) + 1),
+        "ss": lambda: k / (e + 1),
+        "hr": lambda: (1 << k.bit_length()) / 2,
+        "she": lambda: float(k),  # not a set: a real value for every secret (a matrix column a user)
     }
-    return max(1.0, sizes[member.kind])
+    m = None if member.kind in sizes else built(member, k)
+    return max(1.0, sizes[member.kind]() if m is None else m.p_star + (k - 1) * m.q_star)
 
 
 def packed_sets(member: Member, k: int) -> bool:
     """Whether a protocol member's group comes bit-packed (``privest.protocols.Protocol.group``: sets holding more
     than ``PACKED_SETS`` of the secrets on average)."""
-    return member.kind in PROTOCOL_KINDS and set_size(member, k) > max(1.0, PACKED_SETS * k)
+    member = effective(member, k)
+    return member.kind in PROTOCOL_KINDS and member.kind != "she" and set_size(member, k) > max(1.0, PACKED_SETS * k)
 
 
 def distinct_reports(member: Member, k: int, users: float) -> float:
     """At most how many distinct reports ``users`` users of a protocol or RAPPOR member send."""
-    if member.kind == "grr":
+    member = effective(member, k)
+    if member.kind in ("grr", "l_grr"):
         return min(users, k)
     if member.kind == "hr":
         return min(users, 1 << k.bit_length())
     if member.kind in HASHED_KINDS and member.hashes is not None:
-        return min(users, member.hashes * (2 if member.kind == "blh" else round(math.exp(member.parameter)) + 1))
+        return min(users, member.hashes * built(member, k).g)
     if member.kind in BIT_KINDS:
         return min(users, 2.0 ** min(k, 1000))
     return users
@@ -158,14 +179,15 @@ def expected_distinct_reports(member: Member, k: int, users: float) -> float:
     time of a ``BitGroup`` scales with). For the unary encodings (RAPPOR, SUE, OUE: the secret's bit set with
     probability a, every other bit with b) the sum over report weights w of C(k, w) (1 - (1 - P_w)^users), P_w the
     probability of one report of weight w; ``distinct_reports`` (the bound) otherwise."""
+    member = effective(member, k)
     bound = distinct_reports(member, k, users)
-    if member.kind not in ("rappor", "sue", "oue") or users <= 0:
+    if member.kind not in ("rappor", *UNARY_KINDS) or users <= 0:
         return bound
     if member.kind == "rappor":  # basic one-time RAPPOR: every bit flipped
         b = float(flip_probability(member.parameter))
         a = 1 - b
     else:  # the protocol's probabilities of the secret's bit and of every other bit
-        protocol = protocols.by_name(member.kind, k, member.parameter)
+        protocol = built(member, k)
         a, b = protocol.one, protocol.flip
     w = np.arange(k + 1, dtype=float)
     log_choose = math.lgamma(k + 1) - np.array([math.lgamma(j + 1) + math.lgamma(k - j + 1) for j in range(k + 1)])
@@ -181,9 +203,12 @@ def expected_distinct_reports(member: Member, k: int, users: float) -> float:
 def cells(member: Member, k: int, users: float, averaged: int = 1) -> dict[str, float]:
     """The cells of each kind one iteration does on one mechanism with ``users`` users (or on the average of
     ``averaged`` Shokri mechanisms: the union of their outputs)."""
+    member = effective(member, k)
     if member.kind in BIT_KINDS or packed_sets(member, k):
         rows = expected_distinct_reports(member, k, users)
         return {"bit_rows": rows, "bits": rows * math.ceil(k / 8)}
+    if member.kind == "she":  # a matrix group, one column per user
+        return {"matrix" if k <= LARGE_MATRIX else "large_matrix": float(k * max(users, 1.0))}
     if member.kind in PROTOCOL_KINDS:
         return {"sets": max(GROUP_FLOOR, distinct_reports(member, k, users) * set_size(member, k))}
     # IBU drops the columns no secret can report
@@ -290,6 +315,9 @@ def report_bytes(member: Member, k: int, users: float) -> tuple[float, float, fl
     """Bytes of ``users`` users' reports of one mechanism: as stored in the reports archive (bits packed), as an
     estimate job reads one run of them (bits one byte each), and the likelihood structure GIBU and IBU build from
     them (a protocol's sets, RAPPOR's k x distinct columns, a matrix)."""
+    member = effective(member, k)
+    if member.kind == "she":  # k floats a user, stored, read and held as the group's matrix
+        return users * k * 8, users * k * 8, users * k * 8
     if member.kind in BIT_KINDS:  # a BitGroup: the distinct packed reports, their counts and log scales
         distinct = distinct_reports(member, k, users)
         if member.kind == "rappor":

@@ -70,8 +70,12 @@ def _members(key: str, spec: Mapping[str, Any], alphabet: Mapping[str, Any]) -> 
             raise ValueError(f"{where}: the {kind} mechanism needs a geometry, and a categorical alphabet has none; "
                              "use krr, exponential, rappor or a standard protocol")
         if hashes is not None and kind not in HASHED_KINDS:
-            raise ValueError(f"{where}: hashes (a hash family size) is for {' and '.join(HASHED_KINDS)} only, not "
+            raise ValueError(f"{where}: hashes (a hash family size) is for {', '.join(HASHED_KINDS)} only, not "
                              f"{kind}")
+        if hashes is not None:  # the schema's integer admits 5.0: the protocol takes an int
+            if isinstance(hashes, bool) or not float(hashes).is_integer() or not 1 <= hashes <= 2**32:
+                raise ValueError(f"{where}.hashes: a hash family size must be an integer in 1..2^32, got {hashes!r}")
+            hashes = int(hashes)
         if ("n" in spec) != (eps is not None):
             need = "{kind, eps} (an n grid gives each mechanism its eps)" if "n" in spec else "a kind (the eps grid " \
                 "gives the eps)"

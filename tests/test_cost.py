@@ -77,7 +77,9 @@ def test_rappor_on_adult_ages_prices_its_rows_bytes_reading_and_iterations_at_th
 
 
 @pytest.mark.parametrize(("kind", "eps", "k", "users"), [("rappor", 5.0, 16, 20_000), ("rappor", 1.0, 12, 3_000),
-                                                         ("oue", 3.0, 14, 10_000), ("sue", 8.0, 10, 500)])
+                                                         ("oue", 3.0, 14, 10_000), ("sue", 8.0, 10, 500),
+                                                         ("the", 1.0, 12, 3000), ("l_oue", 2.0, 12, 3000),
+                                                         ("l_osue", 4.0, 10, 2000), ("adp", 1.0, 30, 2000)])
 def test_the_expected_distinct_unary_reports_match_a_simulation(kind, eps, k, users):
     from privest import protocols, sampling
 

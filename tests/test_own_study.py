@@ -53,7 +53,10 @@ def test_a_csv_column_becomes_the_secrets_and_their_distribution(tmp_path):
      "config key studies.mine.experiments.e.mechanisms\\[0\\]: unknown mechanism 'kkr'"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "krr", "hashes": 64}], "eps": [1.0],
                                         "estimators": ["ibu"]}}},
-     "mechanisms\\[0\\]: hashes \\(a hash family size\\) is for blh and olh only, not krr"),
+     "mechanisms\\[0\\]: hashes \\(a hash family size\\) is for blh, olh, l_blh, l_olh only, not krr"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "olh", "hashes": 2.5}], "eps": [1.0],
+                                        "estimators": ["ibu"]}}},
+     "mechanisms\\[0\\].hashes: a hash family size must be an integer in 1..2\\^32, got 2.5"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": ["krr"], "eps": [1.0], "estimators": ["magic"]}}},
      "config key studies.mine.experiments.e.estimators: unknown \\['magic'\\]"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "krr", "eps": 1}, {"kind": "geometric", "eps": 1}],
@@ -370,3 +373,12 @@ def test_a_first_run_of_a_huge_study_is_warned_over_budget(tmp_path):
     costs = cost.estimate_jobs(own_study.experiments(config), prior=own_study.prior_sizes(config))
     assert [line for line in cost.over_budget(costs, 60) if "study=mine, experiment=e, family=ibu" in line]
     assert cost.estimate_jobs(own_study.experiments(config)) == []  # without the prior: nothing, as before
+
+
+def test_a_hash_family_size_written_as_a_whole_float_builds_the_protocol_as_an_int(tmp_path):
+    # the schema's integer admits 64.0; the protocol takes an int (before, the perturb job failed on it)
+    config = config_with(tmp_path, experiments={"e": {"mechanisms": [{"kind": "l_olh", "hashes": 64.0}], "eps": [1.0],
+                                                      "users": 30, "estimators": ["ibu"]}})
+    own_study.check(config)
+    (spec,) = own_study.experiments(config)["mine"].values()
+    assert spec.members[0].hashes == 64 and type(spec.members[0].hashes) is int

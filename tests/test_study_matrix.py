@@ -19,6 +19,9 @@ from privest_studies import experiment, files, own_study
 
 MATRIX = ("krr", "geometric", "laplace", "exponential")
 PROTOCOLS = ("grr", "sue", "oue", "blh", "olh", "ss", "hr")
+MORE_PROTOCOLS = ("she", "the", "adp", "l_grr", "l_sue", "l_oue", "l_osue", "l_soue", "l_adp", "l_blh", "l_olh")
+"""Histogram encoding, ADP and the longitudinal protocols (issue 49): alone on every alphabet with every family, and
+mixed with one mechanism of each family (k-RR, RAPPOR, GRR)."""
 KINDS = (*MATRIX, "rappor", *PROTOCOLS)
 ALPHABETS = {
     "linear": ({"kind": "linear", "k": 6}, {"kind": "linear", "k": 6}),
@@ -95,8 +98,9 @@ def check_cells(estimates: dict, rows: list[dict], kinds: tuple[str, ...]) -> No
                 np.isnan(error) and row["note"].startswith("NA: ")), row
 
 
-SINGLE_CASES = [(kind, alphabet) for kind in KINDS for alphabet in ALPHABETS]
-PAIRS = list(itertools.combinations(KINDS, 2))
+SINGLE_CASES = [(kind, alphabet) for kind in (*KINDS, *MORE_PROTOCOLS) for alphabet in ALPHABETS]
+PAIRS = list(itertools.combinations(KINDS, 2)) + [(kind, other) for kind in MORE_PROTOCOLS
+                                                   for other in ("krr", "rappor", "grr")]
 TRIPLES = [(m, "rappor", p) for m in MATRIX for p in PROTOCOLS]
 CELLS = (sum(len(SINGLE) for kind, alphabet in SINGLE_CASES)
          + len(MIXTURE) * len(ALPHABETS) * (len(PAIRS) + len(TRIPLES)))
@@ -166,4 +170,4 @@ def test_a_comparison_runs_each_kind_on_the_same_users():
 
 
 def test_the_matrix_counts_its_cells():
-    assert CELLS == 12 * 4 * 10 + 7 * 4 * (66 + 28)
+    assert CELLS == 23 * 4 * 10 + 7 * 4 * (66 + 33 + 28)

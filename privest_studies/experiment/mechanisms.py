@@ -22,13 +22,18 @@ from privest.sampling import Rappor
 __all__ = ["HASHED_KINDS", "KIND_NAMES", "MECHANISM_KINDS", "PROTOCOL_KINDS", "Member", "build_mechanisms",
            "describe", "is_protocol", "mechanism_k", "mechanisms_from_arrays", "mechanisms_to_arrays", "protocol"]
 
-PROTOCOL_KINDS = protocols.NAMES
-"""The standard LDP frequency oracles (``privest.protocols``: GRR, SUE, OUE, BLH, OLH, SS, HR): set-valued reports."""
-HASHED_KINDS = ("blh", "olh")
+PROTOCOL_KINDS = (*protocols.NAMES, *protocols.HISTOGRAM_NAMES,
+                  *(name for name in protocols.LONGITUDINAL_NAMES if name != "dbitflip"))
+"""The LDP frequency oracles of ``privest.protocols``: the standard ones (GRR, SUE, OUE, BLH, OLH, SS, HR),
+histogram encoding and ADP (SHE, THE, ADP) and the longitudinal ones at their default eps1 = eps / 2 and exact
+calibration (L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-ADP, L-BLH, L-OLH; one round each). dBitFlipPM estimates its
+buckets, not the alphabet, and is not a kind."""
+HASHED_KINDS = ("blh", "olh", "l_blh", "l_olh")
 """The protocols that take a hash family size (``Member.hashes``)."""
 MECHANISM_KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", "shokri", *PROTOCOL_KINDS)
 KIND_NAMES = {"krr": "k-RR", "geometric": "geometric", "laplace": "Laplace", "exponential": "exponential",
-              "rappor": "RAPPOR", "shokri": "Shokri", **{kind: kind.upper() for kind in PROTOCOL_KINDS}}
+              "rappor": "RAPPOR", "shokri": "Shokri",
+              **{kind: kind.upper().replace("L_", "L-") for kind in PROTOCOL_KINDS}}
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ def is_protocol(mechanism: Any) -> bool:
 
 
 def protocol(member: Member, k: int) -> Protocol:
-    """A protocol member on k secrets (``privest.protocols.by_name``; BLH and OLH with their hash family size)."""
+    """A protocol member on k secrets (``privest.protocols.by_name``; local hashing with its hash family size)."""
     options = {"hashes": member.hashes} if member.kind in HASHED_KINDS else {}
     return protocols.by_name(member.kind, k, member.parameter, **options)
 
