@@ -1095,22 +1095,24 @@ static int hold_bit_pass(const char *function, PyObject **objects, const char *c
    last two iterates in turn; ratio and logs (m each) are scratch. Returns t; theta^t / sum_x theta^t_x (the sum over x
    in order) is written to T[0 .. k) and L^t to *L_out. Every sum and log in a fixed order: the same bits on every
    path (AVX or portable), CPU and BLAS. */
+/* L = (sum_z w[z] log m_at[z]) + offset: the logs by logs_of into logs, the sum over z = 0, 1, ... in order. */
+static double likelihood_at(const double *w, const double *m_at, double *logs, Py_ssize_t m, double offset) {
+    logs_of(m_at, logs, m);
+    double total = 0.0;
+    for (Py_ssize_t z = 0; z < m; z++) total += w[z] * logs[z];
+    return total + offset;
+}
+
 static Py_ssize_t run_updates(const double *G, const double *w, double *T, double *M, double *ratio, double *logs,
                               Py_ssize_t k, Py_ssize_t m, double delta, Py_ssize_t max_iter, int strided,
                               double offset, double *L_out, int *capped) {
     double *theta_old = T, *theta_new = T + k, *m_old = M, *m_new = M + m;
-    logs_of(m_old, logs, m);
-    double previous = 0.0, current;
-    for (Py_ssize_t z = 0; z < m; z++) previous += w[z] * logs[z];
-    previous += offset, current = previous;
+    double previous = likelihood_at(w, m_old, logs, m, offset), current = previous;
     Py_ssize_t t = 1;
     *capped = 1;
     for (; t <= max_iter; t++) {
         update_once(G, w, theta_old, m_old, theta_new, m_new, ratio, k, m, strided);
-        logs_of(m_new, logs, m);
-        current = 0.0;
-        for (Py_ssize_t z = 0; z < m; z++) current += w[z] * logs[z];
-        current += offset;
+        current = likelihood_at(w, m_new, logs, m, offset);
         double *swap = theta_old;
         theta_old = theta_new, theta_new = swap, swap = m_old, m_old = m_new, m_new = swap;
         if (fabs(current - previous) < delta) { /* a NaN change (L = -inf twice) is no stop */

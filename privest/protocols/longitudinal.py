@@ -152,7 +152,10 @@ class _Memoised:
 
     _kind: ClassVar[str]
 
-    def _set_chain(self, size: int) -> None:
+    def __post_init__(self) -> None:
+        """The one-round protocol's checks (k, eps, hashes), then eps1, the calibration and the two steps' chain over
+        the memo's values (k, or g after hashing)."""
+        super().__post_init__()  # type: ignore[misc]
         eps1 = self.eps / 2 if self.eps1 is None else self.eps1  # type: ignore[attr-defined]
         eps1 = check_between(eps1, "eps1", EPS_MIN, self.eps, "(one report's level, below eps: the memo's)")
         if not eps1 < self.eps:
@@ -160,7 +163,7 @@ class _Memoised:
                              f"{eps1!r}")
         object.__setattr__(self, "eps1", eps1)
         calibration = check_choice(getattr(self, "calibration", "exact"), "calibration", CALIBRATIONS)
-        p1, q1, p2, q2 = chain(self._kind, size, self.eps, eps1, calibration)
+        p1, q1, p2, q2 = chain(self._kind, self._memo_size, self.eps, eps1, calibration)
         if not (0 <= q2 < p2 <= 1 and 0 < q1 < p1 < 1):
             raise ValueError(f"{self.name}: no second step gives eps1 = {eps1!r} at eps = {self.eps!r} "
                              f"(p2 = {p2!r}, q2 = {q2!r})")
@@ -234,10 +237,6 @@ class LGRR(_Memoised, _KValues):
     name: ClassVar[str] = "L-GRR"
     _kind: ClassVar[str] = "rr"
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self._set_chain(self.k)
-
     high = p_star = _Memoised.p_chain  # type: ignore[assignment]
     low = q_star = _Memoised.q_chain  # type: ignore[assignment]
 
@@ -265,10 +264,6 @@ class _LongitudinalUnary(_Memoised, _UnaryEncoding):
     with q* (``_UnaryEncoding`` with one = p*, flip = q*)."""
 
     eps1: float | None = None
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self._set_chain(self.k)
 
     one = _Memoised.p_chain  # type: ignore[assignment]
     flip = _Memoised.q_chain  # type: ignore[assignment]
@@ -337,10 +332,6 @@ class _LongitudinalHashing(_Memoised, _LocalHashing):
     eps1: float | None = None
     calibration: str = "exact"
     _kind: ClassVar[str] = "rr"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self._set_chain(self.g)
 
     high = p_star = _Memoised.p_chain  # type: ignore[assignment]
     low = _Memoised.q_chain  # type: ignore[assignment]

@@ -81,6 +81,11 @@ class MultiReports:
     attribute: np.ndarray | None = None
 
 
+def _amplified(eps: float, d: int) -> float:
+    """RS+FD's eps' = ln(d (e^eps - 1) + 1), the level of the one attribute reported truly."""
+    return math.log(d * math.expm1(eps) + 1)
+
+
 @dataclass(frozen=True)
 class _RsfdUnary(_UnaryEncoding):
     """RS+FD with UE-zero, attribute j's column: a user's true bit vector (unary encoding at eps') with probability
@@ -94,7 +99,7 @@ class _RsfdUnary(_UnaryEncoding):
     @property
     def amplified(self) -> float:
         """eps' = ln(d (e^eps - 1) + 1), the level the true attribute is reported at."""
-        return math.log(self.d * math.expm1(self.eps) + 1)
+        return _amplified(self.eps, self.d)
 
     @property
     def _base(self) -> tuple[float, float]:
@@ -178,7 +183,7 @@ class _RsfdUnaryRandom(_RsfdUnary):
 def _rsfd_grr(k: int, eps: float, d: int) -> GRR:
     """RS+FD with GRR, one attribute's column: GRR at eps' with probability 1/d, else a uniform value, which is GRR
     with p* = p/d + (d - 1)/(d k): GRR at ln(p*/q*)."""
-    amplified = math.log(d * math.expm1(eps) + 1)
+    amplified = _amplified(eps, d)
     p = math.exp(amplified) / (math.exp(amplified) + k - 1)
     q = 1 / (math.exp(amplified) + k - 1)
     return GRR(k, math.log((p + (d - 1) / k) / (q + (d - 1) / k)))
@@ -223,7 +228,7 @@ class Multidimensional:
         if self.solution != "rsfd":  # a protocol of by_name's but dBitFlipPM (it estimates buckets, not the values)
             check_choice(self.protocol, "protocol", [n for n in NAMES + HISTOGRAM_NAMES + LONGITUDINAL_NAMES
                                                      if n != "dbitflip"])
-        if self.solution == "rsfd":
+        else:
             check_choice(self.protocol, "protocol", RSFD_PROTOCOLS)
             if self.options:
                 raise ValueError(f"options: RS+FD takes none, got {dict(self.options)}")
@@ -242,15 +247,13 @@ class Multidimensional:
             return by_name(self.protocol, k, self.eps / self.d, **options)
         if self.solution == "smp":
             return by_name(self.protocol, k, self.eps, **options)
-        options = {"grr": [_rsfd_grr(k, self.eps, self.d)],
-                   "sue_zero": [_RsfdUnary(k, self.eps, self.d, False)],
-                   "oue_zero": [_RsfdUnary(k, self.eps, self.d, True)],
-                   "sue_rnd": [_RsfdUnaryRandom(k, self.eps, self.d, False)],
-                   "oue_rnd": [_RsfdUnaryRandom(k, self.eps, self.d, True)]}
         if self.protocol == "adp":  # the lower variance of a value no user holds (multi-freq-ldpy's rule, GRR at a tie)
-            grr, oue = options["grr"][0], options["oue_zero"][0]
+            grr, oue = _rsfd_grr(k, self.eps, self.d), _RsfdUnary(k, self.eps, self.d, True)
             return grr if _variance_of_none(grr) <= _variance_of_none(oue) else oue
-        return options[self.protocol][0]
+        if self.protocol == "grr":
+            return _rsfd_grr(k, self.eps, self.d)
+        unary = _RsfdUnaryRandom if self.protocol.endswith("_rnd") else _RsfdUnary
+        return unary(k, self.eps, self.d, self.protocol.startswith("oue"))
 
     def marginal(self, j: int) -> Protocol:
         """Attribute j's column as a protocol: its reports' channel given attribute j's value (module docstring)."""
@@ -279,8 +282,7 @@ class Multidimensional:
         """Attribute j's RS+FD column: the true users' value at eps', the others' fake data."""
         m, k = self._marginals[j], self.ks[j]
         if isinstance(m, GRR):
-            amplified = math.log(self.d * math.expm1(self.eps) + 1)
-            reported = GRR(k, amplified).sample(values, rng)
+            reported = GRR(k, _amplified(self.eps, self.d)).sample(values, rng)
             return np.where(true, reported, rng.integers(0, k, values.size))
         p, q = m._base
         random_fake = isinstance(m, _RsfdUnaryRandom)
