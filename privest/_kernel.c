@@ -240,10 +240,10 @@ __attribute__((target("avx"))) static void rows_update_avx(const double *restric
 }
 #endif
 
-/* One IBU update (free-will eq. 10) from theta_old and m_old = G^T theta_old into theta_new and m_new, G read once. */
-static void update_once(const double *G, const double *w, const double *theta_old, const double *m_old,
-                        double *theta_new, double *m_new, double *ratio, Py_ssize_t k, Py_ssize_t m, int strided) {
-    for (Py_ssize_t z = 0; z < m; z++) ratio[z] = w[z] / m_old[z];
+/* One IBU update (free-will eq. 10) from theta_old and ratio = w / m_old (m_old = G^T theta_old) into theta_new and
+   m_new, G read once. */
+static void update_from_ratio(const double *G, const double *ratio, const double *theta_old, double *theta_new,
+                              double *m_new, Py_ssize_t k, Py_ssize_t m, int strided) {
     for (Py_ssize_t z = 0; z < m; z++) m_new[z] = 0.0;
     for (Py_ssize_t x = 0; x < k; x += BLOCK_ROWS) {
         const Py_ssize_t rows = k - x < BLOCK_ROWS ? k - x : BLOCK_ROWS;
@@ -255,6 +255,13 @@ static void update_once(const double *G, const double *w, const double *theta_ol
             rows_update(G, ratio, theta_old, theta_new, m_new, x, rows, m);
         }
     }
+}
+
+/* update_from_ratio with ratio = w / m_old computed first. */
+static void update_once(const double *G, const double *w, const double *theta_old, const double *m_old,
+                        double *theta_new, double *m_new, double *ratio, Py_ssize_t k, Py_ssize_t m, int strided) {
+    for (Py_ssize_t z = 0; z < m; z++) ratio[z] = w[z] / m_old[z];
+    update_from_ratio(G, ratio, theta_old, theta_new, m_new, k, m, strided);
 }
 
 static void updates(const double *G, const double *w, double *T, double *M, double *ratio, Py_ssize_t k,
@@ -1094,7 +1101,8 @@ static int hold_bit_pass(const char *function, PyObject **objects, const char *c
    until the first t with |L^t - L^(t-1)| < delta, or t = max_iter (then *capped = 1). T (2k) and M (2m) hold the
    last two iterates in turn; ratio and logs (m each) are scratch. Returns t; theta^t / sum_x theta^t_x (the sum over x
    in order) is written to T[0 .. k) and L^t to *L_out. Every sum and log in a fixed order: the same bits on every
-   path (AVX or portable), CPU and BLAS. */
+   path (AVX or portable), CPU and BLAS. An L^t is computed only where the change might stop (screen_pass, below): the
+   others' changes certainly reach delta, so the same t, theta^t and L^t as computing every L^t (tested). */
 /* L = (sum_z w[z] log m_at[z]) + offset: the logs by logs_of into logs, the sum over z = 0, 1, ... in order. */
 static double likelihood_at(const double *w, const double *m_at, double *logs, Py_ssize_t m, double offset) {
     logs_of(m_at, logs, m);
@@ -1103,28 +1111,79 @@ static double likelihood_at(const double *w, const double *m_at, double *logs, P
     return total + offset;
 }
 
+/* The screen of run_updates, one pass over m^t = m_new after an update: ratio = w / m^t (the next update's, as
+   update_once computes it) and whether |L^t - L^(t-1)| as likelihood_at computes them certainly reaches delta, without
+   a logarithm (as _iteration._first_candidate screens numpy's blocks): log r >= 1 - 1/r gives
+       L^t - L^(t-1) >= total - sum_z ratio[z] m^(t-1)[z]        (every w[z] >= 0, total = sum_z w[z])
+   and the change is screened out when that bound, less twice the rounding error of every sum and log involved (each a
+   sum of m terms: (m + 6) u times its absolute terms, u = 2^-53, |log m| at most the largest over both iterates), still
+   reaches delta. The sum and the extremes in any order (four partial sums): they bound, they are never reported. *low
+   and *high hold the extremes of m^(t-1) on entry and those of m^t on return. A zero, infinite or NaN entry makes the
+   margin or the bound NaN or infinite: the change is then computed. */
+static int screen_pass(const double *restrict w, const double *restrict m_old, const double *restrict m_new,
+                       double *restrict ratio, Py_ssize_t m, double total, double offset, double delta, double *low,
+                       double *high) {
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, lo = INFINITY, hi = 0.0;
+    Py_ssize_t z = 0;
+    for (; z + 4 <= m; z += 4) {
+        ratio[z] = w[z] / m_new[z], ratio[z + 1] = w[z + 1] / m_new[z + 1];
+        ratio[z + 2] = w[z + 2] / m_new[z + 2], ratio[z + 3] = w[z + 3] / m_new[z + 3];
+        a0 += ratio[z] * m_old[z], a1 += ratio[z + 1] * m_old[z + 1];
+        a2 += ratio[z + 2] * m_old[z + 2], a3 += ratio[z + 3] * m_old[z + 3];
+        for (int i = 0; i < 4; i++) lo = m_new[z + i] < lo ? m_new[z + i] : lo, hi = m_new[z + i] > hi ? m_new[z + i] : hi;
+    }
+    for (; z < m; z++) {
+        ratio[z] = w[z] / m_new[z];
+        a0 += ratio[z] * m_old[z];
+        lo = m_new[z] < lo ? m_new[z] : lo, hi = m_new[z] > hi ? m_new[z] : hi;
+    }
+    const double a = (a0 + a1) + (a2 + a3), bound = total - a;
+    const double lowest = lo < *low ? lo : *low, highest = hi > *high ? hi : *high;
+    const double largest_log = fmax(fabs(log(lowest)), fabs(log(highest)));
+    const double margin = 2.1 * (double)(m + 6) * 0x1p-53 *
+                          (a + total + 2.0 * (1.01 * total * largest_log + fabs(offset)));
+    *low = lo, *high = hi;
+    return lowest > 0.0 && bound - margin >= delta; /* false where any of them is NaN */
+}
+
 static Py_ssize_t run_updates(const double *G, const double *w, double *T, double *M, double *ratio, double *logs,
                               Py_ssize_t k, Py_ssize_t m, double delta, Py_ssize_t max_iter, int strided,
                               double offset, double *L_out, int *capped) {
     double *theta_old = T, *theta_new = T + k, *m_old = M, *m_new = M + m;
+    double total = 0.0, low = INFINITY, high = 0.0;
+    int screened = 1; /* whether the screen applies: every w[z] >= 0 */
+    for (Py_ssize_t z = 0; z < m; z++) {
+        ratio[z] = w[z] / m_old[z];
+        total += w[z], screened &= w[z] >= 0.0;
+        low = m_old[z] < low ? m_old[z] : low, high = m_old[z] > high ? m_old[z] : high;
+    }
     double previous = likelihood_at(w, m_old, logs, m, offset), current = previous;
+    int known = 1; /* whether previous is L at m_old */
     Py_ssize_t t = 1;
     *capped = 1;
     for (; t <= max_iter; t++) {
-        update_once(G, w, theta_old, m_old, theta_new, m_new, ratio, k, m, strided);
-        current = likelihood_at(w, m_new, logs, m, offset);
+        update_from_ratio(G, ratio, theta_old, theta_new, m_new, k, m, strided);
+        /* an update whose change certainly reaches delta cannot stop: its L is not computed (unless the next needs it) */
+        const int far = screen_pass(w, m_old, m_new, ratio, m, total, offset, delta, &low, &high) && screened;
+        if (!far) {
+            if (!known) previous = likelihood_at(w, m_old, logs, m, offset);
+            current = likelihood_at(w, m_new, logs, m, offset);
+        }
         double *swap = theta_old;
         theta_old = theta_new, theta_new = swap, swap = m_old, m_old = m_new, m_new = swap;
-        if (fabs(current - previous) < delta) { /* a NaN change (L = -inf twice) is no stop */
+        if (!far && fabs(current - previous) < delta) { /* a NaN change (L = -inf twice) is no stop */
             *capped = 0;
             break;
         }
-        previous = current;
+        previous = current, known = !far;
     }
-    if (*capped) t = max_iter;
-    double total = 0.0;
-    for (Py_ssize_t x = 0; x < k; x++) total += theta_old[x];
-    for (Py_ssize_t x = 0; x < k; x++) T[x] = theta_old[x] / total;
+    if (*capped) {
+        t = max_iter;
+        if (!known) current = likelihood_at(w, m_old, logs, m, offset);
+    }
+    double sum = 0.0;
+    for (Py_ssize_t x = 0; x < k; x++) sum += theta_old[x];
+    for (Py_ssize_t x = 0; x < k; x++) T[x] = theta_old[x] / sum;
     *L_out = current;
     return t;
 }
