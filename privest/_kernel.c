@@ -817,7 +817,8 @@ static void bits_sums_rows(const uint8_t *restrict bits, const double *restrict 
 
 /* One pass over a candidate mechanism A (k, m) row-major: whether every entry is >= 0 (no NaN, no negative entry),
    the row whose sum is farthest from 1 and that distance (infinite or NaN if an entry is), and each column's largest
-   entry into column_max; with `product` (not NULL), also IBU's first product from a uniform start f into it,
+   entry into column_max (none where it is NULL, which only ibu_matrix passes, with a product); with `product` (not
+   NULL), also IBU's first product from a uniform start f into it,
        product[z] = sum_x f A[x, z]        over x = 0, 1, ... in order, a multiply then an add
    as combine_rows sums it (the same bits), so that one call of IBU reads A once less. The row sums are partial sums
    (a tolerance test: their order does not matter). Rows go by in blocks of SUMMARY_ROWS, so that a block's column
@@ -834,7 +835,8 @@ static int summarise_portable(const double *restrict A, double *restrict column_
                               double f, Py_ssize_t k, Py_ssize_t m, double *worst_error, Py_ssize_t *worst_row) {
     int bad = 0;
     *worst_error = 0.0, *worst_row = 0;
-    for (Py_ssize_t z = 0; z < m; z++) column_max[z] = A[z];
+    if (column_max)
+        for (Py_ssize_t z = 0; z < m; z++) column_max[z] = A[z];
     if (product)
         for (Py_ssize_t z = 0; z < m; z++) product[z] = 0.0;
     for (Py_ssize_t x = 0; x < k; x++) {
@@ -844,7 +846,7 @@ static int summarise_portable(const double *restrict A, double *restrict column_
             const double v = row[z];
             total += v;
             bad |= !(v >= 0.0);
-            column_max[z] = v > column_max[z] ? v : column_max[z];
+            if (column_max) column_max[z] = v > column_max[z] ? v : column_max[z];
         }
         if (product)
             for (Py_ssize_t z = 0; z < m; z++) product[z] += f * row[z];
@@ -868,7 +870,8 @@ __attribute__((target("avx"))) static int summarise_avx(const double *restrict A
     int tail_ok = 1;
     *worst_error = 0.0, *worst_row = 0;
     const Py_ssize_t m4 = m - m % 4;
-    for (Py_ssize_t z = 0; z < m; z++) column_max[z] = A[z];
+    if (column_max)
+        for (Py_ssize_t z = 0; z < m; z++) column_max[z] = A[z];
     if (product)
         for (Py_ssize_t z = 0; z < m; z++) product[z] = 0.0;
     for (Py_ssize_t x0 = 0; x0 < k; x0 += SUMMARY_ROWS) {
@@ -877,6 +880,17 @@ __attribute__((target("avx"))) static int summarise_avx(const double *restrict A
         __m256d s[SUMMARY_ROWS];
         for (int r = 0; r < SUMMARY_ROWS; r++) s[r] = zero;
         for (Py_ssize_t z = 0; z < m4; z += 4) {
+            if (!column_max) { /* ibu_matrix's pass: the product, no maxima */
+                __m256d sum = _mm256_loadu_pd(product + z);
+                for (Py_ssize_t r = 0; r < rows; r++) {
+                    const __m256d v = _mm256_loadu_pd(block + r * m + z);
+                    s[r] = _mm256_add_pd(s[r], v);
+                    bad = _mm256_or_pd(bad, _mm256_cmp_pd(v, zero, _CMP_NGE_UQ));
+                    sum = _mm256_add_pd(sum, _mm256_mul_pd(scale, v));
+                }
+                _mm256_storeu_pd(product + z, sum);
+                continue;
+            }
             __m256d most = _mm256_loadu_pd(column_max + z);
             if (product) {
                 __m256d sum = _mm256_loadu_pd(product + z);
@@ -906,7 +920,7 @@ __attribute__((target("avx"))) static int summarise_avx(const double *restrict A
                 const double v = row[z];
                 total += v;
                 tail_ok &= v >= 0.0;
-                column_max[z] = v > column_max[z] ? v : column_max[z];
+                if (column_max) column_max[z] = v > column_max[z] ? v : column_max[z];
                 if (product) product[z] += f * v;
             }
             row_error(total, x0 + r, worst_error, worst_row);
@@ -1230,7 +1244,8 @@ static PyObject *ibu_run(PyObject *self, PyObject *args) {
 
 /* ibu's whole call on a matrix (privest/estimators/_iteration.py, _ibu_matrix): A (k, m) checked as
    check_mechanism_columns checks it (every entry >= 0, no NaN, every row sum within atol of 1) in one pass that also
-   sums m^0 = G^T (f, ..., f) (the uniform start f, as combine_rows sums it), every column with a positive entry,
+   sums m^0 = G^T (f, ..., f) (the uniform start f, as combine_rows sums it), every m^0[z] > 0 (without the column
+   maxima: a column has a positive entry where its product is positive),
    every weight w[z] finite and positive (every column reported); then run_updates with offset 0. Returns None,
    having run nothing, where a check fails (the caller's own checks then say which). */
 static PyObject *ibu_matrix(PyObject *self, PyObject *args) {
@@ -1248,8 +1263,10 @@ static PyObject *ibu_matrix(PyObject *self, PyObject *args) {
     double *T = views[2].buf, *M = T + 2 * k, *ratio = M + 2 * m, *logs = ratio + m;
     Py_ssize_t t = 0, worst_row;
     Py_BEGIN_ALLOW_THREADS
-    ok = summarise(A, logs, M, f, k, m, &worst_error, &worst_row) && worst_error <= atol; /* logs: column maxima */
-    for (Py_ssize_t z = 0; z < m && ok; z++) ok = logs[z] > 0.0 && w[z] > 0.0 && w[z] <= 1.7976931348623157e308;
+    ok = summarise(A, NULL, M, f, k, m, &worst_error, &worst_row) && worst_error <= atol;
+    /* m^0[z] > 0: column z has a positive entry (every entry >= 0, f > 0); one whose products with f all underflow
+       to 0 fails here, and the general path takes it */
+    for (Py_ssize_t z = 0; z < m && ok; z++) ok = M[z] > 0.0 && w[z] > 0.0 && w[z] <= 1.7976931348623157e308;
     if (ok) {
         for (Py_ssize_t x = 0; x < k; x++) T[x] = f;
         t = run_updates(A, w, T, M, ratio, logs, k, m, delta, max_iter, strided, 0.0, &L, &capped);

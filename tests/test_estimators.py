@@ -414,6 +414,11 @@ def test_ibus_one_compiled_call_declines_what_its_checks_refuse_and_the_general_
     assert len(set(messages)) >= 5, messages
     unreported = np.array([10.0, 0.0, 30.0, 40.0])
     assert np.array_equal(est.ibu(A, unreported).theta, est.ibu(A.tolist(), unreported.tolist()).theta)
+    # a column whose one positive entry times the start underflows to 0 (the one call tests m^0 > 0, not the column's
+    # largest entry): declined, so that the general path takes it
+    underflow = np.array([[0.5, 0.5, 0, 5e-324], [0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 0]])
+    assert _iteration._kernel.ibu_matrix(underflow, q / q.sum(), np.empty(24), 4, 4, 0.25, 1e-9, 1e-10, 10,
+                                         False) is None
 
 
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
