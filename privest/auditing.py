@@ -24,6 +24,12 @@ reports alone:
   LDP-Auditor's attacks for the unary encodings (a uniform guess among the set bits), which reach e^eps only in
   the limit. THE is unary encoding (its ratio high/low is below e^eps: thresholding loses some of it); SHE, whose
   report is a real vector, is tested on "y_x1 >= 1 and y_x2 <= 0", where the likelihood ratio is e^eps at every point.
+- a multidimensional solution of ``privest.protocols`` (SPL, SMP, RS+FD): two tuples, by default x1 = (0, ..., 0) and
+  x2 = (k_1 - 1, ..., k_d - 1), which differ in every attribute, and each attribute's protocol event on its column:
+  for SPL and RS+FD, the event of every column where the tuples differ (SPL: ratio e^eps, the composition of d
+  reports at eps / d; RS+FD: up to e^eps', the amplified eps of its sampled attribute, since the fake columns have
+  the same law under both tuples: RS+FD is eps-LDP between tuples that differ in one attribute, as its module says,
+  and the default pair shows the gap); for SMP, the event of the attribute each user drew (ratio e^eps).
 
 ``client`` replaces the sampler, to audit an implementation against the mechanism it claims to be.
 """
@@ -44,6 +50,7 @@ from privest._checks import (
     check_row_stochastic,
 )
 from privest.protocols import Protocol
+from privest.protocols.multidim import Multidimensional, MultiReports
 from privest.sampling import sample
 
 __all__ = [
@@ -67,8 +74,8 @@ class AuditResult:
         The confidence of the bound.
     trials : int
         Reports drawn for each of the two inputs.
-    inputs : tuple of int
-        The two inputs (x1, x2).
+    inputs : tuple
+        The two inputs (x1, x2): secrets, or tuples of secrets for a multidimensional subject.
     hits : tuple of int
         How many of the trials' reports fell in the event, under x1 and under x2.
     event : str
@@ -79,7 +86,7 @@ class AuditResult:
     claimed_eps: float
     confidence: float
     trials: int
-    inputs: tuple[int, int]
+    inputs: tuple[Any, Any]
     hits: tuple[int, int]
     event: str
 
@@ -140,8 +147,9 @@ def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_
 
     Parameters
     ----------
-    subject : array_like of shape (k, m), or Protocol
-        A matrix mechanism (rows secrets, columns reports) or a protocol of ``privest.protocols``.
+    subject : array_like of shape (k, m), Protocol or Multidimensional
+        A matrix mechanism (rows secrets, columns reports), a protocol of ``privest.protocols`` or a multidimensional
+        solution (``privest.protocols.spl``, ``smp``, ``rsfd``).
     eps : float
         The eps the client claims.
     rng : numpy.random.Generator
@@ -150,11 +158,12 @@ def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_
         Reports drawn for each of the two inputs (at least 100).
     confidence : float
         The confidence of the bound, in (0, 1).
-    inputs : (int, int), optional
-        The two inputs (default: as the module docstring says).
+    inputs : (int, int) or (tuple, tuple), optional
+        The two inputs (default: as the module docstring says); for a multidimensional subject two tuples of d
+        secrets that differ in at least one attribute.
     event : optional
-        For a matrix, a bool mask over its columns; for a protocol, a function reports -> bool array (default: as the
-        module docstring says).
+        For a matrix, a bool mask over its columns; for a protocol or a multidimensional solution, a function
+        reports -> bool array, one entry a user (default: as the module docstring says).
     client : callable (secrets, rng) -> reports, optional
         The sampler audited (default: ``privest.sample`` on the matrix, ``subject.sample`` for a protocol); its reports
         must be of the subject's kind (column indices, or the protocol's reports).
@@ -176,7 +185,15 @@ def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_
     trials = check_int(trials, "trials", minimum=100)
     confidence = check_between(confidence, "confidence", 1e-12, 1 - 1e-12, "(a confidence level)")
     tail = (1 - confidence) / 2
-    if isinstance(subject, Protocol):
+    if isinstance(subject, Multidimensional):
+        x1, x2 = _tuple_pair(inputs, subject.ks)
+        if event is None:
+            event, description = _tuple_event(subject, x1, x2)
+        else:
+            description = "the caller's event"
+        draw = subject.sample if client is None else client
+        counted = event
+    elif isinstance(subject, Protocol):
         x1, x2 = (0, subject.k - 1) if inputs is None else _pair(inputs, subject.k)
         if event is None:
             def event(reports: Any) -> np.ndarray:
@@ -204,7 +221,8 @@ def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_
 
         def counted(reports: np.ndarray) -> np.ndarray:
             return mask[np.asarray(reports, dtype=np.int64)]
-    hits = tuple(int(np.count_nonzero(counted(draw(np.full(trials, x), rng)))) for x in (x1, x2))
+    hits = tuple(int(np.count_nonzero(counted(draw(np.full((trials, np.size(x)) if np.ndim(x) else trials, x), rng))))
+                 for x in (x1, x2))
     p1_low, _ = _clopper_pearson(hits[0], trials, tail)
     _, p2_high = _clopper_pearson(hits[1], trials, tail)
     bound = max(0.0, math.log(p1_low / p2_high)) if p1_low > 0 else 0.0
@@ -219,3 +237,38 @@ def _pair(inputs: Any, k: int) -> tuple[int, int]:
     if x1 == x2:
         raise ValueError(f"inputs must be two different secrets, got ({x1}, {x2})")
     return x1, x2
+
+
+def _tuple_pair(inputs: Any, ks: tuple) -> tuple[tuple, tuple]:
+    """inputs as two tuples of secrets of the attributes of sizes ks that differ in at least one attribute (default:
+    all first values against all last ones)."""
+    if inputs is None:
+        return (0,) * len(ks), tuple(k - 1 for k in ks)
+    if not isinstance(inputs, tuple | list) or len(inputs) != 2 or not all(
+            isinstance(x, tuple | list) and len(x) == len(ks) for x in inputs):
+        raise TypeError(f"inputs must be a pair of tuples of {len(ks)} secrets (one an attribute), got {inputs!r}")
+    x1, x2 = (tuple(check_int(v, f"inputs[{i}][{j}]", minimum=0, maximum=k - 1) for j, (v, k) in
+                    enumerate(zip(x, ks, strict=True))) for i, x in enumerate(inputs))
+    if x1 == x2:
+        raise ValueError(f"inputs must be two tuples that differ in at least one attribute, got ({x1}, {x2})")
+    return x1, x2
+
+
+def _tuple_event(subject: Multidimensional, x1: tuple, x2: tuple) -> tuple[Callable[[MultiReports], np.ndarray], str]:
+    """The default event of a multidimensional solution's reports for the tuples x1, x2 (module docstring), one
+    entry a user, and its description."""
+    marginals = [subject.marginal(j) for j in range(subject.d)]
+    differ = [j for j in range(subject.d) if x1[j] != x2[j]]
+
+    def event(reports: MultiReports) -> np.ndarray:
+        columns = reports.columns
+        if subject.solution == "smp":  # the drawn attribute's event; none where the tuples agree on it
+            hit = np.zeros(reports.attribute.size, dtype=bool)
+            for j in differ:
+                hit[reports.attribute == j] = marginals[j]._audit_event(columns[j], x1[j], x2[j])
+            return hit
+        return np.logical_and.reduce([marginals[j]._audit_event(columns[j], x1[j], x2[j]) for j in differ])
+
+    which = "the drawn attribute j's" if subject.solution == "smp" else "every column j's where they differ:"
+    return event, f"{which} report holds x1[j] and not x2[j] (x1 = {x1}, x2 = {x2})"
+

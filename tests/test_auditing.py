@@ -95,3 +95,46 @@ def test_the_result_states_bound_claim_and_confidence_and_bad_arguments_are_name
         privest.audit(privest.krr(4, 1.0), 1.0, privest.rng_for(1, "x"), trials=10)
     with pytest.raises(ValueError, match="subject"):
         privest.audit(np.ones((3, 3)), 1.0, privest.rng_for(1, "x"))
+
+
+MULTIDIMENSIONAL = [("spl", "grr", (2, 3)), ("spl", "oue", (3, 3, 3)), ("smp", "grr", (2, 3)), ("smp", "oue", (4, 3)),
+                    ("smp", "olh", (5, 2)), ("rsfd", "grr", (2, 2)), ("rsfd", "sue_zero", (3, 3))]
+
+
+@pytest.mark.parametrize("solution, protocol, ks", MULTIDIMENSIONAL)
+def test_multidimensional_solutions_are_audited_on_tuples(solution, protocol, ks):
+    # SPL and SMP give eps between any two tuples (SPL: the composition of d reports at eps / d, all of whose columns'
+    # events the default pair tests; SMP: the drawn attribute's event): they pass, within 20% of eps for GRR and OUE.
+    # RS+FD gives eps only between tuples that differ in one attribute: the default pair, which differs in all, shows
+    # the amplified eps' = ln(d (e^eps - 1) + 1) its sampled attribute is reported at (the fake columns have the same
+    # law under both tuples), and a pair that differs in one attribute passes.
+    subject = getattr(protocols, solution)(ks, 1.0, protocol)
+    rng = privest.rng_for(2026, "audit tuples", solution, protocol)
+    result = privest.audit(subject, 1.0, rng, trials=200_000, confidence=CONFIDENCE)
+    assert result.inputs == ((0,) * len(ks), tuple(k - 1 for k in ks))
+    if solution != "rsfd":
+        assert not result.exceeds, result
+        assert result.bound > (0.8 if protocol != "olh" else 0.5), result
+        return
+    amplified = math.log(len(ks) * (math.e - 1) + 1)
+    assert result.exceeds and result.bound > 0.9 * amplified, result
+    one_apart = ((0,) * len(ks), (ks[0] - 1,) + (0,) * (len(ks) - 1))
+    assert not privest.audit(subject, 1.0, rng, trials=200_000, confidence=CONFIDENCE, inputs=one_apart).exceeds
+
+
+def test_a_multidimensional_client_at_the_wrong_eps_is_caught_and_bad_tuples_are_named():
+    spl = protocols.spl((3, 3), 1.0, "grr")
+    honest_at_twice = protocols.spl((3, 3), 2.0, "grr")  # each attribute at eps instead of eps / d
+    result = privest.audit(spl, 1.0, privest.rng_for(2026, "audit tuples leak"), trials=50_000,
+                           client=honest_at_twice.sample)
+    assert result.exceeds and result.bound > 1.5, result
+    rng = privest.rng_for(1, "audit tuples bad")
+    with pytest.raises(ValueError, match="differ in at least one attribute"):
+        privest.audit(spl, 1.0, rng, inputs=((1, 2), (1, 2)))
+    with pytest.raises(TypeError, match="pair of tuples of 2 secrets"):
+        privest.audit(spl, 1.0, rng, inputs=(0, 2))
+    with pytest.raises(ValueError, match=r"inputs\[1\]\[0\]"):
+        privest.audit(spl, 1.0, rng, inputs=((0, 0), (3, 0)))
+    smp = protocols.smp((3, 4), 1.0, "grr")
+    result = privest.audit(smp, 1.0, rng, trials=1000, inputs=((0, 1), (0, 3)))  # differ in attribute 1 only
+    assert result.inputs == ((0, 1), (0, 3)) and "drawn attribute" in result.event
