@@ -316,3 +316,81 @@ def test_dbitflips_bucket_map_is_the_peers_float_expression_and_bad_reports_are_
         protocols.dbitflip(10, 1.0, 11)
     with pytest.raises(ValueError, match=r"reports must be \(n, 4\) with 2 entries 0 or 1 a row"):
         protocols.dbitflip(10, 1.0, 4, 2).estimate(np.array([[0, 1, 1, -1]]))
+
+
+def brute_force_log_likelihood(m, rounds, theta) -> float:
+    """sum over users of log sum_x theta_x P(y_1..y_R | x), the memo summed out by enumerating every memo: a value
+    of the memo's alphabet (k-RR, local hashing) or every 0/1 vector of k bits (unary)."""
+    p1, q1, p2, q2 = m._chain
+    n, k = m.count(rounds[0]), m.k
+    member = [m.membership(reports) for reports in rounds]  # (n, k) each: the reports holding x
+    if KINDS[m.name.lower().replace("-", "_")] != "rr":
+        per_x = np.zeros((n, k))
+        for memo in itertools.product([0, 1], repeat=k):
+            b = np.array(memo, dtype=bool)
+            for x in range(k):
+                prior = np.prod(np.where(np.arange(k) == x, np.where(b, p1, 1 - p1), np.where(b, q1, 1 - q1)))
+                given = np.prod([np.where(b, np.where(y, p2, 1 - p2), np.where(y, q2, 1 - q2)).prod(axis=1)
+                                 for y in member], axis=0)
+                per_x[:, x] += prior * given
+        return float(np.log(per_x @ theta).sum())
+    size = m._memo_size
+    hashed = isinstance(rounds[0], protocols.HashReports)
+    values = [reports.values if hashed else reports for reports in rounds]
+    per_x = np.zeros((n, k))
+    for x in range(k):
+        v = m._memo_values(np.full(n, x), rounds[0].seeds) if hashed else np.full(n, x)
+        for b in range(size):
+            prior = np.where(v == b, p1, q1)
+            per_x[:, x] += prior * np.prod([np.where(y == b, p2, q2) for y in values], axis=0)
+    return float(np.log(per_x @ theta).sum())
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+@pytest.mark.parametrize("R", [1, 3])
+def test_the_joint_group_of_rounds_is_the_exact_likelihood_with_the_memo_summed_out(name, R):
+    # The group's log-likelihood of any theta (its columns' counts and scales included) equals the sum over users of
+    # the likelihood computed by enumerating every memo, on users whose value never changed (Rounds keeps the memo).
+    m = protocols.by_name(name, 3, 2.0, **({"hashes": 8} if name in ("l_blh", "l_olh") else {}))
+    rng = _rng("joint", name, R)
+    secrets = rng.choice(3, 400, p=[0.6, 0.3, 0.1])
+    rounds = protocols.Rounds(m, 400, rng)
+    reports = [rounds.report(secrets, rng) for _ in range(R)]
+    group = protocols.joint_group(m, reports)
+    assert group.n == 400 and group.G.shape[1] < 400  # users of the same counts share a column
+    for theta in (np.array([0.2, 0.5, 0.3]), np.array([0.9, 0.05, 0.05])):
+        ours = float(group.counts @ (np.log(theta @ group.G) + group.log_scale))
+        assert ours == pytest.approx(brute_force_log_likelihood(m, reports, theta), rel=1e-12, abs=1e-9)
+    if R == 1:  # one round: the protocol's own one-round likelihood (local hashing's counts the seed's draw too)
+        single = m.likelihood(reports[0])
+        a, b = np.array([0.2, 0.5, 0.3]), np.array([0.9, 0.05, 0.05])
+        ours = float(group.counts @ (np.log(a @ group.G) - np.log(b @ group.G)))
+        assert ours == pytest.approx(float(np.log(single @ a).sum() - np.log(single @ b).sum()), rel=1e-10)
+
+
+def test_the_joint_mle_of_many_rounds_beats_one_rounds_and_bad_rounds_are_refused():
+    # Ten rounds of one unchanged value per user: the joint MLE's error is well below one round's (the reports add
+    # the instantaneous step's information up to the memo's), over 10 seeds; independent-round likelihoods are not
+    # used. Then what the function refuses, named.
+    m = protocols.l_osue(8, 2.0)
+    truth = np.array([0.3, 0.2, 0.15, 0.1, 0.1, 0.05, 0.05, 0.05])
+    single, joint = [], []
+    for seed in range(10):
+        rng = _rng("joint mle", seed)
+        secrets = rng.choice(8, 5000, p=truth)
+        rounds = protocols.Rounds(m, 5000, rng)
+        reports = [rounds.report(secrets, rng) for _ in range(10)]
+        single.append(np.abs(privest.gibu([m.group(reports[0])]).theta - truth).sum())
+        joint.append(np.abs(privest.gibu([protocols.joint_group(m, reports)]).theta - truth).sum())
+    assert np.mean(joint) < 0.75 * np.mean(single), (np.mean(joint), np.mean(single))
+    rng = _rng("joint bad")
+    with pytest.raises(TypeError, match="protocol"):
+        protocols.joint_group(protocols.oue(8, 1.0), reports)
+    with pytest.raises(ValueError, match="rounds"):
+        protocols.joint_group(m, [])
+    with pytest.raises(ValueError, match=r"rounds\[1\] holds 10 reports"):
+        protocols.joint_group(m, [reports[0], reports[1][:10]])
+    olh = protocols.l_olh(8, 2.0, hashes=16)
+    first, second = olh.sample(secrets, rng), olh.sample(secrets, rng)  # new seeds each call: not one user's rounds
+    with pytest.raises(ValueError, match=r"rounds\[1\]: the users' seeds differ"):
+        protocols.joint_group(olh, [first, second])

@@ -516,6 +516,9 @@ CASES: list[Case] = [
          lambda secrets, rng: protocols.Rounds(protocols.l_sue(3, 1.0), 2, np.random.default_rng(0)).report(secrets,
                                                                                                            rng),
          lambda: dict(secrets=np.array([0, 2]), rng=np.random.default_rng(0)), {"secrets": INDICES, "rng": RNG}),
+    Case(("protocols.joint_group",), protocols.joint_group,
+         lambda: dict(protocol=protocols.l_grr(3, 1.0), rounds=[np.array([0, 2]), np.array([1, 2])]),
+         {"protocol": Arg("object"), "rounds": Arg("object")}),
     *[Case((f"protocols.{factory.__name__}",), factory, lambda: dict(ks=(3, 4), eps=1.0, protocol="grr"),
            {"ks": KS, "eps": EPS, "protocol": Arg("choice")})
       for factory in (protocols.spl, protocols.smp, protocols.rsfd)],

@@ -57,7 +57,8 @@ The package holds one family a module, re-exported here (import from ``privest.p
 ``histogram``     SHE and THE (histogram encoding: Laplace noise on the one-hot vector) and ADP (GRR or OUE)
 ``longitudinal``  L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-BLH, L-OLH, L-ADP: a memo at eps, each report at eps1
 ``bitflip``       dBitFlipPM: d of b bucket bits, memoised once (a three-level likelihood: not a ``Protocol``)
-``rounds``        ``Rounds``: a longitudinal protocol's users over several rounds, each user's memos kept
+``rounds``        ``Rounds``: a longitudinal protocol's users over several rounds, each user's memos kept;
+                  ``joint_group``: the exact likelihood of a user's rounds of one value, for GIBU
 ``multidim``      SPL, SMP and RS+FD: d attributes a user, each estimated from its column's marginal protocol
 ``hashing``       BLH and OLH (local hashing) and their ``HashReports``
 ``factories``     ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, and ``by_name``
@@ -111,7 +112,7 @@ from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE,
 from privest.protocols.multidim import RSFD_PROTOCOLS, Multidimensional, MultiReports, rsfd, smp, spl
 from privest.protocols.packed import PackedBits
 from privest.protocols.response import GRR, HR
-from privest.protocols.rounds import Rounds
+from privest.protocols.rounds import Rounds, joint_group
 from privest.protocols.subsets import SS
 from privest.protocols.unary import OUE, SUE
 from privest.protocols.xxh32 import xxh32_decimal
@@ -153,6 +154,7 @@ __all__ = [
     "dbitflip",
     "grr",
     "hr",
+    "joint_group",
     "l_adp",
     "l_blh",
     "l_grr",
