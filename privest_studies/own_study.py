@@ -26,19 +26,22 @@ key or the file; the data job (``own_data.load``) reads every record and names t
 """
 
 import csv
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from privest import protocols
+from privest.protocols.longitudinal import CALIBRATIONS
 from privest_studies import cost, own_csv, own_data
-from privest_studies.experiment import FAMILIES, HASHED_KINDS, PROTOCOL_KINDS, Experiment, Member, Point
+from privest_studies.experiment import FAMILIES, KIND_OPTIONS, MEMBER_OPTIONS, PROTOCOL_KINDS, Experiment, Member, Point
 
 KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", *PROTOCOL_KINDS)
-"""The mechanisms a study may use: matrices, RAPPOR and the standard protocols of ``privest.protocols`` (BLH and OLH
-take an optional ``hashes``, the size of their hash family). Shokri's LP is left to the free-will study: it is solved
-per alphabet and Q."""
+"""The mechanisms a study may use: matrices, RAPPOR and the protocols of ``privest.protocols`` (with the options of
+``experiment.KIND_OPTIONS``: local hashing's ``hashes``, the longitudinal protocols' ``eps1`` and ``calibration``).
+Shokri's LP is left to the free-will study: it is solved per alphabet and Q."""
 GEOMETRIC_KINDS = ("geometric", "laplace")
 """The mechanisms that need a geometry (a linear or planar alphabet): categories have none."""
 ONE_MECHANISM = ("inv", "rap", "ibu")
@@ -55,33 +58,72 @@ def data_prefix(name: str, study: Mapping[str, Any]) -> str:
 
 
 def _members(key: str, spec: Mapping[str, Any], alphabet: Mapping[str, Any]) -> list:
-    """The mechanisms of an experiment (its ``mechanisms`` or ``compare`` list) as (kind, eps or None, hashes or
-    None); one line naming the key when a kind is unknown, does not apply to the alphabet, or hashes is given to a
-    mechanism without a hash family."""
+    """The mechanisms of an experiment (its ``mechanisms`` or ``compare`` list) as (kind, eps or None, options: the
+    ``Member`` options given); one line naming the key when a kind is unknown or does not apply to the alphabet, or an
+    option is given to a kind that does not take it (``experiment.KIND_OPTIONS``) or has a bad value."""
     field = "compare" if "compare" in spec else "mechanisms"
     entries = []
     for i, entry in enumerate(spec[field]):
         kind, eps = (entry, None) if isinstance(entry, str) else (entry.get("kind"), entry.get("eps"))
-        hashes = None if isinstance(entry, str) else entry.get("hashes")
         where = f"{key}.{field}[{i}]"
         if kind not in KINDS:
             raise ValueError(f"{where}: unknown mechanism {kind!r}; known: {', '.join(KINDS)}")
         if kind in GEOMETRIC_KINDS and alphabet["kind"] == "categorical":
             raise ValueError(f"{where}: the {kind} mechanism needs a geometry, and a categorical alphabet has none; "
                              "use krr, exponential, rappor or a standard protocol")
-        if hashes is not None and kind not in HASHED_KINDS:
-            raise ValueError(f"{where}: hashes (a hash family size) is for {', '.join(HASHED_KINDS)} only, not "
-                             f"{kind}")
-        if hashes is not None:  # the schema's integer admits 5.0: the protocol takes an int
-            if isinstance(hashes, bool) or not float(hashes).is_integer() or not 1 <= hashes <= 2**32:
-                raise ValueError(f"{where}.hashes: a hash family size must be an integer in 1..2^32, got {hashes!r}")
-            hashes = int(hashes)
         if ("n" in spec) != (eps is not None):
             need = "{kind, eps} (an n grid gives each mechanism its eps)" if "n" in spec else "a kind (the eps grid " \
                 "gives the eps)"
             raise ValueError(f"{where}: needs {need}")
-        entries.append((kind, eps, hashes))
+        options = {} if isinstance(entry, str) else {name: entry[name] for name in MEMBER_OPTIONS if name in entry}
+        grid = [float(eps)] if eps is not None else [float(e) for e in spec.get("eps", [])]
+        entries.append((kind, eps, _options(where, kind, options, grid, alphabet)))
     return entries
+
+
+def _options(where: str, kind: str, options: Mapping[str, Any], grid: Sequence[float],
+             alphabet: Mapping[str, Any]) -> dict[str, Any]:
+    """A member's options (hashes, eps1, calibration) checked against its kind and every eps it runs at (``grid``),
+    as the protocol takes them; one line naming the key of a bad one."""
+    for name in options:
+        if name not in KIND_OPTIONS.get(kind, ()):
+            takers = ", ".join(k for k, taken in KIND_OPTIONS.items() if name in taken)
+            raise ValueError(f"{where}.{name}: {kind} takes no {name} ({OPTION_MEANING[name]}); only {takers} do")
+    result = dict(options)
+    if (hashes := options.get("hashes")) is not None:  # the schema's integer admits 5.0: the protocol takes an int
+        if isinstance(hashes, bool) or not float(hashes).is_integer() or not 1 <= hashes <= 2**32:
+            raise ValueError(f"{where}.hashes: a hash family size must be an integer in 1..2^32, got {hashes!r}")
+        result["hashes"] = int(hashes)
+    if (calibration := options.get("calibration")) is not None and calibration not in CALIBRATIONS:
+        raise ValueError(f"{where}.calibration: unknown {calibration!r}; known: {', '.join(CALIBRATIONS)} "
+                         "(one report exactly eps1-LDP, or multi-freq-ldpy's second step)")
+    if (eps1 := options.get("eps1")) is not None:
+        if isinstance(eps1, bool) or not isinstance(eps1, int | float) or not math.isfinite(eps1) or eps1 <= 0:
+            raise ValueError(f"{where}.eps1: one report's level must be a number above 0, got {eps1!r}")
+        if too_low := [e for e in grid if not eps1 < e]:
+            raise ValueError(f"{where}.eps1: {eps1:g} must be below eps (the memo's level, the bound over every report "
+                             f"of one value), and {kind} runs at eps = {', '.join(f'{e:g}' for e in too_low)}")
+        result["eps1"] = float(eps1)
+    if {"eps1", "calibration"} & set(result):
+        for e in grid:  # what only the protocol knows (L-OUE's eps1 below ln((2 e^eps + 1) / 3), ...)
+            try:
+                protocols.by_name(kind, alphabet_k(alphabet), e, **result)
+            except ValueError as error:
+                raise ValueError(f"{where}.{'eps1' if 'eps1' in result else 'calibration'}: {kind} at eps = {e:g}: "
+                                 f"{error}") from None
+    return result
+
+
+OPTION_MEANING = {"hashes": "a hash family size", "eps1": "one report's level, below the memo's eps",
+                  "calibration": "how the second step meets eps1"}
+
+
+def alphabet_k(alphabet: Mapping[str, Any]) -> int:
+    """The number of secrets of a study's alphabet from its config alone; a categorical alphabet without given
+    categories counts 2 (a lower bound: its categories are the data's)."""
+    return int({"linear": lambda: alphabet["k"], "binned": lambda: alphabet["bins"],
+                "planar": lambda: alphabet["columns"] * alphabet["rows"],
+                "categorical": lambda: len(alphabet.get("categories") or [0, 1])}[alphabet["kind"]]())
 
 
 def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[str, Any]) -> list[Experiment]:
@@ -122,7 +164,7 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
                 for experiment, entry in zip(names, entries, strict=True)]
     if "eps" in spec:
         return [_by_eps(label, entries, spec, common)]
-    members = tuple(Member(kind, float(eps), hashes) for kind, eps, hashes in entries)
+    members = tuple(Member(kind, float(eps), **options) for kind, eps, options in entries)
     points = tuple(Point(int(n), tuple(range(len(entries))), int(n)) for n in spec["n"])
     return [Experiment(name=label, axis="n", members=members, points=points,
                        labels=(("study", name), ("experiment", label), ("axis", "n")), **common)]
@@ -132,7 +174,7 @@ def _by_eps(label: str, entries: Sequence[tuple], spec: Mapping[str, Any], commo
             seed_name: str = "") -> Experiment:
     """An experiment with one point per eps of the grid, the kinds of ``entries`` each at that eps."""
     grid = [float(e) for e in spec["eps"]]
-    members = tuple(Member(kind, e, hashes) for e in grid for kind, _, hashes in entries)
+    members = tuple(Member(kind, e, **options) for e in grid for kind, _, options in entries)
     points = tuple(Point(e, tuple(range(i * len(entries), (i + 1) * len(entries))), spec.get("users"))
                    for i, e in enumerate(grid))
     return Experiment(name=label, axis="eps", members=members, points=points, seed_name=seed_name,
@@ -140,9 +182,12 @@ def _by_eps(label: str, entries: Sequence[tuple], spec: Mapping[str, Any], commo
 
 
 def comparison_names(label: str, entries: Sequence[tuple]) -> list[str]:
-    """The experiment of each kind of a comparison: <label>_<kind> (<label>_<kind>_<hashes> for BLH and OLH with a
-    hash family size, <label>_<kind>_<i> for a kind listed twice)."""
-    names = [f"{label}_{kind}" + ("" if hashes is None else f"_{hashes}") for kind, _, hashes in entries]
+    """The experiment of each kind of a comparison: <label>_<kind>, followed by the options given (_<hashes> for a
+    hash family size, _eps1_<eps1> with p for the point, _<calibration>: side_l_grr_eps1_0p5_peer), <label>_<kind>_<i>
+    for a kind listed twice alike."""
+    names = [f"{label}_{kind}" + "".join(f"_{value}" if name == "hashes" else f"_eps1_{value:g}".replace(".", "p")
+                                         if name == "eps1" else f"_{value}" for name, value in options.items())
+             for kind, _, options in entries]
     return [f"{n}_{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
@@ -188,10 +233,7 @@ def prior_size(study: Mapping[str, Any], table: own_csv.Csv | None = None) -> tu
     data, alphabet = study["data"], study["alphabet"]
     if data.get("builtin") == "planar":
         return None
-    kind = alphabet["kind"]
-    k = {"linear": lambda: alphabet["k"], "binned": lambda: alphabet["bins"],
-         "planar": lambda: alphabet["columns"] * alphabet["rows"],
-         "categorical": lambda: len(alphabet.get("categories") or [0, 1])}[kind]()
+    k = alphabet_k(alphabet)
     if "csv" in data:
         records = (own_csv.inspect(data["csv"], data) if table is None else table).records_guess
     else:

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from privest_studies.experiment.families import FAMILIES
-from privest_studies.experiment.mechanisms import HASHED_KINDS, MECHANISM_KINDS, PROTOCOL_KINDS, Member
+from privest_studies.experiment.mechanisms import (
+    HASHED_KINDS,
+    KIND_OPTIONS,
+    MECHANISM_KINDS,
+    MEMBER_OPTIONS,
+    PROTOCOL_KINDS,
+    Member,
+)
 
 __all__ = ["Experiment", "Point"]
 
@@ -80,6 +87,9 @@ class Experiment:
         if hashed:
             raise ValueError(f"{where}: hashes is a positive hash family size of {' and '.join(HASHED_KINDS)} "
                              f"members only, got {hashed[0]}")
+        if optioned := [m for m in self.members if set(m.options) - set(KIND_OPTIONS.get(m.kind, ()))]:
+            raise ValueError(f"{where}: {optioned[0]} gives an option its kind does not take (it takes "
+                             f"{', '.join(KIND_OPTIONS.get(optioned[0].kind, ())) or 'none'})")
         if "accelerate" in dict(self.stopping) and any(m.kind not in PROTOCOL_KINDS for m in self.members):
             raise ValueError(f"{where}: accelerate (SQUAREM) applies to protocol members only; the matrix families "
                              "batch plain IBU over runs")
@@ -114,12 +124,12 @@ class Experiment:
         return (self.study, self.seed_name or self.name, value, run)
 
     def to_dict(self) -> dict[str, Any]:
-        """The experiment as plain data (a member's hashes and the seed name only where set: the other studies' dicts
+        """The experiment as plain data (a member's options and the seed name only where set: the other studies' dicts
         are unchanged)."""
         spec = dataclasses.asdict(self)
         if not self.seed_name:
             del spec["seed_name"]
-        spec["members"] = [{key: value for key, value in m.items() if key != "hashes" or value is not None}
+        spec["members"] = [{key: value for key, value in m.items() if key not in MEMBER_OPTIONS or value is not None}
                            for m in spec["members"]]
         return spec
 
@@ -127,7 +137,9 @@ class Experiment:
     def from_dict(cls, spec: Mapping[str, Any]) -> "Experiment":
         fields = dict(spec)
         fields["members"] = tuple(Member(str(m["kind"]), float(m["parameter"]),
-                                         None if m.get("hashes") is None else int(m["hashes"]))
+                                         None if m.get("hashes") is None else int(m["hashes"]),
+                                         None if m.get("eps1") is None else float(m["eps1"]),
+                                         None if m.get("calibration") is None else str(m["calibration"]))
                                   for m in spec["members"])
         fields["points"] = tuple(Point(p["value"], tuple(p["mechanisms"]), p["users"]) for p in spec["points"])
         fields["families"] = tuple(spec["families"])
