@@ -289,7 +289,7 @@ def job_seconds(experiment: Experiment, family: str, k: int, own_users: float, p
     units = unit_seconds(experiment, family, k, own_users)
     if part is not None:
         return calibration().seconds["startup"] + (part.stop - part.first) * units[part.point]
-    return calibration().seconds["startup"] + experiment.runs * sum(units)
+    return calibration().seconds["startup"] + experiment.slots * sum(units)
 
 
 BASE_MEGABYTES = 150
@@ -348,7 +348,7 @@ def job_megabytes(experiment: Experiment, family: str | None, k: int, own_users:
         members = [experiment.members[j] for j in point.mechanisms]
         users = (own_users if point.users is None else point.users) / len(members)
         sizes = [report_bytes(member, k, users) for member in members]
-        stored += experiment.runs * sum(size[0] for size in sizes)
+        stored += experiment.slots * sum(size[0] for size in sizes)
         unpacked = max(unpacked, sum(size[1] for size in sizes))
         if family in ITERATIVE:
             structures = [size[2] for size in sizes]
@@ -496,4 +496,4 @@ def estimate_progress(experiment: Experiment, family: str, k: int, reports: Mapp
     seconds = unit_seconds(experiment, family, k, own_users)
     if part is not None:
         return Progress(f"estimate {family}", [seconds[part.point]] * (part.stop - part.first), heartbeat)
-    return Progress(f"estimate {family}", [s for s in seconds for _ in range(experiment.runs)], heartbeat)
+    return Progress(f"estimate {family}", [s for s in seconds for _ in range(experiment.slots)], heartbeat)

@@ -36,7 +36,16 @@ import numpy as np
 from privest import protocols
 from privest.protocols.longitudinal import CALIBRATIONS
 from privest_studies import cost, own_csv, own_data
-from privest_studies.experiment import FAMILIES, KIND_OPTIONS, MEMBER_OPTIONS, PROTOCOL_KINDS, Experiment, Member, Point
+from privest_studies.experiment import (
+    FAMILIES,
+    KIND_OPTIONS,
+    LONGITUDINAL_KINDS,
+    MEMBER_OPTIONS,
+    PROTOCOL_KINDS,
+    Experiment,
+    Member,
+    Point,
+)
 
 KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", *PROTOCOL_KINDS)
 """The mechanisms a study may use: matrices, RAPPOR and the protocols of ``privest.protocols`` (with the options of
@@ -154,8 +163,9 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
     if "mechanisms" in spec and len(entries) > 1 and (one := [f for f in spec["estimators"] if f in ONE_MECHANISM]):
         raise ValueError(f"{key}.estimators: {one} take one mechanism per point; for a mixture use gibu, "
                          "inv_r, ibu_r, rap_r, inv_m, ibu_m or rap_m")
+    rounds = _rounds(key, spec, entries)
     stopping = {**STOPPING, **study.get("ibu", {})}
-    common = {"study": name, "runs": int(study["runs"]), "families": tuple(spec["estimators"]),
+    common = {"study": name, "runs": int(study["runs"]), "families": tuple(spec["estimators"]), **rounds,
               "data": data_prefix(name, study), "point_column": "point", "score_noisy": True,
               "stopping": (("delta", float(stopping["delta"])), ("max_iter", int(stopping["max_iter"])))}
     if "compare" in spec:
@@ -168,6 +178,24 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
     points = tuple(Point(int(n), tuple(range(len(entries))), int(n)) for n in spec["n"])
     return [Experiment(name=label, axis="n", members=members, points=points,
                        labels=(("study", name), ("experiment", label), ("axis", "n")), **common)]
+
+
+def _rounds(key: str, spec: Mapping[str, Any], entries: Sequence[tuple]) -> dict[str, Any]:
+    """An experiment's rounds of collection and the probability of a user's value being redrawn each round after the
+    first (``Experiment.rounds``, ``redraw``); one line naming the key when a kind cannot report over rounds or redraw
+    is given without them."""
+    rounds, redraw = int(spec.get("rounds", 1)), float(spec.get("redraw", 0.0))
+    field = "compare" if "compare" in spec else "mechanisms"
+    one = [(i, kind) for i, (kind, _, _) in enumerate(entries) if kind not in LONGITUDINAL_KINDS]
+    if rounds > 1 and one:
+        raise ValueError(f"{key}.rounds: {one[0][1]} ({field}[{one[0][0]}]) cannot report over rounds; rounds need "
+                         "longitudinal protocols, which keep each user's memo of a value: "
+                         f"{', '.join(LONGITUDINAL_KINDS)}")
+    if "redraw" in spec and rounds == 1:
+        raise ValueError(f"{key}.redraw: how often a user's value changes between rounds needs rounds (2 or more)")
+    if not 0 <= redraw <= 1:
+        raise ValueError(f"{key}.redraw: a probability per round in [0, 1], got {redraw!r}")
+    return {"rounds": rounds, "redraw": redraw}
 
 
 def _by_eps(label: str, entries: Sequence[tuple], spec: Mapping[str, Any], common: Mapping[str, Any],
@@ -303,32 +331,37 @@ def error_of(columns: Sequence[str]) -> str:
 
 def summary_columns(error: str) -> list[str]:
     """The columns of summary.csv, the error's named by its metric (``emd_mean``, or ``tv_mean`` on categories)."""
-    return ["figure", "experiment", "axis", "point", "method", "runs", f"{error}_mean", f"{error}_sd", "rank", "best"]
+    return ["figure", "experiment", "axis", "point", "round", "method", "runs", f"{error}_mean", f"{error}_sd", "rank",
+            "best", "eps_spent"]
 
 
 def summary(rows: Sequence[Mapping[str, Any]], figures: Mapping[str, Sequence[str]] | None = None) -> list[dict]:
     """Mean and standard deviation of the error (``emd`` or ``tv``, as the scores name it) over runs per (experiment,
-    point, method), from tidy score rows (raw estimates and methods that could not run left out), and how the methods
-    rank at each point of a figure: ``rank`` 1 for the lowest mean error (methods with equal means share the better
-    rank), ``best`` the method(s) of rank 1, the same on every row of the point. ``figures``: figure -> the
+    point, round, method), with the mean eps spent by the round's users (``eps_spent``), from tidy score rows (raw
+    estimates and methods that could not run left out), and how the methods rank at each point (and round) of a
+    figure: ``rank`` 1 for the lowest mean error (methods with equal means share the better
+    rank), ``best`` the method(s) of rank 1, the same on every row of the point (and round). ``figures``: figure -> the
     experiments it shows (``figures(config)[study]``; a comparison's kinds rank together, named '<method>
     (<experiment>)' in ``best``); None: each experiment its own figure. The noisy reports are summarised, not ranked
     (no figure shows them)."""
     error = error_of(list(rows[0])) if rows else "emd"
     figure_of = {e: figure for figure, shown in (figures or {}).items() for e in shown}
     groups: dict[tuple, list[float]] = {}
+    spent: dict[tuple, list[float]] = {}
     for row in rows:
         if np.isfinite(float(row[error])):
-            key = (row["experiment"], row["axis"], float(row["point"]), row["method"])
+            key = (row["experiment"], row["axis"], float(row["point"]), int(row.get("round", 1)), row["method"])
             groups.setdefault(key, []).append(float(row[error]))
-    result = [{"figure": figure_of.get(e, e), "experiment": e, "axis": axis, "point": point, "method": m,
+            spent.setdefault(key, []).append(float(row.get("eps_spent", "nan")))
+    result = [{"figure": figure_of.get(e, e), "experiment": e, "axis": axis, "point": point, "round": r, "method": m,
                "runs": len(v), f"{error}_mean": float(np.mean(v)),
-               f"{error}_sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0, "rank": "", "best": ""}
-              for (e, axis, point, m), v in sorted(groups.items())]
+               f"{error}_sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0, "rank": "", "best": "",
+               "eps_spent": float(np.mean(spent[(e, axis, point, r, m)]))}
+              for (e, axis, point, r, m), v in sorted(groups.items())]
     by_point: dict[tuple, list[dict]] = {}
     for row in result:
         if row["method"] != "noisy":
-            by_point.setdefault((row["figure"], row["point"]), []).append(row)
+            by_point.setdefault((row["figure"], row["point"], row["round"]), []).append(row)
     for ranked in by_point.values():
         means = [row[f"{error}_mean"] for row in ranked]
         several = len({row["experiment"] for row in ranked}) > 1
@@ -341,26 +374,31 @@ def summary(rows: Sequence[Mapping[str, Any]], figures: Mapping[str, Sequence[st
     return result
 
 
-CAPPED_COLUMNS = ["experiment", "axis", "point", "method", "capped_runs", "runs", "iterations"]
+CAPPED_COLUMNS = ["experiment", "axis", "point", "method", "capped_runs", "runs", "iterations", "rounds"]
 
 
 def capped(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
     """The (experiment, point, method)s of tidy score rows in which the iteration cap stopped IBU (or GIBU, [IBU]_R,
-    [IBU]_M) in at least one run: how many runs of how many, and the iterations they reached (the cap)."""
+    [IBU]_M) in at least one run: how many runs of how many, and the iterations they reached (the cap); in an
+    experiment of several rounds (``rounds``, 1 where one) a run is one round of one run."""
     groups: dict[tuple, list[tuple[bool, int]]] = {}
+    rounds: dict[str, int] = {}
     for row in rows:
         key = (row["experiment"], row["axis"], float(row["point"]), row["method"])
         groups.setdefault(key, []).append((str(row["capped"]) in ("True", "true", "1"), int(float(row["iterations"]))))
+        rounds[row["experiment"]] = max(rounds.get(row["experiment"], 1), int(row.get("round", 1)))
     return [{"experiment": e, "axis": axis, "point": point, "method": m, "capped_runs": sum(c for c, _ in runs),
-             "runs": len(runs), "iterations": max(i for c, i in runs if c)}
+             "runs": len(runs), "iterations": max(i for c, i in runs if c), "rounds": rounds[e]}
             for (e, axis, point, m), runs in sorted(groups.items()) if any(c for c, _ in runs)]
 
 
 def capped_lines(study: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """One line per row of ``capped`` (as read back from capped.csv): '<study>/<experiment>: IBU at eps=0.5 stopped
-    at the cap (5,000 iterations) in 5 of 5 runs'."""
+    at the cap (5,000 iterations) in 5 of 5 runs' ('... in 18 of 18 rounds of runs (6 rounds a run)' with rounds)."""
     return [f"{study}/{r['experiment']}: {r['method']} at {r['axis']}={float(r['point']):g} stopped at the cap "
-            f"({int(r['iterations']):,} iterations) in {r['capped_runs']} of {r['runs']} runs" for r in rows]
+            f"({int(r['iterations']):,} iterations) in {r['capped_runs']} of {r['runs']} "
+            + ("runs" if int(r.get("rounds") or 1) == 1 else f"rounds of runs ({int(r['rounds'])} rounds a run)")
+            for r in rows]
 
 
 def capped_report(studies: Sequence[str], since: float) -> list[str]:

@@ -180,10 +180,16 @@ def test_the_capped_estimates_are_listed_with_their_runs_and_cap():
             row.update(capped="True", iterations="5000")
     listed = own_study.capped(rows)
     assert listed == [{"experiment": "e", "axis": "eps", "point": 0.5, "method": "IBU", "capped_runs": 2, "runs": 3,
-                       "iterations": 5000}]
+                       "iterations": 5000, "rounds": 1}]
     assert own_study.capped_lines("s", listed) == [
         "s/e: IBU at eps=0.5 stopped at the cap (5,000 iterations) in 2 of 3 runs"]
     assert own_study.capped([r | {"capped": "False"} for r in rows]) == []
+    # an experiment of rounds: a run is one round of one run (3 runs x 2 rounds here)
+    rounds = [r | {"round": str(t)} for r in rows for t in (1, 2)]
+    (listed,) = own_study.capped(rounds)
+    assert (listed["capped_runs"], listed["runs"], listed["rounds"]) == (4, 6, 2)
+    assert own_study.capped_lines("s", [listed]) == [
+        "s/e: IBU at eps=0.5 stopped at the cap (5,000 iterations) in 4 of 6 rounds of runs (2 rounds a run)"]
 
 
 def test_the_run_lists_at_its_end_the_capped_estimates_it_wrote(tmp_path, monkeypatch):
