@@ -301,7 +301,8 @@ def draw_rounds(specs: Sequence[Experiment], alphabet: dict, scores, name: str):
     fig.legend(handles=handles, loc="outside right center", title="estimator" if len(specs) == 1 else "mechanism")
     change = (f"before each later round a user's value is redrawn from the data with probability {first.redraw:g}"
               if first.redraw else "the users' values never change")
-    mechanisms = " vs ".join(tables) if len(specs) > 1 else describe(first.members)
+    mechanisms = " vs ".join(tables) if len(specs) > 1 else describe(first.members) + (
+        ", users split equally" if len(first.points[0].mechanisms) > 1 else "")
     fig.suptitle(f"{first.study}: {name}\n{mechanisms}; {plotting.alphabet_label(alphabet)}\n{first.rounds} rounds; "
                  f"{change}", fontsize=9)
     what, runs, stopping = footer(specs, "lines", capped)
