@@ -50,10 +50,10 @@ from pathlib import Path
 
 import numpy as np
 
-from privest import protocols
-from privest.protocols.base import PACKED_SETS
+from privest.protocols.base import PACKED_SETS, Protocol
 from privest.rappor import flip_probability
-from privest_studies.experiment import HASHED_KINDS, ITERATIVE, PROTOCOL_KINDS, Experiment, Member, Part, parts
+from privest_studies.experiment import ITERATIVE, KIND_OPTIONS, PROTOCOL_KINDS, Experiment, Member, Part, parts
+from privest_studies.experiment import protocol as member_protocol
 from privest_studies.jobs import Progress
 
 CALIBRATION = Path(__file__).with_name("cost_calibration.json")
@@ -120,16 +120,16 @@ def calibration() -> Calibration:
 
 
 @cache
-def built(member: Member, k: int) -> protocols.Protocol:
-    """A protocol member on k secrets, built once (its probabilities price the work)."""
-    options = {"hashes": member.hashes} if member.kind in HASHED_KINDS else {}
-    return protocols.by_name(member.kind, k, member.parameter, **options)
+def built(member: Member, k: int) -> Protocol:
+    """A protocol member on k secrets with its options (eps1, ...), built once: its probabilities price the work."""
+    return member_protocol(member, k)
 
 
 def effective(member: Member, k: int) -> Member:
-    """The member as priced: ADP and L-ADP as the protocol they choose at (k, eps) (GRR or OUE, L-GRR or L-OSUE)."""
+    """The member as priced: ADP and L-ADP as the protocol they choose at (k, eps), with the options it takes."""
     chosen = built(member, k).name.lower().replace("-", "_") if member.kind in ("adp", "l_adp") else member.kind
-    return Member(chosen, member.parameter, member.hashes) if chosen != member.kind else member
+    return member if chosen == member.kind else Member(chosen, member.parameter, **{
+        name: value for name, value in member.options.items() if name in KIND_OPTIONS.get(chosen, ())})
 
 
 def set_size(member: Member, k: int) -> float:
@@ -166,7 +166,7 @@ def distinct_reports(member: Member, k: int, users: float) -> float:
         return min(users, k)
     if member.kind == "hr":
         return min(users, 1 << k.bit_length())
-    if member.kind in HASHED_KINDS and member.hashes is not None:
+    if member.hashes is not None:  # local hashing with a finite hash family
         return min(users, member.hashes * built(member, k).g)
     if member.kind in BIT_KINDS:
         return min(users, 2.0 ** min(k, 1000))
@@ -289,7 +289,7 @@ def job_seconds(experiment: Experiment, family: str, k: int, own_users: float, p
     units = unit_seconds(experiment, family, k, own_users)
     if part is not None:
         return calibration().seconds["startup"] + (part.stop - part.first) * units[part.point]
-    return calibration().seconds["startup"] + experiment.runs * sum(units)
+    return calibration().seconds["startup"] + experiment.slots * sum(units)
 
 
 BASE_MEGABYTES = 150
@@ -324,7 +324,8 @@ def report_bytes(member: Member, k: int, users: float) -> tuple[float, float, fl
             return distinct * (math.ceil(k / 8) + 8), distinct * k, distinct * (math.ceil(k / 8) + BIT_ROW_BYTES)
         return users * math.ceil(k / 8), users * k, distinct * (math.ceil(k / 8) + BIT_ROW_BYTES)
     if member.kind in PROTOCOL_KINDS:  # a value (GRR, HR) or a seed and a hashed value (BLH, OLH) per user
-        stored, distinct = users * (12 if member.kind in HASHED_KINDS else 8), distinct_reports(member, k, users)
+        hashed = "hashes" in KIND_OPTIONS.get(member.kind, ())
+        stored, distinct = users * (12 if hashed else 8), distinct_reports(member, k, users)
         if packed_sets(member, k):
             return stored, stored, distinct * (math.ceil(k / 8) + BIT_ROW_BYTES)
         return stored, stored, MEMBER_BYTES * distinct * set_size(member, k)
@@ -347,7 +348,7 @@ def job_megabytes(experiment: Experiment, family: str | None, k: int, own_users:
         members = [experiment.members[j] for j in point.mechanisms]
         users = (own_users if point.users is None else point.users) / len(members)
         sizes = [report_bytes(member, k, users) for member in members]
-        stored += experiment.runs * sum(size[0] for size in sizes)
+        stored += experiment.slots * sum(size[0] for size in sizes)
         unpacked = max(unpacked, sum(size[1] for size in sizes))
         if family in ITERATIVE:
             structures = [size[2] for size in sizes]
@@ -495,4 +496,4 @@ def estimate_progress(experiment: Experiment, family: str, k: int, reports: Mapp
     seconds = unit_seconds(experiment, family, k, own_users)
     if part is not None:
         return Progress(f"estimate {family}", [seconds[part.point]] * (part.stop - part.first), heartbeat)
-    return Progress(f"estimate {family}", [s for s in seconds for _ in range(experiment.runs)], heartbeat)
+    return Progress(f"estimate {family}", [s for s in seconds for _ in range(experiment.slots)], heartbeat)

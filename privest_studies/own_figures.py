@@ -4,6 +4,8 @@ to the original distribution over the runs of each point, from the study's tidy 
     an eps grid        boxplots over runs, one box per method at each eps
     an n grid          the mean over runs with a shaded band of +-1 s.d., one line per method, against n
     a comparison       the same against eps, a colour per mechanism and a line style per estimator
+    rounds             the mean over runs with its band against the round, a panel per point (eps or n), and on a
+                       right axis the eps the round's users have spent so far (mean and largest over users)
 
 A panel holds at most ``MOST_LINES`` lines (or boxes at an eps): beyond that the figure has a panel per estimator (a
 comparison) or per few estimator families (the others), on a shared error axis. One legend, to the right of the
@@ -137,6 +139,8 @@ def _grid(panels: int):
 def draw(specs: Sequence[Experiment], alphabet: dict, scores, name: str):
     """The figure ``name`` of an own study: its experiments ``specs`` (one, or each kind of a comparison), the
     alphabet file's dict and the study's tidy scores (a DataFrame of scores.csv). Returns the figure."""
+    if (specs[0].rounds or 1) > 1:
+        return draw_rounds(specs, alphabet, scores, name)
     error = own_study.error_of(list(scores.columns))
     tables = {spec.name: scores[scores["experiment"] == spec.name].rename(columns={"point": spec.axis})
               for spec in specs}
@@ -238,3 +242,74 @@ def footer(specs: Sequence[Experiment], kinds: str, capped: bool) -> list[str]:
                 "median, whiskers to the furthest run within 1.5 IQR, dots beyond"
                 + ("; x: a run the iteration cap stopped" if capped else ""))
     return [what, f"{first.runs} runs per point; {users}{same}", plotting.stopping_note(first.stopping_rule)]
+
+
+def draw_rounds(specs: Sequence[Experiment], alphabet: dict, scores, name: str):
+    """The figure of an experiment of several rounds (or a comparison of them): a panel per point (eps, or n), the
+    error of each method (and mechanism) against the round as the mean over runs with its +-1 s.d. band, and on a
+    right axis (grey) the eps spent so far by the round's users, their mean and the largest (the member's eps for each
+    distinct value a user has reported: what the longitudinal protocols bound). Returns the figure."""
+    error = own_study.error_of(list(scores.columns))
+    first = specs[0]
+    tables = {spec.members[0].label if len(specs) > 1 else "": scores[scores["experiment"] == spec.name]
+              for spec in specs}
+    shown = next(iter(tables.values()))
+    methods = [m for m in dict.fromkeys(shown["method"]) if not m.endswith(RAW_SUFFIX) and m != "noisy"]
+    points = sorted(shown["point"].unique())
+    colour = colours(methods) if len(specs) == 1 else dict(zip(tables, TAB10, strict=False))
+    style = {m: "-" for m in methods} if len(specs) == 1 else dict(zip(methods, plotting.LINE_STYLES * 3,
+                                                                        strict=False))
+    fig, axes, columns = _grid(len(points))
+    notes, spent_axes = [], []
+    for ax, point in zip(axes, points, strict=True):
+        for kind, table in tables.items():
+            at = table[table["point"] == point]
+            for method in methods:
+                line_colour = colour[method] if len(specs) == 1 else colour[kind]
+                if (na := _line(ax, at[at["method"] == method], "round", error, line_colour, style[method])):
+                    notes.append(f"{kind + ' ' if kind else ''}{method}: {na}")
+        ax.set_title(f"{'ε' if first.axis == 'eps' else 'n'} = {point:g}", fontsize=9)
+        spent = shown[shown["point"] == point].groupby("round")[["eps_spent", "eps_spent_max"]].mean()
+        right = ax.twinx()
+        right.plot(spent.index, spent["eps_spent"], color="0.45", lw=1.2, linestyle="--", drawstyle="steps-mid")
+        right.plot(spent.index, spent["eps_spent_max"], color="0.45", lw=1.0, linestyle=":", drawstyle="steps-mid")
+        right.set_ylim(0, shown["eps_spent_max"].max() * 1.05)
+        spent_axes.append(right)
+    rounds = sorted(shown["round"].unique())
+    for i, ax in enumerate(axes):
+        ax.set_xticks(rounds if len(rounds) <= 12 else rounds[:: math.ceil(len(rounds) / 12)])
+        if i % columns == 0:
+            ax.set_ylabel(plotting.error_label(alphabet))
+        if i + columns >= len(axes):
+            ax.set_xlabel("round")
+            ax.xaxis.set_tick_params(labelbottom=True)
+        if i % columns == columns - 1 or i == len(axes) - 1:
+            spent_axes[i].set_ylabel("ε spent by a user so far (grey)")
+        else:
+            spent_axes[i].set_yticklabels([])
+    handles = ([matplotlib.lines.Line2D([], [], color=colour[m], lw=1.5, label=plotting.method_label(m))
+                for m in methods] if len(specs) == 1 else
+               [matplotlib.lines.Line2D([], [], color=colour[k], lw=2, label=k) for k in tables]
+               + [matplotlib.lines.Line2D([], [], color="0.3", linestyle=style[m], lw=1.4,
+                                          label=plotting.method_label(m)) for m in methods])
+    handles += [matplotlib.patches.Patch(color="0.5", alpha=0.3, label=f"shaded: {BAND}"),
+                matplotlib.lines.Line2D([], [], color="0.45", linestyle="--", label="ε spent: mean over users"),
+                matplotlib.lines.Line2D([], [], color="0.45", linestyle=":", label="ε spent: largest")]
+    if (capped := any(_capped(t[t["method"].isin(methods)]).any() for t in tables.values())):
+        handles.append(matplotlib.lines.Line2D([], [], **RING, label=f"ringed: a run stopped\nat the cap "
+                                               f"({first.stopping_rule['max_iter']:,})"))
+    fig.legend(handles=handles, loc="outside right center", title="estimator" if len(specs) == 1 else "mechanism")
+    change = (f"before each later round a user's value is redrawn from the data with probability {first.redraw:g}"
+              if first.redraw else "the users' values never change")
+    mechanisms = " vs ".join(tables) if len(specs) > 1 else describe(first.members) + (
+        ", users split equally" if len(first.points[0].mechanisms) > 1 else "")
+    fig.suptitle(f"{first.study}: {name}\n{mechanisms}; {plotting.alphabet_label(alphabet)}\n{first.rounds} rounds; "
+                 f"{change}", fontsize=9)
+    what, runs, stopping = footer(specs, "lines", capped)
+    fig.text(0.5, -0.01, "\n".join([what, "each round estimated from its own reports and scored against the round's "
+                                    "values; grey, right axis: ε spent so far, ε for each distinct value "
+                                    "a user has reported (each value's memo; a report alone is ε₁-LDP)",
+                                    runs, stopping] + [f"NA: {n.replace(': NA: ', ': ')}" for n in notes]),
+             ha="center", va="top", fontsize=7)
+    plotting.drop_overlapping_tick_labels(fig)
+    return fig

@@ -26,19 +26,31 @@ key or the file; the data job (``own_data.load``) reads every record and names t
 """
 
 import csv
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from privest import protocols
+from privest.protocols.longitudinal import CALIBRATIONS
 from privest_studies import cost, own_csv, own_data
-from privest_studies.experiment import FAMILIES, HASHED_KINDS, PROTOCOL_KINDS, Experiment, Member, Point
+from privest_studies.experiment import (
+    FAMILIES,
+    KIND_OPTIONS,
+    LONGITUDINAL_KINDS,
+    MEMBER_OPTIONS,
+    PROTOCOL_KINDS,
+    Experiment,
+    Member,
+    Point,
+)
 
 KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", *PROTOCOL_KINDS)
-"""The mechanisms a study may use: matrices, RAPPOR and the standard protocols of ``privest.protocols`` (BLH and OLH
-take an optional ``hashes``, the size of their hash family). Shokri's LP is left to the free-will study: it is solved
-per alphabet and Q."""
+"""The mechanisms a study may use: matrices, RAPPOR and the protocols of ``privest.protocols`` (with the options of
+``experiment.KIND_OPTIONS``: local hashing's ``hashes``, the longitudinal protocols' ``eps1`` and ``calibration``).
+Shokri's LP is left to the free-will study: it is solved per alphabet and Q."""
 GEOMETRIC_KINDS = ("geometric", "laplace")
 """The mechanisms that need a geometry (a linear or planar alphabet): categories have none."""
 ONE_MECHANISM = ("inv", "rap", "ibu")
@@ -55,33 +67,72 @@ def data_prefix(name: str, study: Mapping[str, Any]) -> str:
 
 
 def _members(key: str, spec: Mapping[str, Any], alphabet: Mapping[str, Any]) -> list:
-    """The mechanisms of an experiment (its ``mechanisms`` or ``compare`` list) as (kind, eps or None, hashes or
-    None); one line naming the key when a kind is unknown, does not apply to the alphabet, or hashes is given to a
-    mechanism without a hash family."""
+    """The mechanisms of an experiment (its ``mechanisms`` or ``compare`` list) as (kind, eps or None, options: the
+    ``Member`` options given); one line naming the key when a kind is unknown or does not apply to the alphabet, or an
+    option is given to a kind that does not take it (``experiment.KIND_OPTIONS``) or has a bad value."""
     field = "compare" if "compare" in spec else "mechanisms"
     entries = []
     for i, entry in enumerate(spec[field]):
         kind, eps = (entry, None) if isinstance(entry, str) else (entry.get("kind"), entry.get("eps"))
-        hashes = None if isinstance(entry, str) else entry.get("hashes")
         where = f"{key}.{field}[{i}]"
         if kind not in KINDS:
             raise ValueError(f"{where}: unknown mechanism {kind!r}; known: {', '.join(KINDS)}")
         if kind in GEOMETRIC_KINDS and alphabet["kind"] == "categorical":
             raise ValueError(f"{where}: the {kind} mechanism needs a geometry, and a categorical alphabet has none; "
                              "use krr, exponential, rappor or a standard protocol")
-        if hashes is not None and kind not in HASHED_KINDS:
-            raise ValueError(f"{where}: hashes (a hash family size) is for {', '.join(HASHED_KINDS)} only, not "
-                             f"{kind}")
-        if hashes is not None:  # the schema's integer admits 5.0: the protocol takes an int
-            if isinstance(hashes, bool) or not float(hashes).is_integer() or not 1 <= hashes <= 2**32:
-                raise ValueError(f"{where}.hashes: a hash family size must be an integer in 1..2^32, got {hashes!r}")
-            hashes = int(hashes)
         if ("n" in spec) != (eps is not None):
             need = "{kind, eps} (an n grid gives each mechanism its eps)" if "n" in spec else "a kind (the eps grid " \
                 "gives the eps)"
             raise ValueError(f"{where}: needs {need}")
-        entries.append((kind, eps, hashes))
+        options = {} if isinstance(entry, str) else {name: entry[name] for name in MEMBER_OPTIONS if name in entry}
+        grid = [float(eps)] if eps is not None else [float(e) for e in spec.get("eps", [])]
+        entries.append((kind, eps, _options(where, kind, options, grid, alphabet)))
     return entries
+
+
+def _options(where: str, kind: str, options: Mapping[str, Any], grid: Sequence[float],
+             alphabet: Mapping[str, Any]) -> dict[str, Any]:
+    """A member's options (hashes, eps1, calibration) checked against its kind and every eps it runs at (``grid``),
+    as the protocol takes them; one line naming the key of a bad one."""
+    for name in options:
+        if name not in KIND_OPTIONS.get(kind, ()):
+            takers = ", ".join(k for k, taken in KIND_OPTIONS.items() if name in taken)
+            raise ValueError(f"{where}.{name}: {kind} takes no {name} ({OPTION_MEANING[name]}); only {takers} do")
+    result = dict(options)
+    if (hashes := options.get("hashes")) is not None:  # the schema's integer admits 5.0: the protocol takes an int
+        if isinstance(hashes, bool) or not float(hashes).is_integer() or not 1 <= hashes <= 2**32:
+            raise ValueError(f"{where}.hashes: a hash family size must be an integer in 1..2^32, got {hashes!r}")
+        result["hashes"] = int(hashes)
+    if (calibration := options.get("calibration")) is not None and calibration not in CALIBRATIONS:
+        raise ValueError(f"{where}.calibration: unknown {calibration!r}; known: {', '.join(CALIBRATIONS)} "
+                         "(one report exactly eps1-LDP, or multi-freq-ldpy's second step)")
+    if (eps1 := options.get("eps1")) is not None:
+        if isinstance(eps1, bool) or not isinstance(eps1, int | float) or not math.isfinite(eps1) or eps1 <= 0:
+            raise ValueError(f"{where}.eps1: one report's level must be a number above 0, got {eps1!r}")
+        if too_low := [e for e in grid if not eps1 < e]:
+            raise ValueError(f"{where}.eps1: {eps1:g} must be below eps (the memo's level, the bound over every report "
+                             f"of one value), and {kind} runs at eps = {', '.join(f'{e:g}' for e in too_low)}")
+        result["eps1"] = float(eps1)
+    if {"eps1", "calibration"} & set(result):
+        for e in grid:  # what only the protocol knows (L-OUE's eps1 below ln((2 e^eps + 1) / 3), ...)
+            try:
+                protocols.by_name(kind, alphabet_k(alphabet), e, **result)
+            except ValueError as error:
+                raise ValueError(f"{where}.{'eps1' if 'eps1' in result else 'calibration'}: {kind} at eps = {e:g}: "
+                                 f"{error}") from None
+    return result
+
+
+OPTION_MEANING = {"hashes": "a hash family size", "eps1": "one report's level, below the memo's eps",
+                  "calibration": "how the second step meets eps1"}
+
+
+def alphabet_k(alphabet: Mapping[str, Any]) -> int:
+    """The number of secrets of a study's alphabet from its config alone; a categorical alphabet without given
+    categories counts 2 (a lower bound: its categories are the data's)."""
+    return int({"linear": lambda: alphabet["k"], "binned": lambda: alphabet["bins"],
+                "planar": lambda: alphabet["columns"] * alphabet["rows"],
+                "categorical": lambda: len(alphabet.get("categories") or [0, 1])}[alphabet["kind"]]())
 
 
 def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[str, Any]) -> list[Experiment]:
@@ -112,8 +163,9 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
     if "mechanisms" in spec and len(entries) > 1 and (one := [f for f in spec["estimators"] if f in ONE_MECHANISM]):
         raise ValueError(f"{key}.estimators: {one} take one mechanism per point; for a mixture use gibu, "
                          "inv_r, ibu_r, rap_r, inv_m, ibu_m or rap_m")
+    rounds = _rounds(key, spec, entries)
     stopping = {**STOPPING, **study.get("ibu", {})}
-    common = {"study": name, "runs": int(study["runs"]), "families": tuple(spec["estimators"]),
+    common = {"study": name, "runs": int(study["runs"]), "families": tuple(spec["estimators"]), **rounds,
               "data": data_prefix(name, study), "point_column": "point", "score_noisy": True,
               "stopping": (("delta", float(stopping["delta"])), ("max_iter", int(stopping["max_iter"])))}
     if "compare" in spec:
@@ -122,17 +174,35 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
                 for experiment, entry in zip(names, entries, strict=True)]
     if "eps" in spec:
         return [_by_eps(label, entries, spec, common)]
-    members = tuple(Member(kind, float(eps), hashes) for kind, eps, hashes in entries)
+    members = tuple(Member(kind, float(eps), **options) for kind, eps, options in entries)
     points = tuple(Point(int(n), tuple(range(len(entries))), int(n)) for n in spec["n"])
     return [Experiment(name=label, axis="n", members=members, points=points,
                        labels=(("study", name), ("experiment", label), ("axis", "n")), **common)]
+
+
+def _rounds(key: str, spec: Mapping[str, Any], entries: Sequence[tuple]) -> dict[str, Any]:
+    """An experiment's rounds of collection and the probability of a user's value being redrawn each round after the
+    first (``Experiment.rounds``, ``redraw``); one line naming the key when a kind cannot report over rounds or redraw
+    is given without them."""
+    rounds, redraw = int(spec.get("rounds", 1)), float(spec.get("redraw", 0.0))
+    field = "compare" if "compare" in spec else "mechanisms"
+    one = [(i, kind) for i, (kind, _, _) in enumerate(entries) if kind not in LONGITUDINAL_KINDS]
+    if rounds > 1 and one:
+        raise ValueError(f"{key}.rounds: {one[0][1]} ({field}[{one[0][0]}]) cannot report over rounds; rounds need "
+                         "longitudinal protocols, which keep each user's memo of a value: "
+                         f"{', '.join(LONGITUDINAL_KINDS)}")
+    if "redraw" in spec and rounds == 1:
+        raise ValueError(f"{key}.redraw: how often a user's value changes between rounds needs rounds (2 or more)")
+    if not 0 <= redraw <= 1:
+        raise ValueError(f"{key}.redraw: a probability per round in [0, 1], got {redraw!r}")
+    return {"rounds": rounds, "redraw": redraw}
 
 
 def _by_eps(label: str, entries: Sequence[tuple], spec: Mapping[str, Any], common: Mapping[str, Any],
             seed_name: str = "") -> Experiment:
     """An experiment with one point per eps of the grid, the kinds of ``entries`` each at that eps."""
     grid = [float(e) for e in spec["eps"]]
-    members = tuple(Member(kind, e, hashes) for e in grid for kind, _, hashes in entries)
+    members = tuple(Member(kind, e, **options) for e in grid for kind, _, options in entries)
     points = tuple(Point(e, tuple(range(i * len(entries), (i + 1) * len(entries))), spec.get("users"))
                    for i, e in enumerate(grid))
     return Experiment(name=label, axis="eps", members=members, points=points, seed_name=seed_name,
@@ -140,9 +210,12 @@ def _by_eps(label: str, entries: Sequence[tuple], spec: Mapping[str, Any], commo
 
 
 def comparison_names(label: str, entries: Sequence[tuple]) -> list[str]:
-    """The experiment of each kind of a comparison: <label>_<kind> (<label>_<kind>_<hashes> for BLH and OLH with a
-    hash family size, <label>_<kind>_<i> for a kind listed twice)."""
-    names = [f"{label}_{kind}" + ("" if hashes is None else f"_{hashes}") for kind, _, hashes in entries]
+    """The experiment of each kind of a comparison: <label>_<kind>, followed by the options given (_<hashes> for a
+    hash family size, _eps1_<eps1> with p for the point, _<calibration>: side_l_grr_eps1_0p5_peer), <label>_<kind>_<i>
+    for a kind listed twice alike."""
+    names = [f"{label}_{kind}" + "".join(f"_{value}" if name == "hashes" else f"_eps1_{value:g}".replace(".", "p")
+                                         if name == "eps1" else f"_{value}" for name, value in options.items())
+             for kind, _, options in entries]
     return [f"{n}_{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
@@ -188,10 +261,7 @@ def prior_size(study: Mapping[str, Any], table: own_csv.Csv | None = None) -> tu
     data, alphabet = study["data"], study["alphabet"]
     if data.get("builtin") == "planar":
         return None
-    kind = alphabet["kind"]
-    k = {"linear": lambda: alphabet["k"], "binned": lambda: alphabet["bins"],
-         "planar": lambda: alphabet["columns"] * alphabet["rows"],
-         "categorical": lambda: len(alphabet.get("categories") or [0, 1])}[kind]()
+    k = alphabet_k(alphabet)
     if "csv" in data:
         records = (own_csv.inspect(data["csv"], data) if table is None else table).records_guess
     else:
@@ -261,32 +331,37 @@ def error_of(columns: Sequence[str]) -> str:
 
 def summary_columns(error: str) -> list[str]:
     """The columns of summary.csv, the error's named by its metric (``emd_mean``, or ``tv_mean`` on categories)."""
-    return ["figure", "experiment", "axis", "point", "method", "runs", f"{error}_mean", f"{error}_sd", "rank", "best"]
+    return ["figure", "experiment", "axis", "point", "round", "method", "runs", f"{error}_mean", f"{error}_sd", "rank",
+            "best", "eps_spent"]
 
 
 def summary(rows: Sequence[Mapping[str, Any]], figures: Mapping[str, Sequence[str]] | None = None) -> list[dict]:
     """Mean and standard deviation of the error (``emd`` or ``tv``, as the scores name it) over runs per (experiment,
-    point, method), from tidy score rows (raw estimates and methods that could not run left out), and how the methods
-    rank at each point of a figure: ``rank`` 1 for the lowest mean error (methods with equal means share the better
-    rank), ``best`` the method(s) of rank 1, the same on every row of the point. ``figures``: figure -> the
+    point, round, method), with the mean eps spent by the round's users (``eps_spent``), from tidy score rows (raw
+    estimates and methods that could not run left out), and how the methods rank at each point (and round) of a
+    figure: ``rank`` 1 for the lowest mean error (methods with equal means share the better
+    rank), ``best`` the method(s) of rank 1, the same on every row of the point (and round). ``figures``: figure -> the
     experiments it shows (``figures(config)[study]``; a comparison's kinds rank together, named '<method>
     (<experiment>)' in ``best``); None: each experiment its own figure. The noisy reports are summarised, not ranked
     (no figure shows them)."""
     error = error_of(list(rows[0])) if rows else "emd"
     figure_of = {e: figure for figure, shown in (figures or {}).items() for e in shown}
     groups: dict[tuple, list[float]] = {}
+    spent: dict[tuple, list[float]] = {}
     for row in rows:
         if np.isfinite(float(row[error])):
-            key = (row["experiment"], row["axis"], float(row["point"]), row["method"])
+            key = (row["experiment"], row["axis"], float(row["point"]), int(row.get("round", 1)), row["method"])
             groups.setdefault(key, []).append(float(row[error]))
-    result = [{"figure": figure_of.get(e, e), "experiment": e, "axis": axis, "point": point, "method": m,
+            spent.setdefault(key, []).append(float(row.get("eps_spent", "nan")))
+    result = [{"figure": figure_of.get(e, e), "experiment": e, "axis": axis, "point": point, "round": r, "method": m,
                "runs": len(v), f"{error}_mean": float(np.mean(v)),
-               f"{error}_sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0, "rank": "", "best": ""}
-              for (e, axis, point, m), v in sorted(groups.items())]
+               f"{error}_sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0, "rank": "", "best": "",
+               "eps_spent": float(np.mean(spent[(e, axis, point, r, m)]))}
+              for (e, axis, point, r, m), v in sorted(groups.items())]
     by_point: dict[tuple, list[dict]] = {}
     for row in result:
         if row["method"] != "noisy":
-            by_point.setdefault((row["figure"], row["point"]), []).append(row)
+            by_point.setdefault((row["figure"], row["point"], row["round"]), []).append(row)
     for ranked in by_point.values():
         means = [row[f"{error}_mean"] for row in ranked]
         several = len({row["experiment"] for row in ranked}) > 1
@@ -299,26 +374,31 @@ def summary(rows: Sequence[Mapping[str, Any]], figures: Mapping[str, Sequence[st
     return result
 
 
-CAPPED_COLUMNS = ["experiment", "axis", "point", "method", "capped_runs", "runs", "iterations"]
+CAPPED_COLUMNS = ["experiment", "axis", "point", "method", "capped_runs", "runs", "iterations", "rounds"]
 
 
 def capped(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
     """The (experiment, point, method)s of tidy score rows in which the iteration cap stopped IBU (or GIBU, [IBU]_R,
-    [IBU]_M) in at least one run: how many runs of how many, and the iterations they reached (the cap)."""
+    [IBU]_M) in at least one run: how many runs of how many, and the iterations they reached (the cap); in an
+    experiment of several rounds (``rounds``, 1 where one) a run is one round of one run."""
     groups: dict[tuple, list[tuple[bool, int]]] = {}
+    rounds: dict[str, int] = {}
     for row in rows:
         key = (row["experiment"], row["axis"], float(row["point"]), row["method"])
         groups.setdefault(key, []).append((str(row["capped"]) in ("True", "true", "1"), int(float(row["iterations"]))))
+        rounds[row["experiment"]] = max(rounds.get(row["experiment"], 1), int(row.get("round", 1)))
     return [{"experiment": e, "axis": axis, "point": point, "method": m, "capped_runs": sum(c for c, _ in runs),
-             "runs": len(runs), "iterations": max(i for c, i in runs if c)}
+             "runs": len(runs), "iterations": max(i for c, i in runs if c), "rounds": rounds[e]}
             for (e, axis, point, m), runs in sorted(groups.items()) if any(c for c, _ in runs)]
 
 
 def capped_lines(study: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """One line per row of ``capped`` (as read back from capped.csv): '<study>/<experiment>: IBU at eps=0.5 stopped
-    at the cap (5,000 iterations) in 5 of 5 runs'."""
+    at the cap (5,000 iterations) in 5 of 5 runs' ('... in 18 of 18 rounds of runs (6 rounds a run)' with rounds)."""
     return [f"{study}/{r['experiment']}: {r['method']} at {r['axis']}={float(r['point']):g} stopped at the cap "
-            f"({int(r['iterations']):,} iterations) in {r['capped_runs']} of {r['runs']} runs" for r in rows]
+            f"({int(r['iterations']):,} iterations) in {r['capped_runs']} of {r['runs']} "
+            + ("runs" if int(r.get("rounds") or 1) == 1 else f"rounds of runs ({int(r['rounds'])} rounds a run)")
+            for r in rows]
 
 
 def capped_report(studies: Sequence[str], since: float) -> list[str]:

@@ -76,11 +76,11 @@ def test_rappor_on_adult_ages_prices_its_rows_bytes_reading_and_iterations_at_th
     assert cost.job_seconds(adult, "rap", 100, 0) == pytest.approx(rap)
 
 
-@pytest.mark.parametrize(("kind", "eps", "k", "users"), [("rappor", 5.0, 16, 20_000), ("rappor", 1.0, 12, 3_000),
-                                                         ("oue", 3.0, 14, 10_000), ("sue", 8.0, 10, 500),
-                                                         ("the", 1.0, 12, 3000), ("l_oue", 2.0, 12, 3000),
-                                                         ("l_osue", 4.0, 10, 2000), ("adp", 1.0, 30, 2000)])
-def test_the_expected_distinct_unary_reports_match_a_simulation(kind, eps, k, users):
+@pytest.mark.parametrize(("kind", "eps", "k", "users", "options"), [
+    ("rappor", 5.0, 16, 20_000, {}), ("rappor", 1.0, 12, 3_000, {}), ("oue", 3.0, 14, 10_000, {}),
+    ("sue", 8.0, 10, 500, {}), ("the", 1.0, 12, 3000, {}), ("l_oue", 2.0, 12, 3000, {}), ("l_osue", 4.0, 10, 2000, {}),
+    ("adp", 1.0, 30, 2000, {}), ("l_osue", 4.0, 10, 2000, {"eps1": 3.5}), ("l_sue", 6.0, 12, 3000, {"eps1": 1.0})])
+def test_the_expected_distinct_unary_reports_match_a_simulation(kind, eps, k, users, options):
     from privest import protocols, sampling
 
     rng = np.random.default_rng(3)
@@ -88,9 +88,9 @@ def test_the_expected_distinct_unary_reports_match_a_simulation(kind, eps, k, us
     if kind == "rappor":
         bits = sampling.rappor(secrets, k, eps, rng)
     else:
-        bits = protocols.by_name(kind, k, eps).sample(secrets, rng)
+        bits = protocols.by_name(kind, k, eps, **options).sample(secrets, rng)
     seen = len(np.unique(np.packbits(np.asarray(bits, dtype=np.uint8), axis=1), axis=0))
-    expected = cost.expected_distinct_reports(Member(kind, eps), k, users)
+    expected = cost.expected_distinct_reports(Member(kind, eps, **options), k, users)
     assert expected <= min(users, 2**k)
     assert abs(seen - expected) <= 4 * np.sqrt(expected) + 0.01 * expected, (seen, expected)
 

@@ -53,7 +53,28 @@ def test_a_csv_column_becomes_the_secrets_and_their_distribution(tmp_path):
      "config key studies.mine.experiments.e.mechanisms\\[0\\]: unknown mechanism 'kkr'"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "krr", "hashes": 64}], "eps": [1.0],
                                         "estimators": ["ibu"]}}},
-     "mechanisms\\[0\\]: hashes \\(a hash family size\\) is for blh, olh, l_blh, l_olh only, not krr"),
+     "mechanisms\\[0\\].hashes: krr takes no hashes \\(a hash family size\\); only blh, olh, l_blh, l_olh do"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "l_oue", "eps1": 2.0}], "eps": [1.0, 4.0],
+                                        "estimators": ["ibu"]}}},
+     "mechanisms\\[0\\].eps1: 2 must be below eps \\(the memo's level, .*\\), and l_oue runs at eps = 1$"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "l_grr", "eps": 2.0, "eps1": 2.0}], "n": [10],
+                                        "estimators": ["ibu"]}}},
+     "mechanisms\\[0\\].eps1: 2 must be below eps .* and l_grr runs at eps = 2$"),
+    ("age\n30\n", {"experiments": {"e": {"compare": [{"kind": "l_sue", "eps1": -0.5}], "eps": [1.0],
+                                        "estimators": ["ibu"]}}},
+     "compare\\[0\\].eps1: one report's level must be a number above 0, got -0.5"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "l_grr", "calibration": "pear"}], "eps": [1.0],
+                                        "estimators": ["ibu"]}}},
+     "mechanisms\\[0\\].calibration: unknown 'pear'; known: exact, peer"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "l_oue", "calibration": "peer"}], "eps": [1.0],
+                                        "estimators": ["ibu"]}}},
+     "mechanisms\\[0\\].calibration: l_oue takes no calibration .*; only l_grr, l_adp, l_blh, l_olh do"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "oue", "eps1": 0.5}], "eps": [1.0],
+                                        "estimators": ["ibu"]}}},
+     "mechanisms\\[0\\].eps1: oue takes no eps1 .*; only l_grr, l_sue, l_oue, l_osue, l_soue, l_adp, l_blh, l_olh"),
+    ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "l_oue", "eps1": 0.9}], "eps": [1.0],
+                                        "estimators": ["ibu"]}}},
+     "mechanisms\\[0\\].eps1: l_oue at eps = 1: eps1 must be below 0.763"),
     ("age\n30\n", {"experiments": {"e": {"mechanisms": [{"kind": "olh", "hashes": 2.5}], "eps": [1.0],
                                         "estimators": ["ibu"]}}},
      "mechanisms\\[0\\].hashes: a hash family size must be an integer in 1..2\\^32, got 2.5"),
@@ -159,10 +180,16 @@ def test_the_capped_estimates_are_listed_with_their_runs_and_cap():
             row.update(capped="True", iterations="5000")
     listed = own_study.capped(rows)
     assert listed == [{"experiment": "e", "axis": "eps", "point": 0.5, "method": "IBU", "capped_runs": 2, "runs": 3,
-                       "iterations": 5000}]
+                       "iterations": 5000, "rounds": 1}]
     assert own_study.capped_lines("s", listed) == [
         "s/e: IBU at eps=0.5 stopped at the cap (5,000 iterations) in 2 of 3 runs"]
     assert own_study.capped([r | {"capped": "False"} for r in rows]) == []
+    # an experiment of rounds: a run is one round of one run (3 runs x 2 rounds here)
+    rounds = [r | {"round": str(t)} for r in rows for t in (1, 2)]
+    (listed,) = own_study.capped(rounds)
+    assert (listed["capped_runs"], listed["runs"], listed["rounds"]) == (4, 6, 2)
+    assert own_study.capped_lines("s", [listed]) == [
+        "s/e: IBU at eps=0.5 stopped at the cap (5,000 iterations) in 4 of 6 rounds of runs (2 rounds a run)"]
 
 
 def test_the_run_lists_at_its_end_the_capped_estimates_it_wrote(tmp_path, monkeypatch):

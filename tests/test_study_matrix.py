@@ -23,6 +23,11 @@ MORE_PROTOCOLS = ("she", "the", "adp", "l_grr", "l_sue", "l_oue", "l_osue", "l_s
 """Histogram encoding, ADP and the longitudinal protocols (issue 49): alone on every alphabet with every family, and
 mixed with one mechanism of each family (k-RR, RAPPOR, GRR)."""
 KINDS = (*MATRIX, "rappor", *PROTOCOLS)
+OPTIONED = tuple({"kind": kind, **{option: value for option, value in {"hashes": 16, "eps1": 0.4, "calibration": "peer"}
+                                   .items() if option in experiment.KIND_OPTIONS[kind]}}
+                 for kind in experiment.LONGITUDINAL_KINDS)
+"""Each longitudinal kind with every member option it takes (``experiment.KIND_OPTIONS``) set away from its default:
+eps1 0.4 (not eps / 2), calibration peer, a hash family of 16; alone on every alphabet with every family."""
 ALPHABETS = {
     "linear": ({"kind": "linear", "k": 6}, {"kind": "linear", "k": 6}),
     "binned": ({"kind": "binned", "min": 0.0, "max": 12.5, "bins": 5},
@@ -102,7 +107,11 @@ SINGLE_CASES = [(kind, alphabet) for kind in (*KINDS, *MORE_PROTOCOLS) for alpha
 PAIRS = list(itertools.combinations(KINDS, 2)) + [(kind, other) for kind in MORE_PROTOCOLS
                                                    for other in ("krr", "rappor", "grr")]
 TRIPLES = [(m, "rappor", p) for m in MATRIX for p in PROTOCOLS]
-CELLS = (sum(len(SINGLE) for kind, alphabet in SINGLE_CASES)
+OPTION_CASES = [(member, alphabet) for member in OPTIONED for alphabet in ALPHABETS]
+ROUND_CASES = [(kind, alphabet) for kind in experiment.LONGITUDINAL_KINDS for alphabet in ALPHABETS]
+"""Each longitudinal kind over three rounds, a fifth of the values redrawn each round, on every alphabet with every
+family: every round of every run estimated and scored."""
+CELLS = (sum(len(SINGLE) for kind, alphabet in (*SINGLE_CASES, *OPTION_CASES, *ROUND_CASES))
          + len(MIXTURE) * len(ALPHABETS) * (len(PAIRS) + len(TRIPLES)))
 
 
@@ -117,6 +126,30 @@ def test_every_kind_alone_at_each_eps_with_every_estimator_family(kind, alphabet
         return
     (spec,) = own_study.experiments(config)["cell"].values()
     check_cells(*run_chain(spec, Alphabet.from_dict(ALPHABETS[alphabet][1]), tmp_path), (kind,))
+
+
+@pytest.mark.parametrize(("member", "alphabet"), OPTION_CASES,
+                         ids=[f"{'_'.join(map(str, m.values()))}-{a}" for m, a in OPTION_CASES])
+def test_every_longitudinal_kind_with_its_options_alone_with_every_estimator_family(member, alphabet, tmp_path):
+    config = study(alphabet, {"alone": {"mechanisms": [member], "eps": [1.0, 3.0], "users": 150,
+                                        "estimators": list(SINGLE)}})
+    (spec,) = own_study.experiments(config)["cell"].values()
+    assert {m.kind for m in spec.members} == {member["kind"]}
+    assert all(m.options == {key: value for key, value in member.items() if key != "kind"} for m in spec.members)
+    built = experiment.build_mechanisms(spec.members, Alphabet.from_dict(ALPHABETS[alphabet][1]))
+    assert all(m.eps1 == 0.4 and getattr(m, "calibration", "peer") == "peer" for m in built), built
+    check_cells(*run_chain(spec, Alphabet.from_dict(ALPHABETS[alphabet][1]), tmp_path), (member["kind"],))
+
+
+@pytest.mark.parametrize(("kind", "alphabet"), ROUND_CASES)
+def test_every_longitudinal_kind_over_rounds_with_every_estimator_family(kind, alphabet, tmp_path):
+    config = study(alphabet, {"weekly": {"mechanisms": [kind], "eps": [1.0, 3.0], "users": 150, "rounds": 3,
+                                         "redraw": 0.2, "estimators": list(SINGLE)}})
+    (spec,) = own_study.experiments(config)["cell"].values()
+    estimates, rows = run_chain(spec, Alphabet.from_dict(ALPHABETS[alphabet][1]), tmp_path)
+    assert all(archive["theta"].shape[2] == 2 * 3 for archive in estimates.values())
+    assert {(row["round"], row["run"]) for row in rows} == {(t, r) for t in (1, 2, 3) for r in (0, 1)}
+    check_cells(estimates, rows, (kind,))
 
 
 @pytest.mark.parametrize("kinds", PAIRS + TRIPLES, ids="+".join)
@@ -170,4 +203,4 @@ def test_a_comparison_runs_each_kind_on_the_same_users():
 
 
 def test_the_matrix_counts_its_cells():
-    assert CELLS == 23 * 4 * 10 + 7 * 4 * (66 + 33 + 28)
+    assert CELLS == (23 + 8 + 8) * 4 * 10 + 7 * 4 * (66 + 33 + 28)

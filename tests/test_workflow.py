@@ -675,15 +675,16 @@ def test_the_own_study_example_and_its_report_run_as_the_guide_writes_them_from_
         for ext in ("pdf", "png"):
             assert (results / "figures" / f"{name}.{ext}").stat().st_size > 1000
     scores = pd.read_csv(results / "tables" / "scores.csv")
-    assert list(scores.columns[:5]) == ["study", "experiment", "axis", "point", "run"]
+    assert list(scores.columns[:6]) == ["study", "experiment", "axis", "point", "round", "run"]
+    assert (scores["round"] == 1).all() and list(scores.columns[-2:]) == ["eps_spent", "eps_spent_max"]
     assert set(scores["method"]) == {"noisy", "INV-N", "INV-P", "IBU", "GIBU", "[IBU]_R", "[IBU]_M"}
     assert set(scores["experiment"]) == {"krr_by_eps", "mixture_by_n", "side_by_side_krr", "side_by_side_oue",
                                          "side_by_side_olh"}
     # points x runs x (noisy + methods) of each experiment; the comparison's protocols have no noisy row
     assert len(scores) == 3 * 5 * 4 + 3 * 5 * 4 + 4 * 5 * (4 + 3 + 3)
     summary = pd.read_csv(results / "tables" / "summary.csv")
-    assert list(summary.columns) == ["figure", "experiment", "axis", "point", "method", "runs", "emd_mean", "emd_sd",
-                                     "rank", "best"]
+    assert list(summary.columns) == ["figure", "experiment", "axis", "point", "round", "method", "runs", "emd_mean",
+                                     "emd_sd", "rank", "best", "eps_spent"]
     ranked = summary[summary["method"] != "noisy"]
     for _, point in ranked.groupby(["figure", "point"]):  # rank 1 is the lowest mean, and the best names it
         assert point.loc[point["rank"] == 1, "emd_mean"].min() == point["emd_mean"].min()
@@ -702,6 +703,30 @@ def test_the_own_study_example_and_its_report_run_as_the_guide_writes_them_from_
     assert capped["capped_runs"].tolist() == capped_scores.tolist() and (capped["iterations"] == 5000).all()
     assert "ages_mixture: the iteration cap stopped" in run.stderr
     assert "ages_mixture/side_by_side_krr: IBU at eps=0.5 stopped at the cap (5,000 iterations)" in run.stderr
+
+
+def test_the_longitudinal_example_runs_as_the_guide_writes_it_with_an_error_and_a_privacy_spent_per_round(tmp_path):
+    """docs/site/guide/own-study.md's command for examples/own_study/longitudinal.yaml, word for word, from a fresh
+    copy of the checkout: a comparison of L-GRR and L-OSUE over 6 rounds, scored per round, with the privacy spent
+    growing as values are redrawn."""
+    (command,) = guide_commands(OWN_STUDY_GUIDE, "--configfile examples/own_study/longitudinal.yaml")
+    work = fresh_clone(tmp_path / "privest")
+    (work / ".venv").symlink_to(Path(sys.prefix))
+    result = subprocess.run(command.split(), cwd=work, capture_output=True, text=True, timeout=900,
+                            env={**os.environ, "PYTHONHASHSEED": "0"})
+    assert result.returncode == 0, f"{command} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    results = work / "results" / "ages_weekly"
+    assert (results / "figures" / "weekly.png").stat().st_size > 1000
+    scores = pd.read_csv(results / "tables" / "scores.csv")
+    assert set(scores["experiment"]) == {"weekly_l_grr", "weekly_l_osue_eps1_1"}
+    assert set(scores["round"]) == set(range(1, 7)) and set(scores["run"]) == {0, 1, 2}
+    assert len(scores) == 2 * 2 * 6 * 3 * 3  # kinds x eps x rounds x runs x (INV-N, INV-P, IBU)
+    assert scores["emd"].notna().all()
+    spent = scores[scores["method"] == "IBU"].groupby(["experiment", "point", "round"])["eps_spent"].mean()
+    for (_, eps), by_round in spent.groupby(level=[0, 1]):
+        assert by_round.iloc[0] == eps and by_round.is_monotonic_increasing and by_round.iloc[-1] > eps, by_round
+    summary = pd.read_csv(results / "tables" / "summary.csv")
+    assert len(summary) == 2 * 2 * 6 * 3 and summary.groupby(["figure", "point", "round"])["best"].nunique().eq(1).all()
 
 
 @pytest.mark.parametrize(("change", "message"), [

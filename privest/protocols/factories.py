@@ -20,6 +20,7 @@ __all__ = [
     "HISTOGRAM_NAMES",
     "LONGITUDINAL_NAMES",
     "NAMES",
+    "OPTIONS",
     "adp",
     "blh",
     "by_name",
@@ -151,10 +152,12 @@ _FACTORIES: dict[str, Callable[..., Protocol | DBitFlipPM]] = {
     "grr": grr, "sue": sue, "oue": oue, "blh": blh, "olh": olh, "ss": ss, "hr": hr, "she": she, "the": the,
     "adp": adp, "l_grr": l_grr, "l_sue": l_sue, "l_oue": l_oue, "l_osue": l_osue, "l_soue": l_soue, "l_adp": l_adp,
     "l_blh": l_blh, "l_olh": l_olh, "dbitflip": dbitflip}
-_OPTIONS = {"blh": ("hashes",), "olh": ("hashes",), "the": ("threshold",), "l_grr": ("eps1", "calibration"),
+OPTIONS = {"blh": ("hashes",), "olh": ("hashes",), "the": ("threshold",), "l_grr": ("eps1", "calibration"),
             "l_sue": ("eps1",), "l_oue": ("eps1",), "l_osue": ("eps1",), "l_soue": ("eps1",),
             "l_adp": ("eps1", "calibration"), "l_blh": ("eps1", "calibration", "hashes"),
             "l_olh": ("eps1", "calibration", "hashes"), "dbitflip": ("buckets", "bits")}
+"""The options ``by_name`` takes, by protocol name (a name not listed takes none): what a config may give a protocol
+beside k and eps."""
 
 
 def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol | DBitFlipPM:
@@ -174,9 +177,9 @@ def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol | DBitFli
     if key not in _FACTORIES:
         known = ", ".join(NAMES + HISTOGRAM_NAMES + LONGITUDINAL_NAMES)
         raise ValueError(f"name: unknown protocol {name!r}; known: {known}")
-    unknown = sorted(set(options) - set(_OPTIONS.get(key, ())))
+    unknown = sorted(set(options) - set(OPTIONS.get(key, ())))
     if unknown:
-        allowed = _OPTIONS.get(key)
+        allowed = OPTIONS.get(key)
         raise ValueError(f"protocol {name!r} takes " + (f"only {', '.join(allowed)}" if allowed else "no options")
                          + f", got {unknown}")
     return _FACTORIES[key](k, eps, **options)

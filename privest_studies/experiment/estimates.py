@@ -95,8 +95,8 @@ def parts(experiment: Experiment, family: str, runs_per_job: int | None) -> tupl
         return ()
     if any(refused(family, by_point) for by_point in kinds):
         return ()
-    return tuple(Part(p, first, min(first + runs_per_job, experiment.runs))
-                 for p in range(len(experiment.points)) for first in range(0, experiment.runs, runs_per_job))
+    return tuple(Part(p, first, min(first + runs_per_job, experiment.slots))
+                 for p in range(len(experiment.points)) for first in range(0, experiment.slots, runs_per_job))
 
 
 def estimate_part(experiment: Experiment, family: str, built: Sequence[Mechanism], reports: Mapping[str, np.ndarray],
@@ -109,7 +109,7 @@ def estimate_part(experiment: Experiment, family: str, built: Sequence[Mechanism
     runs = list(range(part.first, part.stop))
     result = _estimate_point(family, mechanisms, [point_reports[part.point][r] for r in runs], stopping, progress,
                              f"point {experiment.axis}={point.value:g}", first_run=part.first,
-                             all_runs=experiment.runs)
+                             all_runs=experiment.slots)
     return {**_archive(family, reports["points"][[part.point]], [result]), "point": np.int64(part.point),
             "runs": np.array(runs, dtype=np.int64)}
 
@@ -130,16 +130,16 @@ def gather(experiment: Experiment, family: str, archives: Sequence[Mapping[str, 
     for p in range(points):
         blocks = sorted(by_point[p], key=lambda a: int(a["runs"][0]))
         runs = np.concatenate([b["runs"] for b in blocks])
-        if not np.array_equal(runs, np.arange(experiment.runs)):
+        if not np.array_equal(runs, np.arange(experiment.slots)):
             raise ValueError(f"estimate parts: point {p} of experiment {experiment.name} has runs {runs.tolist()}, "
-                             f"not 0..{experiment.runs - 1} once each")
+                             f"not 0..{experiment.slots - 1} once each")
         values.append(blocks[0]["points"][0])
         notes = [str(b["notes"][0]) for b in blocks if str(b["notes"][0])]
         estimates = {m: [Estimate(b["theta"][i, 0, r], int(b["iterations"][i, 0, r]), bool(b["capped"][i, 0, r]))
                          for b in blocks for r in range(b["runs"].size)] for i, m in enumerate(methods)}
         if notes:
             nan = Estimate(np.full(blocks[0]["theta"].shape[-1], np.nan))
-            estimates = {m: [nan] * experiment.runs for m in methods}
+            estimates = {m: [nan] * experiment.slots for m in methods}
         results.append(FamilyResult(estimates, notes[0] if notes else ""))
     return _archive(family, np.array(values, dtype=np.float64), results)
 

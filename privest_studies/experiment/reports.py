@@ -4,7 +4,10 @@ point (rule estimate).
 Storage (npz): ``points`` (P,), ``runs``, ``secret_counts`` (P, R, M, k), and ``counts`` (P, R, M, m) when every
 mechanism is a matrix, else each group's reports under the prefix ``p{point}_r{run}_m{mechanism}_``: a RAPPOR group's
 distinct bit vectors, a protocol's reports as ``Protocol.to_arrays`` writes them (then ``protocol_reports`` is set), a
-matrix's counts.
+matrix's counts. An experiment of rounds (``Experiment.rounds``) stores every round of every run as a run of its own
+(R = ``Experiment.slots``, slot = run x rounds + round - 1), with ``eps_spent`` and ``eps_spent_max`` (P, R): the mean
+and the largest over the round's users of the eps their reports have spent so far, the member's eps times the distinct
+values the user has reported (the longitudinal protocols' bound: eps for each value's memo).
 """
 
 from collections.abc import Mapping, Sequence
@@ -12,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from privest.protocols import Rounds
 from privest.rappor import RapporReports
 from privest.sampling import population, rng_for, split_secrets, split_users
 from privest_studies.experiment.mechanisms import is_protocol
@@ -44,6 +48,8 @@ def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.
     """
     k = int(np.asarray(data["theta"]).size)
     own = np.bincount(data["secrets"], minlength=k) if "secrets" in data else None
+    if (experiment.rounds or 1) > 1:
+        return _perturb_rounds(experiment, built, data, own, seed)
     sets = any(is_protocol(m) for m in built)
     # Protocols' reports (k bits a user for SUE, OUE and SS) are drawn packed and stored as drawn: the archive's arrays
     # hold 1/8 of the unpacked bits, and the bool matrix is never formed.
@@ -53,14 +59,7 @@ def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.
         by_run, counts_by_run = [], []
         for run in range(experiment.runs):
             rng = rng_for(seed, *experiment.seed_keys(point, run))
-            if point.users is not None:
-                counts = split_users(int(point.users), len(point_mechanisms), data["theta"], rng)
-            elif own is None:
-                raise ValueError(f"experiment {experiment.name}: the dataset has no users' secrets; give users")
-            elif len(point_mechanisms) == 1:
-                counts = own[None]
-            else:
-                counts = split_secrets(data["secrets"], k, len(point_mechanisms), rng)
+            counts = _users(experiment, point, len(point_mechanisms), data, own, rng)
             if sets:
                 packed |= run_to_arrays(p, run, population_reports(point_mechanisms, counts, rng), point_mechanisms)
             else:
@@ -68,9 +67,73 @@ def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.
             counts_by_run.append(counts)
         reports.append(by_run)
         secret_counts.append(counts_by_run)
+    secret_counts = np.array(secret_counts, dtype=np.int64)
+    spent = {}
+    if experiment.rounds == 1:  # one report a user: each user's member's eps
+        users = secret_counts.sum(axis=3)  # (P, R, M)
+        eps = np.array([[experiment.members[j].parameter for j in point.mechanisms] for point in experiment.points])
+        spent = {"eps_spent": (users * eps[:, None, :]).sum(axis=2) / users.sum(axis=2),
+                 "eps_spent_max": np.where(users > 0, eps[:, None, :], -np.inf).max(axis=2)}
     return {"points": np.array([p.value for p in experiment.points], dtype=np.float64),
-            "runs": np.int64(experiment.runs), "secret_counts": np.array(secret_counts, dtype=np.int64),
+            "runs": np.int64(experiment.runs), "secret_counts": secret_counts, **spent,
             **(packed if sets else reports_to_arrays(reports))}
+
+
+def _users(experiment: Experiment, point: Any, mechanisms: int, data: Mapping[str, np.ndarray],
+           own: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
+    """(mechanisms, k) the secret counts of one run's users on each of a point's mechanisms: ``point.users`` drawn
+    from theta and split equally, or the dataset's own records (assigned at random where there are several)."""
+    k = own.size if own is not None else int(np.asarray(data["theta"]).size)
+    if point.users is not None:
+        return split_users(int(point.users), mechanisms, data["theta"], rng)
+    if own is None:
+        raise ValueError(f"experiment {experiment.name}: the dataset has no users' secrets; give users")
+    return own[None] if mechanisms == 1 else split_secrets(data["secrets"], k, mechanisms, rng)
+
+
+def _perturb_rounds(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.ndarray],
+                    own: np.ndarray | None, seed: int) -> dict[str, np.ndarray]:
+    """``perturb`` with rounds, one (point, run) at a time: its users as ``perturb`` draws them (from the run's
+    generator), each mechanism's users reporting through ``privest.protocols.Rounds`` (their hash seeds from the run's
+    generator), every round's draws from ``rng_for(seed, *experiment.seed_keys(point, run, round))``: first, after the
+    first round, each user's value redrawn from theta with probability ``experiment.redraw`` (else kept), then the
+    round's reports, a user whose value has a memo reusing it. One round's users and reports are one stored run."""
+    theta = np.asarray(data["theta"], dtype=np.float64)
+    k, rounds = theta.size, int(experiment.rounds)
+    arrays: dict[str, np.ndarray] = {"protocol_reports": np.bool_(True)}
+    shape = (len(experiment.points), experiment.slots)
+    secret_counts, spent, spent_max = [], np.zeros(shape), np.zeros(shape)
+    for p, point in enumerate(experiment.points):
+        mechanisms = [built[j] for j in point.mechanisms]
+        by_slot = []
+        for run in range(experiment.runs):
+            rng = rng_for(seed, *experiment.seed_keys(point, run))
+            counts = _users(experiment, point, len(mechanisms), data, own, rng)
+            values = [np.repeat(np.arange(k), c) for c in counts]  # user i of mechanism j: values[j][i]
+            users = [Rounds(m, v.size, rng) if v.size else None for m, v in zip(mechanisms, values, strict=True)]
+            held = [np.zeros(0, dtype=np.int64) for _ in mechanisms]  # user * k + value, every value reported
+            eps = np.concatenate([np.full(v.size, experiment.members[j].parameter)
+                                  for j, v in zip(point.mechanisms, values, strict=True)])
+            for t in range(rounds):
+                draw = rng_for(seed, *experiment.seed_keys(point, run, t + 1))
+                reports = []
+                for j, (mechanism, v) in enumerate(zip(mechanisms, values, strict=True)):
+                    if t and experiment.redraw:
+                        changed = draw.random(v.size) < experiment.redraw
+                        v[changed] = draw.choice(k, int(changed.sum()), p=theta)
+                    held[j] = np.union1d(held[j], np.arange(v.size, dtype=np.int64) * k + v)
+                    reports.append(users[j].report(v, draw, packed=True) if v.size else mechanism.sample(v, draw,
+                                                                                                      packed=True))
+                slot = run * rounds + t
+                arrays |= run_to_arrays(p, slot, reports, mechanisms)
+                by_slot.append([np.bincount(v, minlength=k) for v in values])
+                distinct = np.concatenate([np.bincount(h // k, minlength=v.size) for h, v in zip(held, values,
+                                                                                                   strict=True)])
+                spent[p, slot], spent_max[p, slot] = np.mean(eps * distinct), np.max(eps * distinct)
+        secret_counts.append(by_slot)
+    return {"points": np.array([p.value for p in experiment.points], dtype=np.float64),
+            "runs": np.int64(experiment.slots), "secret_counts": np.array(secret_counts, dtype=np.int64),
+            "eps_spent": spent, "eps_spent_max": spent_max, **arrays}
 
 
 def run_to_arrays(point: int, run: int, by_mechanism: Sequence[Any], mechanisms: Sequence[Any] | None = None

@@ -27,9 +27,15 @@ def score(experiment: Experiment, alphabet: Alphabet, theta: np.ndarray, reports
     """One tidy row per (point, run, method): the error (column ``error_column(alphabet.kind)``: the EMD under the
     alphabet's ground distance, named tv on categories) and l2^2 to the original distribution, IBU's iterations and
     cap, and why a method could not run (NaN scores). Raw estimates get l2^2 only. The original is theta, or each
-    run's drawn users (``experiment.score_against``). Returns rows and columns."""
+    run's drawn users (``experiment.score_against``; in an experiment of several rounds, each round's users' values).
+    Returns rows and columns.
+
+    With ``experiment.rounds`` (an own study's experiments) a row is one (point, round, run, method): a ``round``
+    column before the run's, and ``eps_spent``, ``eps_spent_max`` after the note, the mean and the largest over the
+    round's users of the eps spent so far (the reports archive's: the member's eps for each distinct value reported)."""
     secret_counts = reports["secret_counts"].sum(axis=2)
-    if experiment.score_against == "users":
+    rounds = experiment.rounds or 1
+    if experiment.score_against == "users" or rounds > 1:
         original = secret_counts / secret_counts.sum(axis=-1, keepdims=True)
     else:
         original = np.broadcast_to(np.asarray(theta, dtype=np.float64), secret_counts.shape)
@@ -49,9 +55,19 @@ def score(experiment: Experiment, alphabet: Alphabet, theta: np.ndarray, reports
     column = experiment.point_column or experiment.axis
     error = error_column(alphabet.kind)
     named = [error if c == "emd" else c for c in SCORE_COLUMNS]
-    rows = [dict(experiment.labels) | {column: row.pop("point")} | dict(zip(named, row.values(), strict=True))
-            for row in sorted(rows, key=lambda r: (r["point"], r["method"], r["run"]))]
-    return rows, [label for label, _ in experiment.labels] + [column, *named]
+    if experiment.rounds is None:
+        rows = [dict(experiment.labels) | {column: row.pop("point")} | dict(zip(named, row.values(), strict=True))
+                for row in sorted(rows, key=lambda r: (r["point"], r["method"], r["run"]))]
+        return rows, [label for label, _ in experiment.labels] + [column, *named]
+    index = {float(value): i for i, value in enumerate(points)}
+    tidy = []
+    for row in sorted(rows, key=lambda r: (r["point"], r["method"], r["run"] % rounds, r["run"])):
+        i, slot = index[float(row["point"])], row["run"]
+        tidy.append(dict(experiment.labels) | {column: row.pop("point"), "round": slot % rounds + 1}
+                    | dict(zip(named, row.values(), strict=True)) | {"run": slot // rounds}
+                    | {name: float(reports[name][i, slot]) for name in ("eps_spent", "eps_spent_max")})
+    rows = tidy
+    return rows, [label for label, _ in experiment.labels] + [column, "round", *named, "eps_spent", "eps_spent_max"]
 
 
 def _score_row(point: float, run: int, method: str, estimate: np.ndarray, original: np.ndarray, alphabet: Alphabet,

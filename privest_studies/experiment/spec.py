@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from privest_studies.experiment.families import FAMILIES
-from privest_studies.experiment.mechanisms import HASHED_KINDS, MECHANISM_KINDS, PROTOCOL_KINDS, Member
+from privest_studies.experiment.mechanisms import (
+    HASHED_KINDS,
+    KIND_OPTIONS,
+    LONGITUDINAL_KINDS,
+    MECHANISM_KINDS,
+    MEMBER_OPTIONS,
+    PROTOCOL_KINDS,
+    Member,
+)
 
 __all__ = ["Experiment", "Point"]
 
@@ -48,7 +56,11 @@ class Experiment:
     point_column: the name of the score column that holds the point (default: the axis, eps or n; a study whose
     experiments have different axes names it 'point' and gives the axis as a label). seed_name: the name in the
     seed keys (default: the experiment's name); the experiments of a comparison share one, so that each kind's
-    users are the same users.
+    users are the same users. rounds: the rounds of collection (an own study's; None for the papers' studies: one
+    round, and no round in the scores): in every round each user reports once through a longitudinal protocol that
+    keeps the user's memo of each value (``privest.protocols.Rounds``), and after the first each user's value is
+    redrawn from theta with probability ``redraw``, else kept; each round is estimated and scored on its own (a
+    ``round`` column, the error to that round's users' values, and the privacy spent so far).
     """
 
     study: str
@@ -66,6 +78,8 @@ class Experiment:
     stopping: tuple[tuple[str, float], ...] = (("delta", 1e-10), ("max_iter", 10_000))
     point_column: str = ""
     seed_name: str = ""
+    rounds: int | None = None
+    redraw: float = 0.0
 
     def __post_init__(self) -> None:
         where = f"experiment {self.study}/{self.name}"
@@ -80,9 +94,21 @@ class Experiment:
         if hashed:
             raise ValueError(f"{where}: hashes is a positive hash family size of {' and '.join(HASHED_KINDS)} "
                              f"members only, got {hashed[0]}")
+        if optioned := [m for m in self.members if set(m.options) - set(KIND_OPTIONS.get(m.kind, ()))]:
+            raise ValueError(f"{where}: {optioned[0]} gives an option its kind does not take (it takes "
+                             f"{', '.join(KIND_OPTIONS.get(optioned[0].kind, ())) or 'none'})")
         if "accelerate" in dict(self.stopping) and any(m.kind not in PROTOCOL_KINDS for m in self.members):
             raise ValueError(f"{where}: accelerate (SQUAREM) applies to protocol members only; the matrix families "
                              "batch plain IBU over runs")
+        if self.rounds is not None and (isinstance(self.rounds, bool) or not isinstance(self.rounds, int)
+                                        or self.rounds < 1):
+            raise ValueError(f"{where}: rounds must be a positive integer or None, got {self.rounds!r}")
+        if (self.rounds or 1) > 1 and (one := [m.kind for m in self.members if m.kind not in LONGITUDINAL_KINDS]):
+            raise ValueError(f"{where}: {one[0]} cannot report over rounds (a longitudinal protocol keeps each user's "
+                             f"memo: {', '.join(LONGITUDINAL_KINDS)})")
+        if not 0 <= self.redraw <= 1 or (self.redraw and (self.rounds or 1) == 1):
+            raise ValueError(f"{where}: redraw is a probability per round, of an experiment of several rounds, got "
+                             f"{self.redraw!r} with rounds {self.rounds!r}")
         unknown = sorted(set(self.families) - set(FAMILIES))
         if unknown:
             raise ValueError(f"{where}: unknown estimator families {unknown}; known: {', '.join(FAMILIES)}")
@@ -107,19 +133,26 @@ class Experiment:
         return {key: int(value) if key == "max_iter" else value if key == "accelerate" else float(value)
                 for key, value in self.stopping}
 
-    def seed_keys(self, point: Point, run: int) -> tuple:
+    @property
+    def slots(self) -> int:
+        """The runs as stored, every round of every run: runs x rounds, slot = run x rounds + round - 1."""
+        return self.runs * (self.rounds or 1)
+
+    def seed_keys(self, point: Point, run: int, round_: int | None = None) -> tuple:
         """The keys of the generator of one (point, run), after the config seed: study, experiment, the point (eps as
-        its repr, n as an integer) and the run. Adding a point or runs leaves every existing report unchanged."""
+        its repr, n as an integer) and the run, then ('round', round_) for one round's draws of an experiment of
+        rounds. Adding a point, runs or rounds leaves every existing report unchanged."""
         value = repr(float(point.value)) if self.axis == "eps" else int(point.value)
-        return (self.study, self.seed_name or self.name, value, run)
+        return (self.study, self.seed_name or self.name, value, run, *(() if round_ is None else ("round", round_)))
 
     def to_dict(self) -> dict[str, Any]:
-        """The experiment as plain data (a member's hashes and the seed name only where set: the other studies' dicts
+        """The experiment as plain data (a member's options and the seed name only where set: the other studies' dicts
         are unchanged)."""
         spec = dataclasses.asdict(self)
-        if not self.seed_name:
-            del spec["seed_name"]
-        spec["members"] = [{key: value for key, value in m.items() if key != "hashes" or value is not None}
+        for name, unset in (("seed_name", ""), ("rounds", None), ("redraw", 0.0)):
+            if spec[name] == unset:
+                del spec[name]
+        spec["members"] = [{key: value for key, value in m.items() if key not in MEMBER_OPTIONS or value is not None}
                            for m in spec["members"]]
         return spec
 
@@ -127,7 +160,9 @@ class Experiment:
     def from_dict(cls, spec: Mapping[str, Any]) -> "Experiment":
         fields = dict(spec)
         fields["members"] = tuple(Member(str(m["kind"]), float(m["parameter"]),
-                                         None if m.get("hashes") is None else int(m["hashes"]))
+                                         None if m.get("hashes") is None else int(m["hashes"]),
+                                         None if m.get("eps1") is None else float(m["eps1"]),
+                                         None if m.get("calibration") is None else str(m["calibration"]))
                                   for m in spec["members"])
         fields["points"] = tuple(Point(p["value"], tuple(p["mechanisms"]), p["users"]) for p in spec["points"])
         fields["families"] = tuple(spec["families"])
