@@ -53,7 +53,7 @@ def bin_counts(reports: np.ndarray, low: float, high: float, bins: int) -> np.nd
 
 
 def smooth(theta: np.ndarray) -> np.ndarray:
-    """EMS's smoothing step (Li et al., section 5.2): each cell's mass replaced by the binomial average of it and its
+    """EMS's smoothing step (Li et al., section 5): each cell's mass replaced by the binomial average of it and its
     two neighbours, (theta_i-1 + 2 theta_i + theta_i+1) / 4, at the two ends (2 theta_0 + theta_1) / 3 and its mirror;
     the result renormalised to sum to 1."""
     if theta.size < 3:

@@ -230,7 +230,8 @@ class NumericMechanism:
 
     def variance(self, values: np.ndarray) -> np.ndarray:
         """The variance of one report's unbiased estimate for a user holding each value, in the column's unit squared
-        (the mechanism's closed form: Wang et al. 2019, eqs. (4), (5) and (6) for Duchi, Piecewise and Hybrid).
+        (the mechanism's closed form: Wang et al. 2019, section III, for Duchi's, Piecewise and Hybrid;
+        for Square Wave, E[y^2] - E[y]^2 of its density over the squared slope of its mean).
 
         Parameters
         ----------

@@ -1,9 +1,9 @@
 """The four numeric mechanisms, each on its canonical range, and their factories.
 
 - Square Wave (Li et al., "Estimating Numerical Distributions under Local Differential Privacy", SIGMOD 2020,
-  section 4, eq. (4)): v in [0, 1]; the report has density p = e^eps / (2 b e^eps + 1) on [v - b, v + b] and
+  section 4): v in [0, 1]; the report has density p = e^eps / (2 b e^eps + 1) on [v - b, v + b] and
   q = 1 / (2 b e^eps + 1) elsewhere on [-b, 1 + b], with b = (eps e^eps - e^eps + 1) / (2 e^eps (e^eps - 1 - eps))
-  (eq. (7), the b that maximises the mutual information between value and report).
+  (the b that maximises the mutual information between value and report).
 - Piecewise (Wang et al., "Collecting and Analyzing Multidimensional Data with Local Differential Privacy", ICDE 2019,
   Algorithm 2): t in [-1, 1], C = (e^(eps/2) + 1) / (e^(eps/2) - 1); the report has density
   p = (e^eps - e^(eps/2)) / (2 e^(eps/2) + 2) on [l(t), r(t)] = [(C + 1) t / 2 - (C - 1) / 2, l(t) + C - 1] and
@@ -44,7 +44,7 @@ HYBRID_THRESHOLD = 0.61
 
 @dataclass(frozen=True)
 class SquareWave(NumericMechanism):
-    """Square Wave on [lo, hi] (module docstring; Li et al. 2020, eqs. (4) and (7)), its values mapped onto [0, 1]."""
+    """Square Wave on [lo, hi] (module docstring; Li et al. 2020, section 4), its values mapped onto [0, 1]."""
 
     lo: float = 0.0
     hi: float = 1.0
@@ -146,7 +146,7 @@ class Piecewise(NumericMechanism):
 
     def _variance(self, t: np.ndarray) -> np.ndarray:
         d = math.expm1(self.eps / 2)
-        return t**2 / d + (d + 4) / (3 * d**2)  # Wang et al. 2019, eq. (5)
+        return t**2 / d + (d + 4) / (3 * d**2)  # Wang et al. 2019, section III-B (Piecewise's variance)
 
     def _cdf(self, y: np.ndarray, t: float) -> np.ndarray:
         C, p = self.C, self.p
@@ -200,7 +200,7 @@ class Duchi(NumericMechanism):
         return y
 
     def _variance(self, t: np.ndarray) -> np.ndarray:
-        return self.D**2 - t**2  # Wang et al. 2019, eq. (4)
+        return self.D**2 - t**2  # Wang et al. 2019, section III-A (Duchi's variance)
 
     def _cdf(self, y: np.ndarray, t: float) -> np.ndarray:
         below = 1 - float(self._positive(np.asarray(t)))
@@ -259,7 +259,7 @@ class Hybrid(NumericMechanism):
     def _variance(self, t: np.ndarray) -> np.ndarray:
         piecewise, duchi = self._parts
         second = self.alpha * (piecewise._variance(t) + t**2) + (1 - self.alpha) * duchi.D**2
-        return second - t**2  # Wang et al. 2019, eq. (6)
+        return second - t**2  # Wang et al. 2019, section III-C: the mixture's second moment
 
     def _cdf(self, y: np.ndarray, t: float) -> np.ndarray:
         piecewise, duchi = self._parts
