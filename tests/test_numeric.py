@@ -205,3 +205,17 @@ def test_bad_values_and_reports_are_refused_by_name():
         MECHANISMS["duchi"](1.0).mean([50.0])
     with pytest.raises(ValueError, match="hi must be above lo"):
         numeric.piecewise(1.0, lo=2.0, hi=1.0)
+
+
+@pytest.mark.parametrize("eps", [numeric.EPS_MIN, 20.0, numeric.EPS_MAX])
+@pytest.mark.parametrize("kind", sorted(MECHANISMS))
+def test_the_channel_and_the_mle_hold_at_the_ends_of_the_eps_range(kind, eps):
+    """At eps = 50 Piecewise's window is 2.8e-11 wide: its width is computed without the cancellation of C - 1 (which
+    left rows summing to 1 + 4e-6, refused by IBU), and every entry is non-negative."""
+    mechanism = MECHANISMS[kind](eps)
+    A = mechanism.channel(256)
+    assert np.abs(A.sum(axis=1) - 1).max() < 1e-9 and A.min() >= 0
+    reports = mechanism.sample(np.linspace(10.0, 90.0, 500), _rng("ends", kind, eps))
+    for smoothing in ("ems", None):
+        histogram = mechanism.distribution(reports, 32, smoothing=smoothing, stop="converged")
+        assert histogram.theta.sum() == pytest.approx(1.0, abs=1e-12) and histogram.theta.min() >= 0

@@ -43,7 +43,7 @@ def window_channel(cells: np.ndarray, edges: np.ndarray, half: float, high: floa
     u0, u1 = cells[:-1, None], cells[1:, None]
     e = edges[None, :]
     below = low * (e - edges[0]) + (high - low) * (_psi(e + half - u0, half) - _psi(e + half - u1, half)) / (u1 - u0)
-    return np.diff(below, axis=1)
+    return np.maximum(np.diff(below, axis=1), 0.0)  # a difference of equal values may round to -1e-13
 
 
 def bin_counts(reports: np.ndarray, low: float, high: float, bins: int) -> np.ndarray:
@@ -77,12 +77,12 @@ def em(A: np.ndarray, counts: np.ndarray, smoothing: bool, stop: str, delta: flo
 
     Returns theta (k,), the iterations, the normalised log-likelihood and whether max_iter stopped it.
     """
+    if not smoothing and stop == "converged":  # every column: IBU checks that A's rows sum to 1
+        result = ibu(np.ascontiguousarray(A), counts, delta=delta, max_iter=max_iter)
+        return result.theta, result.iterations, result.log_likelihood, result.capped
     seen = counts > 0
     G, w = np.ascontiguousarray(A[:, seen]), counts[seen]
     n = float(w.sum())
-    if not smoothing and stop == "converged":
-        result = ibu(G, w, delta=delta, max_iter=max_iter)
-        return result.theta, result.iterations, result.log_likelihood, result.capped
     theta = np.full(A.shape[0], 1.0 / A.shape[0])
     products = theta @ G
     previous = -math.inf

@@ -121,6 +121,11 @@ class Piecewise(NumericMechanism):
         return 1 / math.tanh(self.eps / 4)
 
     @property
+    def _width(self) -> float:
+        """C - 1 = 2 / (e^(eps/2) - 1), the window's width, without the cancellation of C - 1 at a large eps."""
+        return 2 / math.expm1(self.eps / 2)
+
+    @property
     def p(self) -> float:
         """The density in the window [l(t), r(t)], (e^eps - e^(eps/2)) / (2 e^(eps/2) + 2)."""
         s = math.exp(self.eps / 2)
@@ -131,7 +136,7 @@ class Piecewise(NumericMechanism):
         return -self.C, self.C
 
     def _left(self, t: np.ndarray) -> np.ndarray:
-        return (self.C + 1) / 2 * t - (self.C - 1) / 2
+        return (self._width + 2) / 2 * t - self._width / 2
 
     def _sample(self, t: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         C, s = self.C, math.exp(self.eps / 2)
@@ -139,7 +144,7 @@ class Piecewise(NumericMechanism):
         u = rng.random(t.size)
         left = self._left(t)
         z = (C + 1) * u  # outside: uniform on the complement [-C, l) + (r, C], of length C + 1
-        return np.where(inside, left + (C - 1) * u, np.where(z < left + C, z - C, z - 1))
+        return np.where(inside, left + self._width * u, np.where(z < left + C, z - C, z - 1))
 
     def _unbiased(self, y: np.ndarray) -> np.ndarray:
         return y
@@ -151,13 +156,14 @@ class Piecewise(NumericMechanism):
     def _cdf(self, y: np.ndarray, t: float) -> np.ndarray:
         C, p = self.C, self.p
         low = p * math.exp(-self.eps)
-        return low * (np.clip(y, -C, C) + C) + (p - low) * np.clip(y - self._left(np.asarray(t)), 0.0, C - 1)
+        return low * (np.clip(y, -C, C) + C) + (p - low) * np.clip(y - self._left(np.asarray(t)), 0.0, self._width)
 
     def _channel(self, cells: np.ndarray, report_bins: int) -> tuple[np.ndarray, np.ndarray]:
         C, p = self.C, self.p
         edges = np.linspace(-C, C, report_bins + 1)
         # the window's centre is (C + 1) t / 2: the cells of t scaled onto the centres
-        return window_channel((C + 1) / 2 * cells, edges, (C - 1) / 2, p, p * math.exp(-self.eps)), edges
+        width = self._width
+        return window_channel((width + 2) / 2 * cells, edges, width / 2, p, p * math.exp(-self.eps)), edges
 
     def _counts(self, y: np.ndarray, report_bins: int) -> np.ndarray:
         return bin_counts(y, -self.C, self.C, report_bins)
