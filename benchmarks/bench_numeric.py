@@ -10,7 +10,8 @@ Two tables are printed (nothing is written):
   the paper's rule and to its fixed point (the normalised log-likelihood changing by less than 1e-9 and 1e-10), of EM
   under the paper's rule, and of the uniform histogram.
 
-Run from the repository root: ``.venv/bin/python benchmarks/bench_numeric.py`` (``--skip-rules`` for the times only).
+Run from the repository root: ``OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_numeric.py`` (``--skip-rules``
+for the times only; one BLAS thread, as benchmarks/README.md says why).
 """
 
 import argparse
