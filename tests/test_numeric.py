@@ -219,3 +219,15 @@ def test_the_channel_and_the_mle_hold_at_the_ends_of_the_eps_range(kind, eps):
     for smoothing in ("ems", None):
         histogram = mechanism.distribution(reports, 32, smoothing=smoothing, stop="converged")
         assert histogram.theta.sum() == pytest.approx(1.0, abs=1e-12) and histogram.theta.min() >= 0
+
+
+def test_the_audit_takes_a_numeric_mechanism_s_values_as_inputs():
+    mechanism = MECHANISMS["pm"](1.0)
+    result = privest.audit(mechanism, 1.0, _rng("audit inputs"), trials=20_000, inputs=(90.0, 10.0))
+    assert result.inputs == (90.0, 10.0) and result.event == "report >= 90"
+    with pytest.raises(ValueError, match="inputs must be a number in"):
+        privest.audit(mechanism, 1.0, _rng("audit inputs"), inputs=(95.0, 10.0))
+    with pytest.raises(ValueError, match="inputs must be two different values"):
+        privest.audit(mechanism, 1.0, _rng("audit inputs"), inputs=(20.0, 20.0))
+    with pytest.raises(TypeError, match="inputs must be a pair"):
+        privest.audit(mechanism, 1.0, _rng("audit inputs"), inputs=20.0)
