@@ -32,6 +32,8 @@ The main entry points:
   ``combine_results``, ``inv_m``, ``ibu_m``; error bars from ``ibu(...).interval()``, ``inv_interval`` and
   ``bootstrap``; the consistency post-processings as ``post=`` (``consistency``); an estimator given what it cannot
   take names the call that can;
+- numbers rather than categories (``privest.numeric``): Square Wave with EMS, Piecewise, Hybrid and Duchi, with the
+  mean, its interval and a histogram on equal cells of [lo, hi];
 - scores: ``emd_1d``, ``emd`` (on a grid), ``total_variation`` (``signed=True`` for a raw unbiased estimate); an
   empirical privacy check of a client: ``audit``.
 
@@ -59,6 +61,7 @@ from privest import (
     lp,
     mechanisms,
     metrics,
+    numeric,
     protocols,
     rappor,
     sampling,
@@ -184,6 +187,7 @@ __all__ = [
     "norm_mul",
     "norm_sub",
     "normalise",
+    "numeric",
     "olh",
     "oue",
     "planar_geometric",

@@ -463,3 +463,21 @@ def check_quality_loss(Q):
     if Q < 0:
         raise ValueError(f"Q = {Q} is infeasible: the expected quality loss is never negative, so Q must be >= 0")
     return Q
+
+
+def check_values_within(value: Any, name: str, low: float, high: float, why: str = "") -> np.ndarray:
+    """value as a 1-D float64 array of finite numbers, each in [low, high] (a numeric column's values, or a numeric
+    mechanism's reports within its output range); ``why`` says where the bounds come from."""
+    array = check_finite(value, name, ndim=1)
+    if array.size and (array.min() < low or array.max() > high):
+        bad = array[(array < low) | (array > high)][0]
+        raise ValueError(f"{name} must lie in [{low!r}, {high!r}]{' ' + why if why else ''}, found {bad!r}")
+    return array
+
+
+def check_bounds(lo: Any, hi: Any) -> tuple[float, float]:
+    """(lo, hi), the finite bounds of a numeric column's range, lo < hi."""
+    lo, hi = check_real(lo, "lo"), check_real(hi, "hi")
+    if not lo < hi:
+        raise ValueError(f"hi must be above lo, got lo = {lo!r}, hi = {hi!r}")
+    return lo, hi

@@ -31,6 +31,10 @@ reports alone:
   the same law under both tuples: RS+FD is eps-LDP between tuples that differ in one attribute, as its module says,
   and the default pair shows the gap); for SMP, the event of the attribute each user drew (ratio e^eps).
 
+- a numeric mechanism of ``privest.numeric``: x1 = hi, x2 = lo and the event "the report is at or above a threshold"
+  where every part of the density's ratio between hi and lo is e^eps (Square Wave: the part of hi's window outside
+  lo's, above max(b, 1 - b) on [0, 1]; Piecewise: hi's window [1, C]; Duchi: the report +D; Hybrid: both).
+
 ``client`` replaces the sampler, to audit an implementation against the mechanism it claims to be.
 """
 
@@ -49,6 +53,7 @@ from privest._checks import (
     check_rng,
     check_row_stochastic,
 )
+from privest.numeric import NumericMechanism
 from privest.protocols import Protocol
 from privest.protocols.multidim import Multidimensional, MultiReports
 from privest.sampling import sample
@@ -75,7 +80,8 @@ class AuditResult:
     trials : int
         Reports drawn for each of the two inputs.
     inputs : tuple
-        The two inputs (x1, x2): secrets, or tuples of secrets for a multidimensional subject.
+        The two inputs (x1, x2): secrets, tuples of secrets for a multidimensional subject, or a numeric mechanism's
+        values.
     hits : tuple of int
         How many of the trials' reports fell in the event, under x1 and under x2.
     event : str
@@ -140,16 +146,16 @@ def _matrix_design(A: np.ndarray, trials: int, z: float) -> tuple[int, int, np.n
 
 
 def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_000, confidence: float = 0.99,
-          inputs: tuple[int, int] | None = None,
+          inputs: tuple[Any, Any] | None = None,
           event: np.ndarray | Callable[[Any], np.ndarray] | None = None,
           client: Callable[[np.ndarray, np.random.Generator], Any] | None = None) -> AuditResult:
     """A lower bound on the eps a client gives, from its reports alone (module docstring).
 
     Parameters
     ----------
-    subject : array_like of shape (k, m), Protocol or Multidimensional
-        A matrix mechanism (rows secrets, columns reports), a protocol of ``privest.protocols`` or a multidimensional
-        solution (``privest.protocols.spl``, ``smp``, ``rsfd``).
+    subject : array_like of shape (k, m), Protocol, Multidimensional or NumericMechanism
+        A matrix mechanism (rows secrets, columns reports), a protocol of ``privest.protocols``, a multidimensional
+        solution (``privest.protocols.spl``, ``smp``, ``rsfd``) or a numeric mechanism of ``privest.numeric``.
     eps : float
         The eps the client claims.
     rng : numpy.random.Generator
@@ -158,15 +164,16 @@ def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_
         Reports drawn for each of the two inputs (at least 100).
     confidence : float
         The confidence of the bound, in (0, 1).
-    inputs : (int, int) or (tuple, tuple), optional
-        The two inputs (default: as the module docstring says); for a multidimensional subject two tuples of d
-        secrets that differ in at least one attribute.
+    inputs : (int, int), (tuple, tuple) or (float, float), optional
+        The two inputs (default: as the module docstring says): secrets; for a multidimensional subject two tuples of
+        d secrets that differ in at least one attribute; a numeric mechanism's values.
     event : optional
         For a matrix, a bool mask over its columns; for a protocol or a multidimensional solution, a function
         reports -> bool array, one entry a user (default: as the module docstring says).
     client : callable (secrets, rng) -> reports, optional
-        The sampler audited (default: ``privest.sample`` on the matrix, ``subject.sample`` for a protocol); its reports
-        must be of the subject's kind (column indices, or the protocol's reports).
+        The sampler audited (default: ``privest.sample`` on the matrix, ``subject.sample`` for a protocol or a numeric
+        mechanism); its reports must be of the subject's kind (column indices, the protocol's reports, or numbers in
+        the numeric mechanism's output range).
 
     Returns
     -------
@@ -185,24 +192,21 @@ def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_
     trials = check_int(trials, "trials", minimum=100)
     confidence = check_between(confidence, "confidence", 1e-12, 1 - 1e-12, "(a confidence level)")
     tail = (1 - confidence) / 2
-    if isinstance(subject, Multidimensional):
-        x1, x2 = _tuple_pair(inputs, subject.ks)
-        if event is None:
-            event, description = _tuple_event(subject, x1, x2)
+    if isinstance(subject, Multidimensional | NumericMechanism | Protocol):
+        if isinstance(subject, Multidimensional):
+            x1, x2 = _tuple_pair(inputs, subject.ks)
+            default, default_description = _tuple_event(subject, x1, x2)
         else:
-            description = "the caller's event"
-        draw = subject.sample if client is None else client
-        counted = event
-    elif isinstance(subject, Protocol):
-        x1, x2 = (0, subject.k - 1) if inputs is None else _pair(inputs, subject.k)
-        if event is None:
-            def event(reports: Any) -> np.ndarray:
+            if isinstance(subject, NumericMechanism):
+                x1, x2 = (subject.hi, subject.lo) if inputs is None else _values(inputs, subject)
+            else:
+                x1, x2 = (0, subject.k - 1) if inputs is None else _pair(inputs, subject.k)
+
+            def default(reports: Any) -> np.ndarray:
                 return subject._audit_event(reports, x1, x2)
-            description = subject._audit_description(x1, x2)
-        else:
-            description = "the caller's event"
+            default_description = subject._audit_description(x1, x2)
+        counted, description = (default, default_description) if event is None else (event, "the caller's event")
         draw = subject.sample if client is None else client
-        counted = event
     else:
         A = check_row_stochastic(subject, "subject", atol=1e-9)
         if inputs is None and event is None:
@@ -227,6 +231,16 @@ def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_
     _, p2_high = _clopper_pearson(hits[1], trials, tail)
     bound = max(0.0, math.log(p1_low / p2_high)) if p1_low > 0 else 0.0
     return AuditResult(bound, eps, float(confidence), trials, (x1, x2), (hits[0], hits[1]), description)
+
+
+def _values(inputs: Any, mechanism: NumericMechanism) -> tuple[float, float]:
+    """inputs as two different values in the numeric mechanism's [lo, hi]."""
+    if not isinstance(inputs, tuple | list) or len(inputs) != 2:
+        raise TypeError(f"inputs must be a pair of values (x1, x2), got {inputs!r}")
+    x1, x2 = (check_between(x, "inputs", mechanism.lo, mechanism.hi, "(the mechanism's [lo, hi])") for x in inputs)
+    if x1 == x2:
+        raise ValueError(f"inputs must be two different values, got ({x1}, {x2})")
+    return x1, x2
 
 
 def _pair(inputs: Any, k: int) -> tuple[int, int]:

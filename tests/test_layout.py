@@ -90,6 +90,10 @@ ORDER = (
     "privest.estimators.bootstrap",
     "privest.estimators",
     "privest.counts",
+    "privest.numeric._em",
+    "privest.numeric.base",
+    "privest.numeric.mechanisms",
+    "privest.numeric",
     "privest.auditing",
     "privest",
 )

@@ -26,12 +26,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import privest
-from privest import counts, estimators, lp, mechanisms, protocols, rappor, sampling, shokri
+from privest import counts, estimators, lp, mechanisms, numeric, protocols, rappor, sampling, shokri
 from privest.alphabets import Alphabet, Grid, linear_distances
 from privest.rappor import RapporReports
 
-MODULES = ("alphabets", "counts", "estimators", "lp", "mechanisms", "metrics", "protocols", "rappor", "sampling",
-           "shokri")
+MODULES = ("alphabets", "counts", "estimators", "lp", "mechanisms", "metrics", "numeric", "protocols", "rappor",
+           "sampling", "shokri")
 
 
 def public_callables() -> set[str]:
@@ -264,6 +264,18 @@ def _bitflip():
 
 def _bitflip_reports():
     return _bitflip().sample(np.array([0, 1, 3]), np.random.default_rng(0))
+
+
+REAL = Arg("positive", skip=("nonpositive",))  # any finite real number
+VALUES = Arg("finite", ("ndim", "out_of_range"))  # numbers within the mechanism's range
+
+
+def _sw():
+    return numeric.square_wave(1.0)
+
+
+def _sw_reports():
+    return _sw().sample(np.linspace(0.0, 1.0, 40), np.random.default_rng(0))
 
 
 def _multidim():
@@ -588,6 +600,34 @@ CASES: list[Case] = [
          {"P": Arg("stochastic", ("length",)), "d": Arg("int", minimum=0)}),
     Case(("counts.verdict",), counts.verdict, lambda: dict(holds=[True, False]),
          {"holds": Arg("objects", ("member_nan",), skip=("member_tuple",))}),
+    # numeric
+    *[Case((f"numeric.{name}",), build, lambda: dict(eps=1.0, lo=0.0, hi=2.0), {"eps": EPS, "lo": REAL, "hi": REAL})
+      for name, build in (("square_wave", numeric.square_wave), ("piecewise", numeric.piecewise),
+                          ("hybrid", numeric.hybrid), ("duchi", numeric.duchi), ("SquareWave", numeric.SquareWave),
+                          ("Piecewise", numeric.Piecewise), ("Hybrid", numeric.Hybrid), ("Duchi", numeric.Duchi),
+                          ("NumericMechanism", numeric.NumericMechanism))],
+    Case(("numeric.NumericMechanism.sample",), lambda values, rng: _sw().sample(values, rng),
+         lambda: dict(values=np.array([0.1, 0.5, 0.9]), rng=np.random.default_rng(0)), {"values": VALUES, "rng": RNG}),
+    Case(("numeric.NumericMechanism.variance",), lambda values: _sw().variance(values),
+         lambda: dict(values=np.array([0.1, 0.5, 0.9])), {"values": VALUES}),
+    *[Case((f"numeric.NumericMechanism.{method}",), lambda reports, method=method: getattr(_sw(), method)(reports),
+           lambda: dict(reports=_sw_reports()), {"reports": VALUES})
+      for method in ("estimates", "mean", "estimate_variance")],
+    Case(("numeric.NumericMechanism.mean_interval",), lambda reports, level: _sw().mean_interval(reports, level),
+         lambda: dict(reports=_sw_reports(), level=0.95), {"reports": VALUES, "level": Arg("alpha")}),
+    Case(("numeric.NumericMechanism.cdf",), lambda reports, value: numeric.square_wave(1.0, 0.25, 0.75).cdf(
+        reports, value), lambda: dict(reports=np.array([0.0, 0.5, 1.2]), value=0.5),
+         {"reports": Arg("finite", ("ndim",)), "value": Arg("alpha")}),
+    Case(("numeric.NumericMechanism.channel",), lambda bins, report_bins: _sw().channel(bins, report_bins),
+         lambda: dict(bins=4, report_bins=6), {"bins": Arg("int", minimum=2),
+                                               "report_bins": Arg("int", minimum=2, skip=("none",))}),
+    Case(("numeric.NumericMechanism.distribution",), lambda **kw: _sw().distribution(**kw),
+         lambda: dict(reports=_sw_reports(), bins=4, smoothing="ems", report_bins=6, stop="paper", delta=1e-10,
+                      max_iter=50),
+         {"reports": VALUES, "bins": Arg("int", minimum=2), "smoothing": Arg("choice", skip=("none",)),
+          "report_bins": Arg("int", minimum=2, skip=("none",)), "stop": POST, "delta": DELTA, "max_iter": MAX_ITER}),
+    Case(("numeric.MeanInterval.covers",), lambda mean: numeric.MeanInterval(0.5, 0.4, 0.6, 0.95).covers(mean),
+         lambda: dict(mean=0.5), {"mean": REAL}),
     # lp
     Case(("lp.LinearProgram",), lp.LinearProgram, lambda: dict(cost=[1.0, 2.0], lower=0.0, upper=np.inf, sense="min"),
          {"cost": Arg("finite", ("ndim",)), "lower": Arg("finite", skip=("inf",)),
@@ -695,6 +735,8 @@ NO_DATA = {
     "privest.counts.solver_description": "no arguments",
     "privest.rappor.RapporReports.bit_sums": "no arguments: computed from validated reports",
     "privest.protocols.Protocol": "the abstract base class: its constructor's k and eps are tested on every subclass",
+    "privest.numeric.MeanInterval": "a result record that mean_interval builds, not an input (covers is tested)",
+    "privest.numeric.NumericHistogram": "a result record that distribution builds, not an input",
     "privest.protocols.MultiReports": "a record of per-attribute reports that Multidimensional.sample builds: each "
                                       "column is checked by its attribute's protocol where it is used",
 }
