@@ -152,6 +152,10 @@ def adult_tuples(persons: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndar
     """The complete persons' label-encoded values of ``columns``: secrets (n, d) and each column's k."""
     complete = complete_persons(persons)
     codes = [encoded(complete[c].astype(str).to_numpy()) for c in columns]
+    single = [c for c, (_, categories) in zip(columns, codes, strict=True) if len(categories) < 2]
+    if single:
+        raise ValueError(f"config key {STUDY}.multidim.adult_columns: {single} hold fewer than 2 values among the "
+                         "complete persons")
     return np.column_stack([c for c, _ in codes]), [len(cats) for _, cats in codes]
 
 

@@ -10,8 +10,7 @@ from privest_studies import multi_freq_ldpy_tutorials as mt
 
 
 def main() -> None:
-    config = snakemake.params.config
-    study = config[mt.STUDY]["multidim"]
+    study = snakemake.params.multidim
     for key in ("data", "test"):
         fetch.verify(getattr(snakemake.input, key), snakemake.params.accepted[key])
     persons = datasets.read_adult([snakemake.input.data, snakemake.input.test])
@@ -21,7 +20,7 @@ def main() -> None:
     secrets, ks = mt.adult_tuples(persons, study["adult_columns"])
     files.save_npz(snakemake.output.adult, secrets=secrets, ks=np.array(ks, dtype=np.int64),
                    columns=np.array(study["adult_columns"]))
-    synthetic = mt.synthetic_tuples(study["synthetic"], rng_for(int(config["seed"]), mt.STUDY, "synthetic"))
+    synthetic = mt.synthetic_tuples(study["synthetic"], rng_for(int(snakemake.params.seed), mt.STUDY, "synthetic"))
     files.save_npz(snakemake.output.synthetic, secrets=synthetic,
                    ks=np.array(study["synthetic"]["ks"], dtype=np.int64))
 

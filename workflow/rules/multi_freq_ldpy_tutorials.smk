@@ -42,7 +42,8 @@ rule mt_data:
     conda:
         "../../envs/privest.yaml"
     params:
-        config=MT_CONFIG,
+        seed=config["seed"],
+        multidim=MT["multidim"],
         accepted={key: privest_studies.fetch.sources(DATA, f"adult.{key}")["accepted"] for key in ("data", "test")},
     script:
         "../../scripts/mt_data.py"
