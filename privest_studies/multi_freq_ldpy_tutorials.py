@@ -336,12 +336,17 @@ def gibu_ratio_text(lines: Sequence[Mapping[str, Any]], metric: str) -> str:
             f"{int((ratios < 1).sum())} of {ratios.size} cells)")
 
 
+def runs_text(runs: int) -> str:
+    """'1 run' or '30 runs'."""
+    return f"{runs} run" if int(runs) == 1 else f"{runs} runs"
+
+
 def summary_markdown(lines: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -> str:
     """Per grid and data set, one row per protocol: the mean MSE of the peer's estimator and of GIBU at each eps, and
     the same for the EMD, with GIBU's ratio."""
     runs = scale_config(config, STUDY)["runs"]
     out = ["# multi-freq-ldpy's tutorial grids: the peer's unbiased estimator (Norm-Mul) and GIBU side by side", "",
-           f"{runs} runs per (protocol, ε) (scale: {config['scale']}); every person reports once per run. MSE: the "
+           f"{runs_text(runs)} per (protocol, ε) (scale: {config['scale']}); every person reports once a run. MSE: the "
            "tutorials' mean squared error over the k values (MSE_avg over the attributes for the multidimensional "
            "grid); EMD in years on the ages, total variation on the categorical attributes. Cells: norm-mul / GIBU "
            "(mean over runs).", ""]

@@ -45,9 +45,9 @@ def main() -> None:
         fig.subplots_adjust(top=0.74, wspace=0.25)
         rule = config[mt.STUDY]["ibu"]
         capped = int(lines.loc[lines["method"] == "GIBU", "capped_runs"].sum())
-        footer = [f"Mean over {runs} runs (the tutorials' seeds; scale: {config['scale']}); every person reports once "
-                  "a run. Norm-Mul: the unbiased estimate with negatives set to 0, rescaled to sum 1 (the peer's MI, "
-                  "privest.consistency 'norm-mul').",
+        footer = [f"Mean over {mt.runs_text(runs)} (the tutorials' seeds; scale: {config['scale']}); every person "
+                  "reports once a run. Norm-Mul: the unbiased estimate with negatives set to 0, rescaled to sum 1 "
+                  "(the peer's MI, privest.consistency 'norm-mul').",
                   f"GIBU: the MLE on the protocol's exact report likelihood{mt.GIBU_NOTE[grid]}; SQUAREM, stop at "
                   f"ΔL < {rule['delta']:g} or {rule['max_iter']:,} updates; runs stopped by the cap: {capped}."]
         fig.text(0.5, -0.01, "\n".join(footer), ha="center", va="top", fontsize=7.5)
