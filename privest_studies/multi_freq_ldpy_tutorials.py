@@ -22,8 +22,9 @@ the total variation, the EMD under the discrete metric, averaged over the attrib
 The one experiment chain (``privest_studies.experiment``) runs every single-attribute and longitudinal protocol that
 is one of its kinds, an experiment per protocol (one point per eps, the dataset's own users, families inv and ibu).
 The rest runs in a job of its own (rule mt_estimate, ``run_job``), one per ``own_jobs`` name: SHE (its reports are n
-x k floats, 27 MB a run at k = 74, which the chain would store: 8 GB at 30 runs), dBitFlipPM (not a ``Protocol``:
-it estimates buckets, here b = k) and the multidimensional solutions (tuples of d values, not one secret).
+x k floats, 27 MB an (eps, run) at k = 74, which the chain would store: 8 GB at 30 runs of 10 eps), dBitFlipPM (not
+a ``Protocol``: it estimates buckets, here b = k) and the multidimensional solutions (tuples of d values, not one
+secret).
 Config: ``multi_freq_ldpy_tutorials``; sizes: ``scales.<scale>.multi_freq_ldpy_tutorials`` (runs).
 """
 
