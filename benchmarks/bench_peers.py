@@ -25,7 +25,10 @@ Rows, for k = 16, 256, 1024 and eps = 1, 4 (theta = Binomial(k - 1, 1/2), n = ``
   (on all n where they take O(1) Python steps a report, else on the first ``--peer-aggregate-users``), with the
   largest difference between the estimates;
 - **memory** of n unary-encoded (SUE, OUE) and SS reports at k = 1024, each library in a fresh process: the growth
-  of the resident set once its client has produced them and holds them.
+  of the resident set once its client has produced them and holds them;
+- **tutorials** (not in the default sections: the peer takes about a quarter of an hour): multi-freq-ldpy's three
+  tutorial grids on one seed, its clients and aggregators as its notebooks call them against privest's vectorised
+  sample and estimate, and GIBU (``bench_tutorials``), run with ``--sections tutorials``.
 """
 
 import functools
@@ -56,6 +59,8 @@ from bench_protocols import (  # noqa: E402
     seed_peers,
     version,
 )
+from bench_tutorials import EPS as TUTORIAL_EPS  # noqa: E402
+from bench_tutorials import bench_grids  # noqa: E402
 from scipy.stats import binom  # noqa: E402
 from timing import interleaved, powers, seconds  # noqa: E402
 
@@ -265,6 +270,38 @@ def bench_memory(tables: dict[str, Table], n: int) -> None:
                              unit=lambda b: f"{b / 2**20:,.0f} MiB")
 
 
+TUTORIAL_GRIDS = {"single": "single attribute (notebook 1): 8 protocols × {eps} eps, Adult ages, n = {users:,}",
+                  "longitudinal": "longitudinal (notebook 3): 6 protocols × {eps} eps_perm, Adult ages, n = {users:,}",
+                  "multidim": "multidimensional (notebook 2): SPL, SMP, RS+FD with ADP × {eps} eps, d = 6, "
+                              "n = {users:,}"}
+
+
+def bench_tutorial_grids(tables: dict[str, Table], args: argparse.Namespace) -> None:
+    """The tutorials rows: each grid's summed time on one seed, privest's sample + estimate and with GIBU added,
+    against the peer's clients and aggregators on the same grid (``bench_tutorials``)."""
+    from pathlib import Path
+
+    totals = bench_grids(SEED, Path(args.adult), args.tutorial_users, tuple(args.tutorial_eps),
+                         progress=lambda line: print(line, file=sys.stderr, flush=True))
+    for grid, total in totals.items():
+        case = TUTORIAL_GRIDS[grid].format(eps=len(args.tutorial_eps), users=int(total["users"]))
+        tables["tutorials"].add(f"{case}: sample + unbiased estimate", total["ours"], total["peer"],
+                                note=f"{total['cells']} cells; {fraction(total['ours'], total['peer'])}")
+        with_gibu = total["ours"] + total["gibu"]
+        tables["tutorials"].add(f"{case}: sample + unbiased estimate + GIBU", with_gibu, total["peer"],
+                                note=f"GIBU alone {seconds(total['gibu'])}; {fraction(with_gibu, total['peer'])}")
+    every = {key: sum(total[key] for total in totals.values()) for key in ("peer", "ours", "gibu")}
+    tables["tutorials"].add("the three grids: sample + unbiased estimate", every["ours"], every["peer"],
+                            note=fraction(every["ours"], every["peer"]))
+    tables["tutorials"].add("the three grids: sample + unbiased estimate + GIBU", every["ours"] + every["gibu"],
+                            every["peer"], note=fraction(every["ours"] + every["gibu"], every["peer"]))
+
+
+def fraction(ours: float, peer: float) -> str:
+    """privest's time as a fraction of the peer's, 'privest = 1/850 of the peer's' (the ratio column rounds to 0.00)."""
+    return f"privest = 1/{peer / ours:,.0f} of the peer's" if ours > 0 else ""
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=USERS, help=f"privest's users (default {USERS:,})")
@@ -275,7 +312,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ks", type=int, nargs="*", default=list(KS))
     parser.add_argument("--sections", nargs="*", default=["ibu", "gibu", "client", "memory"],
                         help="ibu, gibu, client (clients and unbiased estimates), memory; or iteration: only IBU's "
-                             "per-iteration rows")
+                             "per-iteration rows; tutorials: multi-freq-ldpy's tutorial grids (not by default)")
+    parser.add_argument("--adult", default="../shared/datasets",
+                        help="the directory of adult.data and adult.test (tutorials; default the config's mirror)")
+    parser.add_argument("--tutorial-users", type=int, help="the tutorials on the first this many users (default all)")
+    parser.add_argument("--tutorial-eps", type=float, nargs="*", default=list(TUTORIAL_EPS),
+                        help="the tutorials' eps (default the notebooks' 0.5..5.0)")
     parser.add_argument("--protocols", nargs="*", default=list(NAMES), help="the clients' and estimates' protocols")
     parser.add_argument("--output", help="also write the record (markdown) to this file")
     parser.add_argument("--memory-child", nargs=5, help=argparse.SUPPRESS)
@@ -302,7 +344,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                      "multi-freq-ldpy's `*_Aggregator_MI` (vs privest INV-N) and pure-LDP's server (vs the raw "
                      "estimate)."),
         ("memory", "Memory of the reports", "growth of the resident set once each client has produced the reports "
-                                            "and holds them (a fresh process each)."))}
+                                            "and holds them (a fresh process each)."),
+        ("tutorials", "multi-freq-ldpy's tutorial grids, one seed", "each grid's time summed over its (protocol, "
+                      "eps) cells, run in turn: the peer's clients on every user and its `*_Aggregator_MI`, as its "
+                      "notebooks call them, against privest's vectorised `sample` and `estimate(post="
+                      "\"normalization\")` (the peer's MI), and with GIBU on privest's reports added (SQUAREM, "
+                      "ΔL < 1e-8 or 2,000 updates; per attribute for the multidimensional solutions). One run: the "
+                      "peer's grid takes minutes."))}
     load = os.getloadavg()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for k in args.ks:
@@ -316,6 +364,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                     bench_protocol(tables, name, k, eps, args.users, args)
     if "memory" in args.sections:
         bench_memory(tables, args.users)
+    if "tutorials" in args.sections:
+        bench_tutorial_grids(tables, args)
     header = (f"Run {started} (`benchmarks/bench_peers.py`, {args.rounds} interleaved rounds, medians; "
               f"n = {powers(args.users)}): privest {version('privest')} (compiled loop "
               f"{'built' if privest.estimators.COMPILED_KERNEL else 'not built'}), numpy {np.__version__}, "

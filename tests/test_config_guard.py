@@ -107,6 +107,8 @@ FIXED_WILDCARDS = {
     "Q": "a number (a Shokri quality-loss bound)",
     "part": "point<i>_runs<a>-<b> of a split estimate job (privest_studies.experiment.Part)",
     "protocol": "estimator_comparison.protocols, an enum of the schema (grr, sue, ..., geometric)",
+    "job": "privest_studies.multi_freq_ldpy_tutorials.own_jobs: <grid>_<protocol> and multidim_<dataset>_<solution> "
+           "from schema enums",
 }
 """Wildcard -> where its fixed values come from (its constraint must refuse every hostile name)."""
 

@@ -121,6 +121,14 @@ def tiny_config(mirror: Path, **changes) -> dict:
     # The tiny mirror's Adult rows share one education: the categorical column is sex.
     config["estimator_comparison"].update(eps=[2.0], zipf={"k": 64, "exponent": 1.1}, categorical={"column": "sex"})
     config["scales"]["quick"]["estimator_comparison"] = {"n": 2000, "runs": 1}
+    # The multi-freq-ldpy tutorials study: every protocol of the two one-attribute grids at two eps on the tiny
+    # mirror's 400 ages, the multidimensional solutions at one eps on its two varying columns and a small synthetic
+    # data set, one run.
+    tutorials = config["multi_freq_ldpy_tutorials"]
+    tutorials["single"]["eps"] = tutorials["longitudinal"]["eps"] = [1.0, 4.0]
+    tutorials["multidim"].update(eps=[2.0], adult_columns=["sex", "income"],
+                                 synthetic={"ks": [3, 8], "users": 2000, "exponent": 1.1})
+    config["scales"]["quick"]["multi_freq_ldpy_tutorials"] = {"runs": 1}
     return deep_update(config, changes)
 
 
@@ -184,7 +192,7 @@ def test_dry_run_of_the_whole_dag(scale, tmp_path):
                  "fw_alphabet", "fw_shokri",
                  "fw_tables", "fw_mechanism_tables", "fw_figures", "fw_propositions", "fw_noninformative",
                  "sp_zipf", "sp_summary", "sp_figures", "ec_data", "ec_estimate", "ec_summary", "ec_figures",
-                 "reproduction"):
+                 "mt_data", "mt_estimate", "mt_summary", "mt_figures", "reproduction"):
         assert f"rule {rule}:" in result.stdout
 
 
@@ -228,7 +236,7 @@ def test_the_chains_longest_estimate_jobs_go_first_once_their_inputs_exist(tiny_
     fresh = _dry_run_jobs(snakemake("--dry-run", "--cores", "2", "--directory", str(tmp_path), "chain_inputs",
                                     "--config", "scale=paper", cwd=tmp_path).stdout)
     assert {job["rule"] for job in fresh} == {"fetch", "discretise_adult", "discretise_checkins", "fw_alphabet",
-                                              "fw_shokri", "ibu_synthetic", "sp_zipf", "chain_inputs"}
+                                              "fw_shokri", "ibu_synthetic", "sp_zipf", "mt_data", "chain_inputs"}
     assert all(job["priority"] == 0 for job in fresh)
 
 
@@ -236,7 +244,7 @@ def test_every_study_is_a_target_and_a_nested_config_override_of_a_number_is_acc
     (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
     targets = snakemake("--list-target-rules", "--directory", str(tmp_path), cwd=tmp_path).stdout.split()
     assert {"all", "ibu_consistency", "ibu_theory", "constrained_counts", "free_will", "standard_protocols",
-            "estimator_comparison"} <= set(targets)
+            "estimator_comparison", "multi_freq_ldpy_tutorials"} <= set(targets)
     result = snakemake("--dry-run", "--directory", str(tmp_path), "ibu_consistency", "--config",
                        'ibu_consistency={"ibu": {"max_iter": 5000}}', cwd=tmp_path)
     assert "rule ibu_boxplot:" in result.stdout and "rule fw_tables:" not in result.stdout
@@ -471,7 +479,7 @@ def test_standard_protocols_builds_a_figure_per_dataset_the_summary_and_its_repo
     beyond = items[items["study"] == "standard_protocols"]
     assert len(beyond) == 3 and set(beyond["status"]) == {"built, nothing to check"}
     summary_text = (tiny_run / "results" / "reproduction_summary.txt").read_text()
-    assert f"{len(items) - 7} paper items" in summary_text and "And 7 items beyond the papers" in summary_text
+    assert f"{len(items) - 12} paper items" in summary_text and "And 12 items beyond the papers" in summary_text
 
 
 # The estimator-comparison study (workflow/rules/estimator_comparison.smk) in the tiny run.
@@ -490,6 +498,30 @@ def test_estimator_comparison_builds_a_figure_per_dataset_the_summary_and_its_re
     items = pd.read_csv(tiny_run / "results" / "reproduction.csv", keep_default_na=False)
     beyond = items[items["study"] == "estimator_comparison"]
     assert len(beyond) == 4 and set(beyond["status"]) == {"built, nothing to check"}
+
+
+# The multi-freq-ldpy tutorials study (workflow/rules/multi_freq_ldpy_tutorials.smk) in the tiny run.
+
+
+def test_multi_freq_ldpy_tutorials_builds_every_grid_both_estimators_and_its_report_entries(tiny_run):
+    results = tiny_run / "results" / "multi_freq_ldpy_tutorials"
+    for name in ("single", "longitudinal", "multidim_adult", "multidim_synthetic"):
+        for ext in ("pdf", "png"):
+            assert (results / "figures" / f"{name}.{ext}").stat().st_size > 1000, name
+    runs = pd.read_csv(results / "tables" / "runs.csv")
+    config = yaml.safe_load((tiny_run / "config.yaml").read_text())["multi_freq_ldpy_tutorials"]
+    protocols = {grid: set(runs.loc[runs["grid"] == grid, "protocol"]) for grid in ("single", "longitudinal")}
+    assert protocols == {grid: set(config[grid]["protocols"]) for grid in protocols}
+    assert set(runs.loc[runs["grid"] == "multidim", "protocol"]) == {"SPL", "SMP", "RS+FD"}
+    # every (grid, data set, protocol, eps) once a run with both estimators: 8 + 6 protocols at 2 eps, 3 x 2 at 1
+    assert len(runs) == ((8 + 6) * 2 + 3 * 2) * 2 and set(runs["method"]) == {"norm-mul", "GIBU"}
+    assert runs["mse"].gt(0).all() and runs["emd"].gt(0).all()
+    summary = pd.read_csv(results / "tables" / "summary.csv")
+    assert len(summary) == len(runs) and set(summary["runs"]) == {1}
+    assert "| dBitFlipPM |" in (results / "tables" / "summary.md").read_text()
+    items = pd.read_csv(tiny_run / "results" / "reproduction.csv", keep_default_na=False)
+    beyond = items[items["study"] == "multi_freq_ldpy_tutorials"]
+    assert len(beyond) == 5 and set(beyond["status"]) == {"built, nothing to check"}
 
 
 def test_reproduction_lists_every_paper_item_and_every_figure_built(tiny_run):

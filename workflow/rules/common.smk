@@ -12,6 +12,7 @@ import privest_studies.experiment
 import privest_studies.fetch
 import privest_studies.free_will
 import privest_studies.ibu_consistency
+import privest_studies.multi_freq_ldpy_tutorials
 import privest_studies.own_study
 import privest_studies.report
 import privest_studies.standard_protocols
@@ -28,6 +29,7 @@ with privest_studies.configuration.one_line_errors(HELD_LOG):
         "ibu_consistency": privest_studies.ibu_consistency,
         "free_will": privest_studies.free_will,
         "standard_protocols": privest_studies.standard_protocols,
+        "multi_freq_ldpy_tutorials": privest_studies.multi_freq_ldpy_tutorials,
     }
     for _module in [*STUDY_MODULES.values(), privest_studies.constrained_counts]:
         _module.check(config)
@@ -157,8 +159,8 @@ def reported(path: str, source: str | None = None):
 
 
 def study_targets() -> list[str]:
-    """Every output of the studies at the active scale (the papers' and the standard protocols beyond them): the
-    inputs of their target rules."""
+    """Every output of the studies at the active scale (the papers' and the studies beyond them): the inputs of their
+    target rules."""
     studies = [
         rules.ibu_consistency,
         rules.ibu_theory,
@@ -166,5 +168,6 @@ def study_targets() -> list[str]:
         rules.free_will,
         rules.standard_protocols,
         rules.estimator_comparison,
+        rules.multi_freq_ldpy_tutorials,
     ]
     return [str(path) for study in studies for path in study.input]
