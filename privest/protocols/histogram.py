@@ -76,7 +76,15 @@ class SHE(Protocol):
         ``packed`` changes nothing (the reports are not bits), as for the other protocols that are not bit ones."""
         secrets = check_secrets(secrets, self.k)
         rng = check_rng(rng)
-        reports = rng.laplace(0.0, self.scale, size=(secrets.size, self.k))
+        # Laplace(2/eps) as (2/eps) E S, E standard exponential (numpy's ziggurat) and S a random sign from one random
+        # bit flipping the float's sign: 21 against numpy's laplace's 54 ms at n k = 3.3 million (measured)
+        reports = rng.standard_exponential(size=(secrets.size, self.k))
+        reports *= self.scale
+        size = reports.size
+        signs = np.unpackbits(np.frombuffer(rng.bytes((size + 7) // 8), dtype=np.uint8), count=size).astype(np.uint64)
+        signs <<= np.uint64(63)  # a 1 bit becomes the float64 sign bit
+        flat = reports.reshape(-1).view(np.uint64)
+        np.bitwise_xor(flat, signs, out=flat)
         reports[np.arange(secrets.size), secrets] += 1.0
         return reports
 
