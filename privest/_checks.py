@@ -216,9 +216,11 @@ def check_distances(value: Any, name: str = "distances", k: int | None = None) -
 
 
 def check_integers(value: Any, name: str, low: int | None = 0, high: int | None = None, ndim: int | None = None,
-                   shape: tuple[int | None, ...] | None = None, integer_dtype: bool = False) -> np.ndarray:
+                   shape: tuple[int | None, ...] | None = None, integer_dtype: bool = False,
+                   keep_dtype: bool = False) -> np.ndarray:
     """value as an int64 array of integers in low..high - 1 (None: unbounded). An integer dtype passes as is; a float
-    array passes if every entry is a whole number, unless ``integer_dtype`` asks for an integer dtype."""
+    array passes if every entry is a whole number, unless ``integer_dtype`` asks for an integer dtype.
+    ``keep_dtype``: an array of an integer dtype is returned in it (no int64 copy of a large int8 matrix)."""
     if value is None or isinstance(value, str | bytes | Mapping | set):
         raise TypeError(f"{name} must be an array of integers, got {describe(value)}")
     array = np.asarray(value)
@@ -236,7 +238,8 @@ def check_integers(value: Any, name: str, low: int | None = 0, high: int | None 
             raise ValueError(f"{name} must hold integers, found {bad}")
     if kind == "u" and array.dtype.itemsize == 8 and array.size and array.max() > np.iinfo(np.int64).max:
         raise ValueError(f"{name} must hold integers below 2^63, found {array.max()}")
-    array = array.astype(np.int64)
+    if not (keep_dtype and kind in "iu"):
+        array = array.astype(np.int64)
     if array.size and ((low is not None and array.min() < low) or (high is not None and array.max() >= high)):
         span = f"{low if low is not None else '-inf'}..{high - 1 if high is not None else 'inf'}"
         raise ValueError(f"{name} must lie in {span}, got values in {array.min()}..{array.max()}")

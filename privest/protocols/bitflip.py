@@ -25,6 +25,7 @@ from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
 from privest.groups import Group
 from privest.intervals import Interval, normal_interval
 from privest.protocols.base import EPS_MAX, EPS_MIN
+from privest.protocols.packed import unary_packed
 
 __all__ = [
     "DBitFlipPM",
@@ -72,14 +73,17 @@ class DBitFlipPM:
         """One report a user: int8 (n, b), -1 for a bucket not drawn, else its bit."""
         bucket, rng = self.bucket_of(secrets), check_rng(rng)
         n, b, d = bucket.size, self.buckets, self.bits
-        drawn = np.argsort(rng.random((n, b)), axis=1)[:, :d] if d < b else np.tile(np.arange(b), (n, 1))
+        if d == b:  # every bucket drawn: unary encoding of the bucket, its bit 1 with p, every other with 1 - p
+            bits = unary_packed(bucket, b, 1 - self.p, self.p, rng)
+            return np.unpackbits(bits, axis=1, count=b).view(np.int8)
+        drawn = np.argsort(rng.random((n, b)), axis=1)[:, :d]
         ones = rng.random((n, d)) < np.where(drawn == bucket[:, None], self.p, 1 - self.p)
         reports = np.full((n, b), -1, dtype=np.int8)
         np.put_along_axis(reports, drawn, ones.astype(np.int8), axis=1)
         return reports
 
     def _reports(self, reports: Any) -> np.ndarray:
-        reports = check_integers(reports, f"{self.name}: reports", -1, 2, ndim=2)
+        reports = check_integers(reports, f"{self.name}: reports", -1, 2, ndim=2, keep_dtype=True)
         if reports.shape[1] != self.buckets or ((reports >= 0).sum(axis=1) != self.bits).any():
             raise ValueError(f"{self.name}: reports must be (n, {self.buckets}) with {self.bits} entries 0 or 1 a row "
                              f"and -1 elsewhere")
