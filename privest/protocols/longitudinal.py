@@ -270,11 +270,13 @@ class _LongitudinalUnary(_Memoised, _UnaryEncoding):
 
     def sample(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False
                ) -> np.ndarray | PackedBits:
-        """One round: the memo (unary encoding with p1, q1), then every bit of it through the instantaneous step
-        (a one kept with p2, a zero turned 1 with q2), in packed bytes (``packed=True``: ``PackedBits``)."""
+        """One round of users with fresh memos, in packed bytes (``packed=True``: ``PackedBits``): the memo (unary
+        encoding with p1, q1) and then the instantaneous step (a one kept with p2, a zero turned 1 with q2) leave every
+        bit independent, bit x 1 with p* and every other with q*, so the round is drawn in that one step (half the
+        draws; ``Rounds`` draws the two steps, since it keeps the memo)."""
         secrets, rng = check_secrets(secrets, self.k), check_rng(rng)
-        return sample_by_chunks(secrets, self.k, lambda chunk: _unary_step(
-            unary_packed(chunk, self.k, self.q1, self.p1, rng), self.k, self.p2, self.q2, rng), packed)
+        return sample_by_chunks(secrets, self.k, lambda chunk: unary_packed(chunk, self.k, self.flip, self.one, rng),
+                                packed)
 
     def sample_memo(self, secrets: np.ndarray, rng: np.random.Generator, packed: bool = False
                     ) -> np.ndarray | PackedBits:
