@@ -15,9 +15,7 @@ MT_CONFIG = {
     "seed": config["seed"],
     "scale": config["scale"],
     "scales": {
-        config["scale"]: {
-            "multi_freq_ldpy_tutorials": config["scales"][config["scale"]]["multi_freq_ldpy_tutorials"]
-        }
+        config["scale"]: {"multi_freq_ldpy_tutorials": config["scales"][config["scale"]]["multi_freq_ldpy_tutorials"]}
     },
     "multi_freq_ldpy_tutorials": MT,
 }
