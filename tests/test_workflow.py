@@ -729,6 +729,40 @@ def test_the_longitudinal_example_runs_as_the_guide_writes_it_with_an_error_and_
     assert len(summary) == 2 * 2 * 6 * 3 and summary.groupby(["figure", "point", "round"])["best"].nunique().eq(1).all()
 
 
+def test_the_numeric_example_runs_as_the_guide_writes_it_with_the_mean_and_its_interval(tmp_path):
+    """docs/site/guide/own-study.md's command for examples/own_study/numeric.yaml, word for word, from a fresh copy of
+    the checkout: Square Wave, Piecewise and Duchi on the ages as numbers beside the geometric mechanism on their 77
+    bins, every histogram scored by the EMD in years, the numeric mechanisms' means with their intervals."""
+    (command,) = guide_commands(OWN_STUDY_GUIDE, "--configfile examples/own_study/numeric.yaml")
+    work = fresh_clone(tmp_path / "privest")
+    (work / ".venv").symlink_to(Path(sys.prefix))
+    result = subprocess.run(command.split(), cwd=work, capture_output=True, text=True, timeout=900,
+                            env={**os.environ, "PYTHONHASHSEED": "0"})
+    assert result.returncode == 0, f"{command} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    results = work / "results" / "ages_numeric"
+    assert (results / "figures" / "sw_vs_geometric.png").stat().st_size > 1000
+    scores = pd.read_csv(results / "tables" / "scores.csv")
+    kinds = ["square_wave", "piecewise", "duchi", "geometric"]
+    assert set(scores["experiment"]) == {f"sw_vs_geometric_{kind}" for kind in kinds}
+    ran = scores[scores["emd"].notna()]
+    assert set(ran["method"]) == {"IBU", "EMS", "noisy"}
+    assert (ran[ran["experiment"] == "sw_vs_geometric_geometric"]["method"] != "EMS").all()
+    assert scores[scores["emd"].isna()]["note"].str.startswith("NA: EMS").all()
+    ages = pd.read_csv(work / "examples" / "own_study" / "ages.csv")["age"]
+    assert np.allclose(scores["mean_true"], ages.mean())
+    numbers = ran[ran["experiment"] != "sw_vs_geometric_geometric"]
+    assert (numbers["mean_of"] == "reports").all()
+    assert ((numbers["mean_lower"] <= numbers["mean"]) & (numbers["mean"] <= numbers["mean_upper"])).all()
+    binned = ran[ran["experiment"] == "sw_vs_geometric_geometric"]
+    assert (binned["mean_of"] == "histogram").all() and binned["mean_lower"].isna().all()
+    # Square Wave with EMS well below the uniform histogram's EMD at eps 4
+    uniform = np.full(77, 1 / 77)
+    data = np.bincount(np.minimum(ages - 18, 76), minlength=77) / ages.size
+    uniform_emd = np.abs(np.cumsum(data - uniform)).sum()
+    sw = ran[(ran["experiment"] == "sw_vs_geometric_square_wave") & (ran["method"] == "EMS") & (ran["point"] == 4)]
+    assert sw["emd"].max() < uniform_emd / 5, (sw["emd"].tolist(), uniform_emd)
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"data": {"column": "agee"}}, "examples/own_study/ages.csv: no column 'agee' (columns: age, sex)"),
     ({"experiments": {"krr_by_eps": {"mechanisms": ["kkr"]}}},
