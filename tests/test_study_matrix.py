@@ -282,3 +282,17 @@ def test_on_a_numeric_alphabet_a_metric_mechanism_is_eps_ldp_over_the_range_as_t
         assert eps * 0.95 <= ldp_level(per_range) <= eps * (1 + 1e-9), (kind, eps, ldp_level(per_range))
         (per_unit,) = experiment.build_mechanisms([experiment.Member(kind, eps)], alphabet)  # any other alphabet
         assert ldp_level(per_unit) > 10 * eps  # eps per year: eps * 76 years (exponential: half that)
+
+
+def test_drawn_users_of_a_numeric_alphabet_hold_values_of_records_of_their_bins():
+    from privest_studies.experiment.reports import _values_of
+
+    rng = np.random.default_rng(3)
+    values = rng.uniform(0, 12.5, 400)
+    secrets = np.minimum((values // 2.5).astype(np.int64), 4)
+    data = {"secrets": secrets, "values": values, "theta": np.bincount(secrets, minlength=5) / 400}
+    np.testing.assert_array_equal(_values_of(None, data, rng), values)  # the dataset's own users: every record
+    counts = np.array([30, 0, 7, 50, 13])
+    drawn = _values_of(counts, data, rng)
+    np.testing.assert_array_equal(np.minimum((drawn // 2.5).astype(np.int64), 4), np.repeat(np.arange(5), counts))
+    assert np.isin(drawn, values).all() and np.unique(drawn[:30]).size > 10  # records of the bin, not one repeated

@@ -82,15 +82,15 @@ def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.
             **(packed if sets else reports_to_arrays(reports))}
 
 
-def _values_of(counts: np.ndarray, data: Mapping[str, np.ndarray], rng: np.random.Generator) -> np.ndarray:
-    """The raw values of one run's users of a numeric alphabet, whose bins ``counts`` (k,) holds: every record's
-    value where the counts are the dataset's own, else each user's value drawn from the records of the user's bin
-    (the records' empirical distribution within it), in bin order."""
+def _values_of(counts: np.ndarray | None, data: Mapping[str, np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    """The raw values of one run's users of a numeric alphabet: every record's value (``counts`` None: the dataset's
+    own users), else, for users whose bins ``counts`` (k,) holds, each user's value drawn from the records of the
+    user's bin (the records' empirical distribution within it), in bin order."""
     secrets, values = np.asarray(data["secrets"]), np.asarray(data["values"], dtype=np.float64)
+    if counts is None:
+        return values
     k = counts.size
     own = np.bincount(secrets, minlength=k)
-    if np.array_equal(counts, own):
-        return values
     order = np.argsort(secrets, kind="stable")
     start = np.concatenate([[0], np.cumsum(own)[:-1]])
     users = np.repeat(np.arange(k), counts)
@@ -112,7 +112,8 @@ def _perturb_numbers(experiment: Experiment, built: Sequence[Any], data: Mapping
         for run in range(experiment.runs):
             rng = rng_for(seed, *experiment.seed_keys(point, run))
             counts = _users(experiment, point, 1, data, own, rng)
-            reports = mechanism.mechanism.sample(_values_of(counts[0], data, rng), rng)
+            values = _values_of(None if point.users is None else counts[0], data, rng)
+            reports = mechanism.mechanism.sample(values, rng)
             arrays[f"p{p}_r{run}_m0_values"] = reports
             counts_by_run.append(counts)
         secret_counts.append(counts_by_run)
