@@ -219,8 +219,7 @@ def cells(member: Member, k: int, users: float, averaged: int = 1) -> dict[str, 
 def run_work(family: str, members: Sequence[Member], k: int, users: float, iterations: float,
              squarem: bool = False) -> dict[str, float]:
     """The cells of each kind one run of ``family`` does on a point whose ``users`` users are split equally over
-    ``members``, IBU running ``iterations`` iterations (SQUAREM updates where ``squarem``), and the bytes of its
-    reports it reads."""
+    ``members``, IBU running ``iterations`` iterations (SQUAREM updates where ``squarem``), and the bytes it reads."""
     per_mechanism = users / len(members)
     work = dict.fromkeys(WORK_KINDS[1:], 0.0) | {"runs": 1.0}
     work["reading"] = sum(report_bytes(member, k, per_mechanism)[0] for member in members)
@@ -323,6 +322,8 @@ def report_bytes(member: Member, k: int, users: float) -> tuple[float, float, fl
         if member.kind == "rappor":
             return distinct * (math.ceil(k / 8) + 8), distinct * k, distinct * (math.ceil(k / 8) + BIT_ROW_BYTES)
         return users * math.ceil(k / 8), users * k, distinct * (math.ceil(k / 8) + BIT_ROW_BYTES)
+    if member.numeric:  # a float64 a user; EM's channel k x k (priced as a matrix's cells by ``cells``)
+        return users * 8, users * 8, 3 * 8 * k * k
     if member.kind in PROTOCOL_KINDS:  # a value (GRR, HR) or a seed and a hashed value (BLH, OLH) per user
         hashed = "hashes" in KIND_OPTIONS.get(member.kind, ())
         stored, distinct = users * (12 if hashed else 8), distinct_reports(member, k, users)
@@ -358,11 +359,10 @@ def job_megabytes(experiment: Experiment, family: str | None, k: int, own_users:
 
 
 def mechanisms_megabytes(experiment: Experiment, k: int) -> int:
-    """The memory (MB) a mechanisms job declares: ``BASE_MEGABYTES`` plus three k x k float64 arrays (a matrix and
-    the temporaries that build it) for each distinct matrix mechanism of the experiment (protocols and RAPPOR keep no
-    matrix), times ``MEMORY_MARGIN``."""
+    """The memory (MB) a mechanisms job declares: ``BASE_MEGABYTES`` plus three k x k float64 arrays (a matrix, its
+    temporaries) per distinct matrix mechanism (protocols, RAPPOR, numeric ones: none), times ``MEMORY_MARGIN``."""
     matrices = len({(m.kind, m.parameter) for m in experiment.members
-                    if m.kind not in PROTOCOL_KINDS and m.kind != "rappor"})
+                    if m.kind not in PROTOCOL_KINDS and m.kind != "rappor" and not m.numeric})
     megabytes = BASE_MEGABYTES + matrices * 3 * 8 * float(k) ** 2 / 1e6
     return declared_megabytes(megabytes)
 

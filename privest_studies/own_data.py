@@ -3,6 +3,7 @@ file and the provenance (what was read, kept and dropped, and why).
 
     data: {csv: ages.csv, column: age, missing: drop, encoding: latin-1, delimiter: ";"}   # or {builtin: adult,
     alphabet: {kind: binned, min: 0, max: 100, bins: 20, unit: years, outside: drop}        #     column: occupation}
+    alphabet: {kind: numeric, min: 17, max: 90, bins: 73, unit: years}   # the values kept as numbers too
 
 ``check_header`` is what is cheap when the Snakefile is parsed: the file is a regular file in a format we read, its
 header line decodes and holds each needed column once (``privest_studies.own_csv.inspect``: at most ``HEAD_BYTES``
@@ -11,7 +12,9 @@ in chunks with pandas' C parser (only the needed columns) and converts them with
 over rows.
 
 A record is dropped, or stops the study in one line naming the file and line, for one of ``REASONS``: a blank cell,
-a cell that is not a number (numeric alphabets: linear, binned, planar), or a value outside the alphabet.
+a cell that is not a number (numeric alphabets: linear, binned, numeric, planar), or a value outside the alphabet. A
+``numeric`` alphabet judges its records exactly as a binned one (the same bins of [min, max]) and keeps each kept
+record's value as well (``load_with_values``): the numeric mechanisms report the numbers.
 ``data.missing`` decides for the first two, ``alphabet.outside`` for the third (``error``, the default, or ``drop``).
 Line numbers are the file's physical lines (the header is line 1), quoted line breaks counted.
 """
@@ -33,13 +36,15 @@ from privest_studies.datasets import ADULT_COLUMNS, read_adult
 from privest_studies.regions import Box, cell_of
 
 __all__ = ["ADULT_FILES", "BUILTINS", "KINDS", "REASONS", "TABLE_COLUMNS", "alphabet_of", "check_header",
-           "empirical_data", "input_files", "load", "stamp", "table_rows"]
+           "empirical_data", "input_files", "load", "load_with_values", "stamp", "table_rows"]
 
 BUILTINS = ("ages", "planar", "adult")
 """Built-in datasets: ``ages`` and ``planar`` are prebuilt (results/data/), ``adult`` reads any Adult column."""
 ADULT_FILES = ("data/raw/adult.data", "data/raw/adult.test")
-KINDS = ("linear", "binned", "categorical", "planar")
-NUMERIC = ("linear", "binned", "planar")
+KINDS = ("linear", "binned", "numeric", "categorical", "planar")
+NUMERIC = ("linear", "binned", "numeric", "planar")
+BINNED = ("binned", "numeric")
+"""The alphabets of equal bins of [min, max]: numeric keeps the values too (its mechanisms report numbers)."""
 REASONS = ("blank", "not_a_number", "outside")
 TABLE_COLUMNS = ["what", "records"]
 
@@ -69,8 +74,9 @@ def alphabet_of(spec: Mapping[str, Any], column: str | None = None,
     Parameters
     ----------
     spec : Mapping
-        The config's ``alphabet``: {kind: linear, k}, {kind: binned, min, max, bins}, {kind: categorical,
-        categories?} or {kind: planar, box, columns, rows, cell_km, ...}; ``unit`` optional (linear, binned).
+        The config's ``alphabet``: {kind: linear, k}, {kind: binned or numeric, min, max, bins}, {kind: categorical,
+        categories?} or {kind: planar, box, columns, rows, cell_km, ...}; ``unit`` optional (linear, binned,
+        numeric).
     column : str, optional
         The data's column (binned and categorical record it).
     categories : sequence of str, optional
@@ -80,7 +86,8 @@ def alphabet_of(spec: Mapping[str, Any], column: str | None = None,
     -------
     dict
         linear {kind, k, spacing 1, unit, label}; binned {kind: linear, k: bins, spacing: the bin width, unit,
-        column, min, max, bins, label}; categorical {kind, k, categories, column, label}; planar {kind, region: own,
+        column, min, max, bins, label} (numeric: the same, with numeric: true); categorical {kind, k, categories,
+        column, label}; planar {kind, region: own,
         columns, rows, cell_km, k, box, unit: km, label}.
     """
     kind = spec["kind"]
@@ -88,11 +95,12 @@ def alphabet_of(spec: Mapping[str, Any], column: str | None = None,
         k = int(spec["k"])
         return {"kind": "linear", "k": k, "spacing": 1.0, "unit": spec.get("unit") or "index steps",
                 "label": f"X = {{0..{k - 1}}}"}
-    if kind == "binned":
+    if kind in BINNED:
         lo, hi, bins = float(spec["min"]), float(spec["max"]), int(spec["bins"])
         unit = spec.get("unit") or f"units of {column}"
         return {"kind": "linear", "k": bins, "spacing": (hi - lo) / bins, "unit": unit, "column": column,
-                "min": lo, "max": hi, "bins": bins, "label": _binned_label(spec, column)}
+                "min": lo, "max": hi, "bins": bins, "label": _binned_label(spec, column),
+                **({"numeric": True} if kind == "numeric" else {})}
     if kind == "categorical":
         found = [str(c) for c in (spec.get("categories") or categories or [])]
         if not found:
@@ -105,25 +113,27 @@ def alphabet_of(spec: Mapping[str, Any], column: str | None = None,
             "label": f"{grid.columns} x {grid.rows} cells of {grid.cell_km:g} km"}
 
 
-def empirical_data(secrets: np.ndarray, k: int) -> dict[str, np.ndarray]:
+def empirical_data(secrets: np.ndarray, k: int, values: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """A study's data file: {"secrets": the secrets in the smallest unsigned integer type that holds 0..k-1, "theta":
-    their empirical distribution}. uint8 for k <= 256: 4*10^7 records compress in about 3 s instead of a minute as
-    int64 (the jobs that read them count them with np.bincount, which takes any unsigned type)."""
+    their empirical distribution}, and "values" (float64, the records' numbers, in the secrets' order) on a numeric
+    alphabet. uint8 for k <= 256: 4*10^7 records compress in about 3 s instead of a minute as int64 (the jobs that
+    read them count them with np.bincount, which takes any unsigned type)."""
     counts = np.bincount(secrets, minlength=k)
-    return {"secrets": np.asarray(secrets).astype(np.min_scalar_type(k - 1)), "theta": counts / counts.sum()}
+    return {"secrets": np.asarray(secrets).astype(np.min_scalar_type(k - 1)), "theta": counts / counts.sum(),
+            **({} if values is None else {"values": np.asarray(values, dtype=np.float64)})}
 
 
 def _check_alphabet(key: str, data: Mapping[str, Any], alphabet: Mapping[str, Any]) -> None:
     """One line naming ``key`` when the alphabet lacks what its kind needs or the data lacks its column."""
     kind = alphabet["kind"]
-    need = {"linear": ["k"], "binned": ["min", "max", "bins"], "categorical": [],
+    need = {"linear": ["k"], "binned": ["min", "max", "bins"], "numeric": ["min", "max", "bins"], "categorical": [],
             "planar": ["box", "columns", "rows", "cell_km", "latitude", "longitude"]}[kind]
     if missing := [name for name in need if name not in alphabet]:
         raise ValueError(f"{key}: a {kind} alphabet needs alphabet.{', alphabet.'.join(missing)}")
-    if kind == "binned":
+    if kind in BINNED:
         lo, hi, bins = float(alphabet["min"]), float(alphabet["max"]), int(alphabet["bins"])
         if not lo < hi:
-            raise ValueError(f"{key}: a binned alphabet needs alphabet.min < alphabet.max, got {alphabet['min']} and "
+            raise ValueError(f"{key}: a {kind} alphabet needs alphabet.min < alphabet.max, got {alphabet['min']} and "
                              f"{alphabet['max']}")
         width = (hi - lo) / bins
         if not (np.isfinite(hi - lo) and lo + width > lo and hi - width < hi):
@@ -249,8 +259,9 @@ def _reasons(blank: np.ndarray, not_a_number: np.ndarray, outside: np.ndarray) -
     return np.where(blank, 1, np.where(not_a_number, 2, np.where(outside, 3, 0))).astype(np.int8)
 
 
-def _on_line(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, reasons) of a chunk on a linear or binned alphabet (codes meaningful where the reason is 0)."""
+def _on_line(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(codes, reasons, values) of a chunk on a linear, binned or numeric alphabet (codes and values meaningful where
+    the reason is 0)."""
     values, blank, not_a_number = _numbers(frame.iloc[:, 0])
     with np.errstate(invalid="ignore"):
         if spec["kind"] == "linear":
@@ -260,7 +271,7 @@ def _on_line(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.ndarray, 
             lo, hi, bins = float(spec["min"]), float(spec["max"]), int(spec["bins"])
             inside = (values >= lo) & (values <= hi)
             codes = np.minimum(np.floor((np.where(inside, values, lo) - lo) * bins / (hi - lo)), bins - 1)
-    return codes.astype(np.int64), _reasons(blank, not_a_number, ~inside)
+    return codes.astype(np.int64), _reasons(blank, not_a_number, ~inside), values
 
 
 def _on_grid(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -292,6 +303,7 @@ class _Tally:
     records: int = 0
     kept: list[np.ndarray] = field(default_factory=list)
     categories: list[list[str]] = field(default_factory=list)
+    values: list[np.ndarray] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(REASONS, 0))
     first: dict[str, tuple[int, str, int, str]] = field(default_factory=dict)
 
@@ -300,9 +312,14 @@ class _Tally:
         kind = spec["kind"]
         if kind == "categorical":
             codes, reasons, categories = _on_categories(frame, spec)
-        else:
-            codes, reasons = (_on_grid if kind == "planar" else _on_line)(frame, spec)
+        elif kind == "planar":
+            codes, reasons = _on_grid(frame, spec)
             categories = []
+        else:
+            codes, reasons, values = _on_line(frame, spec)
+            categories = []
+            if kind == "numeric":
+                self.values.append(values[reasons == 0])
         self.records += len(frame)
         self.kept.append(codes[reasons == 0])
         self.categories.append(categories)
@@ -334,7 +351,7 @@ def _outside(spec: Mapping[str, Any]) -> str:
     kind = spec["kind"]
     if kind == "linear":
         return f"outside the alphabet 0..{int(spec['k']) - 1}"
-    if kind == "binned":
+    if kind in BINNED:
         return f"outside the bins' range [{float(spec['min']):g}, {float(spec['max']):g}]"
     if kind == "categorical":
         return f"not one of the {len(spec['categories'])} given categories"
@@ -392,6 +409,13 @@ def _tally_adult(files: Sequence[str], data: Mapping[str, Any], spec: Mapping[st
 
 def load(data: Mapping[str, Any], alphabet: Mapping[str, Any],
          adult_files: Sequence[str] = ()) -> tuple[np.ndarray, dict, dict]:
+    """``load_with_values`` without the values: (secrets, alphabet_file, provenance)."""
+    secrets, _, alphabet_file, provenance = load_with_values(data, alphabet, adult_files)
+    return secrets, alphabet_file, provenance
+
+
+def load_with_values(data: Mapping[str, Any], alphabet: Mapping[str, Any], adult_files: Sequence[str] = ()
+                     ) -> tuple[np.ndarray, np.ndarray | None, dict, dict]:
     """Every record of a study's data on its alphabet, blank, non-numeric and outside records dropped or refused.
 
     Parameters
@@ -406,6 +430,9 @@ def load(data: Mapping[str, Any], alphabet: Mapping[str, Any],
     -------
     secrets : numpy.ndarray of int64, shape (kept,)
         The kept records' secrets in 0..k-1, in file order.
+    values : numpy.ndarray of float64, shape (kept,), or None
+        On a numeric alphabet the kept records' numbers, in the same order (each in [min, max], in its secret's
+        bin); None on any other.
     alphabet_file : dict
         As ``alphabet_of`` makes it (a categorical alphabet without given categories: the sorted distinct values).
     provenance : dict
@@ -444,7 +471,8 @@ def load(data: Mapping[str, Any], alphabet: Mapping[str, Any],
     log.info("%s: %d records read, %d kept; dropped %d blank, %d not a number, %d outside the alphabet",
              source if isinstance(source, str) else " and ".join(source), tally.records, secrets.size,
              *(tally.counts[r] for r in REASONS))
-    return secrets, alphabet_file, provenance
+    values = np.concatenate([np.empty(0), *tally.values]) if alphabet["kind"] == "numeric" else None
+    return secrets, values, alphabet_file, provenance
 
 
 def _sha256(path: str) -> str:

@@ -6,6 +6,7 @@ grid of eps or n, runs and seed, run through the one experiment chain (``privest
         data: {csv: examples/own_study/ages.csv, column: age}     # or {builtin: ages} / {builtin: planar}
         alphabet: {kind: linear, k: 100}              # or {kind: planar, box: {...}, columns, rows, cell_km,
                                                       #     latitude: <column>, longitude: <column>}
+                                                      # or {kind: numeric, min, max, bins, unit}
         runs: 10
         experiments:
           krr_vs_eps: {mechanisms: [krr], eps: [0.5, 1, 2], estimators: [inv, ibu]}
@@ -41,15 +42,17 @@ from privest_studies.experiment import (
     KIND_OPTIONS,
     LONGITUDINAL_KINDS,
     MEMBER_OPTIONS,
+    NUMERIC_KINDS,
     PROTOCOL_KINDS,
     Experiment,
     Member,
     Point,
 )
 
-KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", *PROTOCOL_KINDS)
+KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", *PROTOCOL_KINDS, *NUMERIC_KINDS)
 """The mechanisms a study may use: matrices, RAPPOR and the protocols of ``privest.protocols`` (with the options of
-``experiment.KIND_OPTIONS``: local hashing's ``hashes``, the longitudinal protocols' ``eps1`` and ``calibration``).
+``experiment.KIND_OPTIONS``: local hashing's ``hashes``, the longitudinal protocols' ``eps1`` and ``calibration``),
+and on a numeric alphabet the numeric mechanisms of ``privest.numeric`` (alone at each eps: their reports are numbers).
 Shokri's LP is left to the free-will study: it is solved per alphabet and Q."""
 GEOMETRIC_KINDS = ("geometric", "laplace")
 """The mechanisms that need a geometry (a linear or planar alphabet): categories have none."""
@@ -80,6 +83,12 @@ def _members(key: str, spec: Mapping[str, Any], alphabet: Mapping[str, Any]) -> 
         if kind in GEOMETRIC_KINDS and alphabet["kind"] == "categorical":
             raise ValueError(f"{where}: the {kind} mechanism needs a geometry, and a categorical alphabet has none; "
                              "use krr, exponential, rappor or a standard protocol")
+        if kind in NUMERIC_KINDS and alphabet["kind"] != "numeric":
+            raise ValueError(f"{where}: the {kind} mechanism reports the numbers of a numeric column; it needs "
+                             f"alphabet.kind numeric (with min, max, bins), not {alphabet['kind']}")
+        if kind in NUMERIC_KINDS and ("n" in spec or (field == "mechanisms" and len(spec[field]) > 1)):
+            raise ValueError(f"{where}: {kind} reports numbers, not the bins a mixture shares; it runs alone at each "
+                             f"eps (mechanisms: [{kind}] with eps, or in compare)")
         if ("n" in spec) != (eps is not None):
             need = "{kind, eps} (an n grid gives each mechanism its eps)" if "n" in spec else "a kind (the eps grid " \
                 "gives the eps)"
@@ -131,6 +140,7 @@ def alphabet_k(alphabet: Mapping[str, Any]) -> int:
     """The number of secrets of a study's alphabet from its config alone; a categorical alphabet without given
     categories counts 2 (a lower bound: its categories are the data's)."""
     return int({"linear": lambda: alphabet["k"], "binned": lambda: alphabet["bins"],
+                "numeric": lambda: alphabet["bins"],
                 "planar": lambda: alphabet["columns"] * alphabet["rows"],
                 "categorical": lambda: len(alphabet.get("categories") or [0, 1])}[alphabet["kind"]]())
 

@@ -126,10 +126,13 @@ METRIC_KINDS = ("geometric", "laplace", "exponential")
 
 def eps_label(alphabet: dict, kinds: list[str], log: bool = False) -> str:
     """The x label of an eps axis: the metric mechanisms' eps is per unit of distance (per km, per index step, per
-    unit of a binned column), the others' per report."""
+    unit of a binned column), the others' per report; on a numeric alphabet every mechanism's eps is its LDP level
+    over [min, max] (``experiment.METRIC_SCALE``)."""
     unit = _unit(alphabet)
     metric = [kind for kind in kinds if kind in METRIC_KINDS]
     scale = ", log scale" if log else ""
+    if alphabet.get("numeric"):
+        return f"ε (LDP over [{alphabet['min']:g}, {alphabet['max']:g}]{scale})"
     if alphabet["kind"] == "categorical" or not metric:
         return f"ε (privacy parameter{scale})"
     if len(metric) == len(kinds):

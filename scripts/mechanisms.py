@@ -6,9 +6,10 @@ from privest_studies import experiment, files, jobs
 
 def main() -> None:
     spec = experiment.Experiment.from_dict(snakemake.params.experiment)
-    alphabet = Alphabet.from_dict(files.load_json(snakemake.input.alphabet))
+    alphabet_file = files.load_json(snakemake.input.alphabet)
     shokri = {float(solution["Q"]): solution["A"] for solution in map(files.load_npz, snakemake.input.shokri)}
-    built = experiment.build_mechanisms(spec.members, alphabet, shokri)
+    built = experiment.build_mechanisms(spec.members, Alphabet.from_dict(alphabet_file), shokri,
+                                        experiment.bounds_of(alphabet_file))
     files.save_npz(snakemake.output[0], **experiment.mechanisms_to_arrays(spec.members, built))
 
 

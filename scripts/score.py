@@ -7,10 +7,13 @@ from privest_studies import experiment, files, jobs
 
 def main() -> None:
     spec = experiment.Experiment.from_dict(snakemake.params.experiment)
-    alphabet = Alphabet.from_dict(files.load_json(snakemake.input.alphabet))
-    rows, columns = experiment.score(spec, alphabet, files.load_npz(snakemake.input.data)["theta"],
+    alphabet_file = files.load_json(snakemake.input.alphabet)
+    data = files.load_npz(snakemake.input.data)
+    bounds = experiment.bounds_of(alphabet_file)  # a numeric alphabet: the scores carry the mean
+    rows, columns = experiment.score(spec, Alphabet.from_dict(alphabet_file), data["theta"],
                                      files.NpzArrays(snakemake.input.reports),
-                                     [files.load_npz(path) for path in snakemake.input.estimates])
+                                     [files.load_npz(path) for path in snakemake.input.estimates],
+                                     None if bounds is None else (*bounds, float(data["values"].mean())))
     files.save_rows(rows, columns, snakemake.output[0])
 
 

@@ -151,9 +151,11 @@ def test_the_na_notes_are_the_texts_scores_csv_has_always_had(family, kinds, not
 
 def test_every_family_has_a_way_to_run_on_each_kind_of_point_it_accepts():
     for name, family in experiment.FAMILIES.items():
-        assert family.needs in ("any", "matrices", "matrices or protocols", "RAPPOR"), name
-        assert (family.matrices is not None) == (family.needs != "RAPPOR"), name
-        assert (family.each_run is not None) == (family.needs != "matrices"), name
+        assert family.needs in ("any", "matrices", "matrices or protocols", "RAPPOR", "numeric"), name
+        assert (family.matrices is not None) == (family.needs not in ("RAPPOR", "numeric")), name
+        assert (family.each_run is not None) == (family.needs not in ("matrices", "numeric")), name
+        # a numeric mechanism's numbers: IBU (EM on its discretised channel) and EMS only
+        assert (family.numeric is not None) == (name in ("ibu", "ems")), name
 
 
 

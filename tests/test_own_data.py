@@ -25,6 +25,11 @@ CASES = {
                {"blank": 1, "not_a_number": 1, "outside": 2},
                (5, "x '' is blank \\(1 such record;"),
                (4, "x '100.5' is outside the bins' range \\[0, 100\\] \\(2 such records;")),
+    "numeric": ("x\n0\n100\n100.5\n\nabc\n50\n-1\n24.99\n", {"column": "x"},
+                {"kind": "numeric", "min": 0, "max": 100, "bins": 4, "unit": "hours"}, [0, 3, 2, 0],
+                {"blank": 1, "not_a_number": 1, "outside": 2},
+                (5, "x '' is blank \\(1 such record;"),
+                (4, "x '100.5' is outside the bins' range \\[0, 100\\] \\(2 such records;")),
     "categorical": ("sex,age\nF,1\n M ,2\nX,3\n,4\nF,5\nY,6\n", {"column": "sex"},
                     {"kind": "categorical", "categories": ["M", "F"]}, [1, 0, 1],
                     {"blank": 1, "not_a_number": 0, "outside": 2},
@@ -74,6 +79,28 @@ def test_every_kind_drops_and_counts_or_refuses_the_first_bad_record(tmp_path, k
         assert provenance["records"] == len(kept) + sum(dropped.values()) and provenance["kept"] == len(kept)
         np.testing.assert_array_equal(secrets, kept)
         assert secrets.dtype == np.int64 and Alphabet.from_dict(alphabet_file).k == alphabet_file["k"]
+
+
+@pytest.mark.parametrize("missing", ["error", "drop"])
+@pytest.mark.parametrize("outside", ["error", "drop"])
+def test_a_numeric_alphabet_judges_records_as_the_binned_one_and_keeps_their_values(tmp_path, missing, outside):
+    text, keys, binned = CASES["binned"][:3]
+    data = {"csv": write(tmp_path, text), **keys, "missing": missing}
+    binned = {**binned, "outside": outside}
+    numeric = {**binned, "kind": "numeric", "unit": "hours"}
+    if "error" in (missing, outside):
+        assert error_of(own_data.load, data, numeric) == error_of(own_data.load, data, binned)
+        return
+    secrets, values, alphabet_file, provenance = own_data.load_with_values(data, numeric)
+    same, _, binned_provenance = own_data.load(data, binned)
+    np.testing.assert_array_equal(secrets, same)
+    assert provenance == binned_provenance
+    np.testing.assert_array_equal(values, [0, 100, 50, 24.99])
+    assert alphabet_file["numeric"] is True and alphabet_file["spacing"] == 25.0 and alphabet_file["unit"] == "hours"
+    assert own_data.load_with_values(data, binned)[1] is None
+    saved = own_data.empirical_data(secrets, 4, values)
+    np.testing.assert_array_equal(saved["values"], values)
+    np.testing.assert_array_equal(np.floor(saved["values"] / 25).clip(max=3), saved["secrets"])
 
 
 def test_the_alphabet_files_say_what_an_index_means():

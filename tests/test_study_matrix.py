@@ -5,6 +5,10 @@ through the functions the rules call (config -> experiments, mechanisms stored a
 reports stored and read back, estimate, score) at a tiny size, and either gives distributions and finite scores or
 NaN scores with the reason (the papers' "NA") where the family cannot run, as ``expected_na`` says independently.
 
+The numeric mechanisms (issue 50: square_wave, piecewise, hybrid, duchi) run alone on a numeric alphabet, their
+reports numbers, with every family (IBU: EM on the discretised channel; EMS; the others NA); on any other alphabet, or
+in a mixture, the config check refuses them in one line naming the key.
+
 ``CELLS`` counts the (kind or mixture, alphabet, estimator family) cells; the closing note of issue 22 quotes it.
 """
 
@@ -15,6 +19,7 @@ import numpy as np
 import pytest
 
 from privest.alphabets import Alphabet
+from privest.mechanisms.properties import ldp_level
 from privest_studies import experiment, files, own_study
 
 MATRIX = ("krr", "geometric", "laplace", "exponential")
@@ -23,6 +28,7 @@ MORE_PROTOCOLS = ("she", "the", "adp", "l_grr", "l_sue", "l_oue", "l_osue", "l_s
 """Histogram encoding, ADP and the longitudinal protocols (issue 49): alone on every alphabet with every family, and
 mixed with one mechanism of each family (k-RR, RAPPOR, GRR)."""
 KINDS = (*MATRIX, "rappor", *PROTOCOLS)
+NUMERIC = experiment.NUMERIC_KINDS
 OPTIONED = tuple({"kind": kind, **{option: value for option, value in {"hashes": 16, "eps1": 0.4, "calibration": "peer"}
                                    .items() if option in experiment.KIND_OPTIONS[kind]}}
                  for kind in experiment.LONGITUDINAL_KINDS)
@@ -36,22 +42,29 @@ ALPHABETS = {
                 "columns": 3, "rows": 2, "cell_km": 1.2, "latitude": "lat", "longitude": "lon"},
                {"kind": "planar", "columns": 3, "rows": 2, "cell_km": 1.2}),
     "categorical": ({"kind": "categorical"}, {"kind": "categorical", "categories": ["a", "b", "c", "d", "e"]}),
+    "numeric": ({"kind": "numeric", "min": 0.0, "max": 12.5, "bins": 5, "unit": "hours"},
+                {"kind": "linear", "k": 5, "spacing": 2.5, "unit": "hours", "min": 0.0, "max": 12.5, "bins": 5,
+                 "numeric": True}),
 }
 """alphabet name -> (the config's alphabet, the alphabet file the study's data job writes)."""
-SINGLE = ("inv", "rap", "ibu", "inv_r", "ibu_r", "rap_r", "inv_m", "ibu_m", "rap_m", "gibu")
+SINGLE = ("inv", "rap", "ibu", "inv_r", "ibu_r", "rap_r", "inv_m", "ibu_m", "rap_m", "gibu", "ems")
 MIXTURE = ("inv_r", "ibu_r", "rap_r", "inv_m", "ibu_m", "rap_m", "gibu")
 STOPPING = {"delta": 1e-8, "max_iter": 300}
 
 
 def family_of(kind: str) -> str:
-    return "matrix" if kind in MATRIX else "rappor" if kind == "rappor" else "protocol"
+    return ("matrix" if kind in MATRIX else "rappor" if kind == "rappor" else "numeric" if kind in NUMERIC
+            else "protocol")
 
 
 def expected_na(family: str, kinds: tuple[str, ...]) -> bool:
     """Whether an estimator family cannot run on these mechanisms (free-will section 4-6 and README): RAP and [RAP]
     need RAPPOR only; INV and the [e]_M families need matrices with one set of observables; [INV]_R and [IBU]_R take
-    matrices and protocols, not RAPPOR; IBU and GIBU run on anything."""
+    matrices and protocols, not RAPPOR; IBU and GIBU run on anything but numbers; on a numeric mechanism only IBU
+    (EM on its discretised channel) and EMS run, and EMS on nothing else."""
     families = {family_of(kind) for kind in kinds}
+    if family == "ems" or "numeric" in families:
+        return not (families == {"numeric"} and family in ("ibu", "ems"))
     if family in ("ibu", "gibu"):
         return False
     if family in ("rap", "rap_r", "rap_m"):
@@ -68,13 +81,17 @@ def study(alphabet: str, experiments: dict) -> dict:
                                  "runs": 2, "ibu": STOPPING, "experiments": experiments}}}
 
 
-def run_chain(spec: experiment.Experiment, alphabet: Alphabet, tmp_path: Path) -> tuple[dict, list[dict]]:
+def run_chain(spec: experiment.Experiment, alphabet: Alphabet, tmp_path: Path,
+              alphabet_file: dict | None = None) -> tuple[dict, list[dict]]:
     """The chain as the rules run it, every archive written and read back: each family's estimates, and the score
     rows."""
     rng = np.random.default_rng(7)
     secrets = np.sort(rng.integers(0, alphabet.k, size=150))
     data = {"secrets": secrets, "theta": np.bincount(secrets, minlength=alphabet.k) / secrets.size}
-    built = experiment.build_mechanisms(spec.members, alphabet)
+    bounds = experiment.bounds_of(alphabet_file or {})
+    if bounds is not None:  # each record's number, in its bin
+        data["values"] = bounds[0] + (secrets + rng.random(secrets.size)) * alphabet.spacing
+    built = experiment.build_mechanisms(spec.members, alphabet, bounds=bounds)
     files.save_npz(tmp_path / "mechanisms.npz", **experiment.mechanisms_to_arrays(spec.members, built))
     members, built = experiment.mechanisms_from_arrays(files.load_npz(tmp_path / "mechanisms.npz"))
     assert members == list(spec.members)
@@ -82,7 +99,8 @@ def run_chain(spec: experiment.Experiment, alphabet: Alphabet, tmp_path: Path) -
     reports = files.load_npz(tmp_path / "reports.npz")
     estimates = {family: experiment.estimate(spec, family, built, reports, spec.stopping_rule)
                  for family in spec.families}
-    return estimates, experiment.score(spec, alphabet, data["theta"], reports, list(estimates.values()))[0]
+    numeric = None if bounds is None else (*bounds, float(data["values"].mean()))
+    return estimates, experiment.score(spec, alphabet, data["theta"], reports, list(estimates.values()), numeric)[0]
 
 
 def check_cells(estimates: dict, rows: list[dict], kinds: tuple[str, ...]) -> None:
@@ -101,9 +119,15 @@ def check_cells(estimates: dict, rows: list[dict], kinds: tuple[str, ...]) -> No
             error = row["tv" if "tv" in row else "emd"]  # the EMD, named tv on categories (experiment.error_column)
             assert (np.isfinite(error) and error >= 0 and row["note"] == "") or (
                 np.isnan(error) and row["note"].startswith("NA: ")), row
+        if "mean" in row and np.isfinite(row[experiment.error_column("linear")]):  # a numeric alphabet's mean
+            numbers = any(kind in NUMERIC for kind in kinds)
+            assert row["mean_of"] == ("reports" if numbers else "histogram"), row
+            assert np.isfinite(row["mean"]) and np.isfinite(row["mean_lower"]) == numbers, row
+            if numbers:
+                assert row["mean_lower"] <= row["mean"] <= row["mean_upper"], row
 
 
-SINGLE_CASES = [(kind, alphabet) for kind in (*KINDS, *MORE_PROTOCOLS) for alphabet in ALPHABETS]
+SINGLE_CASES = [(kind, alphabet) for kind in (*KINDS, *MORE_PROTOCOLS, *NUMERIC) for alphabet in ALPHABETS]
 PAIRS = list(itertools.combinations(KINDS, 2)) + [(kind, other) for kind in MORE_PROTOCOLS
                                                    for other in ("krr", "rappor", "grr")]
 TRIPLES = [(m, "rappor", p) for m in MATRIX for p in PROTOCOLS]
@@ -111,8 +135,11 @@ OPTION_CASES = [(member, alphabet) for member in OPTIONED for alphabet in ALPHAB
 ROUND_CASES = [(kind, alphabet) for kind in experiment.LONGITUDINAL_KINDS for alphabet in ALPHABETS]
 """Each longitudinal kind over three rounds, a fifth of the values redrawn each round, on every alphabet with every
 family: every round of every run estimated and scored."""
+NUMERIC_MIXTURES = [(kind, other) for kind in NUMERIC for other in ("krr", "geometric", "rappor", "grr", "duchi")
+                    if other != kind]
+"""Each numeric kind in a mixture by n with one mechanism of each family: refused by the config check."""
 CELLS = (sum(len(SINGLE) for kind, alphabet in (*SINGLE_CASES, *OPTION_CASES, *ROUND_CASES))
-         + len(MIXTURE) * len(ALPHABETS) * (len(PAIRS) + len(TRIPLES)))
+         + len(MIXTURE) * len(ALPHABETS) * (len(PAIRS) + len(TRIPLES) + len(NUMERIC_MIXTURES)))
 
 
 @pytest.mark.parametrize(("kind", "alphabet"), SINGLE_CASES)
@@ -124,8 +151,15 @@ def test_every_kind_alone_at_each_eps_with_every_estimator_family(kind, alphabet
             own_study.experiments(config)
         assert "\n" not in str(error.value)
         return
+    if alphabet != "numeric" and kind in NUMERIC:
+        says = f"the {kind} mechanism reports the numbers of a numeric column; it needs alphabet.kind numeric"
+        with pytest.raises(ValueError, match=rf"experiments\.alone\.mechanisms\[0\]: {says}") as error:
+            own_study.experiments(config)
+        assert "\n" not in str(error.value)
+        return
     (spec,) = own_study.experiments(config)["cell"].values()
-    check_cells(*run_chain(spec, Alphabet.from_dict(ALPHABETS[alphabet][1]), tmp_path), (kind,))
+    check_cells(*run_chain(spec, Alphabet.from_dict(ALPHABETS[alphabet][1]), tmp_path, ALPHABETS[alphabet][1]),
+                (kind,))
 
 
 @pytest.mark.parametrize(("member", "alphabet"), OPTION_CASES,
@@ -162,7 +196,41 @@ def test_every_mixture_of_mechanism_families_by_n(kinds, tmp_path):
                 own_study.experiments(config)
             continue
         (spec,) = own_study.experiments(config)["cell"].values()
-        check_cells(*run_chain(spec, Alphabet.from_dict(ALPHABETS[alphabet][1]), tmp_path), kinds)
+        check_cells(*run_chain(spec, Alphabet.from_dict(ALPHABETS[alphabet][1]), tmp_path, ALPHABETS[alphabet][1]),
+                    kinds)
+
+
+@pytest.mark.parametrize("kinds", NUMERIC_MIXTURES, ids="+".join)
+def test_a_numeric_mechanism_in_a_mixture_is_refused_naming_the_key(kinds):
+    for alphabet in ALPHABETS:
+        mechanisms = [{"kind": kind, "eps": 2.0} for kind in kinds]
+        config = study(alphabet, {"mix": {"mechanisms": mechanisms, "n": [120, 240], "estimators": list(MIXTURE)}})
+        first = min(i for i, kind in enumerate(kinds) if kind in NUMERIC)
+        said = ("reports numbers, not the bins a mixture shares; it runs alone" if alphabet == "numeric"
+                else "it needs alphabet.kind numeric")
+        with pytest.raises(ValueError, match=rf"experiments\.mix\.mechanisms\[{first}\]: .*{said}") as error:
+            own_study.experiments(config)
+        assert "\n" not in str(error.value)
+
+
+def test_numeric_and_binned_mechanisms_compared_on_the_same_users_with_the_mean(tmp_path):
+    config = study("numeric", {"side": {"compare": ["square_wave", "piecewise", "geometric"], "eps": [1.0, 4.0],
+                                        "users": 300, "estimators": ["ibu", "ems"]}})
+    specs = own_study.experiments(config)["cell"]
+    assert list(specs) == ["side_square_wave", "side_piecewise", "side_geometric"]
+    alphabet_file = ALPHABETS["numeric"][1]
+    drawn = []
+    for name, spec in specs.items():
+        estimates, rows = run_chain(spec, Alphabet.from_dict(alphabet_file), tmp_path, alphabet_file)
+        drawn.append(files.load_npz(tmp_path / "reports.npz")["secret_counts"])
+        check_cells(estimates, rows, (spec.members[0].kind,))
+        assert all(row["mean_true"] == rows[0]["mean_true"] for row in rows)
+        if name != "side_geometric":
+            reports = files.load_npz(tmp_path / "reports.npz")
+            assert reports["p0_r0_m0_values"].shape == (300,)
+            assert {row["method"] for row in rows if np.isfinite(row["emd"])} == {"IBU", "EMS"}
+    for other in drawn[1:]:
+        np.testing.assert_array_equal(other, drawn[0])
 
 
 @pytest.mark.parametrize("order", [("rappor", "olh", "krr"), ("krr", "rappor", "olh"), ("olh", "krr", "rappor")])
@@ -203,4 +271,28 @@ def test_a_comparison_runs_each_kind_on_the_same_users():
 
 
 def test_the_matrix_counts_its_cells():
-    assert CELLS == (23 + 8 + 8) * 4 * 10 + 7 * 4 * (66 + 33 + 28)
+    assert CELLS == (27 + 8 + 8) * 5 * 11 + 7 * 5 * (66 + 33 + 28 + 19)
+
+
+@pytest.mark.parametrize("kind", ["geometric", "laplace", "exponential"])
+def test_on_a_numeric_alphabet_a_metric_mechanism_is_eps_ldp_over_the_range_as_the_numeric_ones(kind):
+    alphabet = Alphabet.from_dict({"kind": "linear", "k": 77, "spacing": 1.0})
+    for eps in (0.5, 1.0, 4.0):
+        (per_range,) = experiment.build_mechanisms([experiment.Member(kind, eps)], alphabet, bounds=(18.0, 95.0))
+        assert eps * 0.95 <= ldp_level(per_range) <= eps * (1 + 1e-9), (kind, eps, ldp_level(per_range))
+        (per_unit,) = experiment.build_mechanisms([experiment.Member(kind, eps)], alphabet)  # any other alphabet
+        assert ldp_level(per_unit) > 10 * eps  # eps per year: eps * 76 years (exponential: half that)
+
+
+def test_drawn_users_of_a_numeric_alphabet_hold_values_of_records_of_their_bins():
+    from privest_studies.experiment.reports import _values_of
+
+    rng = np.random.default_rng(3)
+    values = rng.uniform(0, 12.5, 400)
+    secrets = np.minimum((values // 2.5).astype(np.int64), 4)
+    data = {"secrets": secrets, "values": values, "theta": np.bincount(secrets, minlength=5) / 400}
+    np.testing.assert_array_equal(_values_of(None, data, rng), values)  # the dataset's own users: every record
+    counts = np.array([30, 0, 7, 50, 13])
+    drawn = _values_of(counts, data, rng)
+    np.testing.assert_array_equal(np.minimum((drawn // 2.5).astype(np.int64), 4), np.repeat(np.arange(5), counts))
+    assert np.isin(drawn, values).all() and np.unique(drawn[:30]).size > 10  # records of the bin, not one repeated

@@ -38,10 +38,14 @@ from privest_studies.experiment.mechanisms import (
     LONGITUDINAL_KINDS,
     MECHANISM_KINDS,
     MEMBER_OPTIONS,
+    NUMERIC_KINDS,
     PROTOCOL_KINDS,
     Member,
+    NumericOnBins,
+    bounds_of,
     build_mechanisms,
     describe,
+    is_numeric,
     is_protocol,
     mechanism_k,
     mechanisms_from_arrays,
@@ -56,7 +60,7 @@ from privest_studies.experiment.reports import (
     reports_to_arrays,
     run_to_arrays,
 )
-from privest_studies.experiment.scores import SCORE_COLUMNS, error_column, score
+from privest_studies.experiment.scores import MEAN_COLUMNS, SCORE_COLUMNS, error_column, score
 from privest_studies.experiment.spec import Experiment, Point
 
 __all__ = [
@@ -66,8 +70,10 @@ __all__ = [
     "KIND_NAMES",
     "KIND_OPTIONS",
     "LONGITUDINAL_KINDS",
+    "MEAN_COLUMNS",
     "MECHANISM_KINDS",
     "MEMBER_OPTIONS",
+    "NUMERIC_KINDS",
     "PROTOCOL_KINDS",
     "RAW_SUFFIX",
     "RUN_BY_RUN_KINDS",
@@ -77,9 +83,11 @@ __all__ = [
     "Family",
     "FamilyResult",
     "Member",
+    "NumericOnBins",
     "Part",
     "Point",
     "PointRuns",
+    "bounds_of",
     "build_mechanisms",
     "describe",
     "error_column",
@@ -87,6 +95,7 @@ __all__ = [
     "estimate_family",
     "estimate_part",
     "gather",
+    "is_numeric",
     "is_protocol",
     "mechanism_k",
     "mechanisms_from_arrays",

@@ -3,7 +3,8 @@ follows; or, where a scale splits the job (``parts``), on one point and a block 
 the parts then gathered into the same archive, byte for byte (``gather``).
 
 Storage (npz): ``methods`` (F,), ``points`` (P,), ``theta`` (F, P, R, k), ``iterations`` and ``capped`` (F, P, R),
-``notes`` (P,): why the family could not run at a point ('' where it ran). A part's archive holds the same arrays
+``notes`` (P,): why the family could not run at a point ('' where it ran); ``mean`` (F, P, R, 3) on a numeric
+mechanism's points: its unbiased mean and interval (estimate, lower, upper). A part's archive holds the same arrays
 for its one point and its runs (P = 1, R = the block's runs) and ``point``, ``runs``: which.
 """
 
@@ -55,9 +56,13 @@ def _archive(family: str, points: np.ndarray, results: Sequence[FamilyResult]) -
         """(methods, points, runs, ...) array of one field of the estimates."""
         return np.array([[[getattr(e, field) for e in r.estimates[m]] for r in results] for m in methods])
 
-    return {"methods": np.array(methods), "points": points, "theta": stack("theta"),
-            "iterations": stack("iterations"), "capped": stack("capped"),
-            "notes": np.array([r.note for r in results])}
+    arrays = {"methods": np.array(methods), "points": points, "theta": stack("theta"),
+              "iterations": stack("iterations"), "capped": stack("capped"),
+              "notes": np.array([r.note for r in results])}
+    if any(e.mean is not None for r in results for by_run in r.estimates.values() for e in by_run):
+        arrays["mean"] = np.array([[[(np.nan,) * 3 if e.mean is None else e.mean for e in r.estimates[m]]
+                                    for r in results] for m in methods], dtype=np.float64)
+    return arrays
 
 
 @dataclass(frozen=True)

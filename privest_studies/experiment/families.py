@@ -4,7 +4,8 @@ cannot (the papers' "NA").
 Every family is one row of ``FAMILIES``: its methods (INV-N and INV-P from one factorisation, [INV]_M raw, normalised
 and projected, ...), the name its NA notes give it, whether a point has one mechanism, which mechanisms it needs, and
 how it runs: on a point of matrix mechanisms every run at once (``matrices``), on a point with RAPPOR or protocol
-members run by run (``each_run``). Both give each run's estimates in the order of the methods. A family that cannot
+members run by run (``each_run``), on a point of a numeric mechanism run by run on its numbers (``numeric``). Each
+gives each run's estimates in the order of the methods. A family that cannot
 run on a point (INV on a singular matrix, RAP on matrix reports, ...) gives NaN estimates and the reason.
 """
 
@@ -20,7 +21,14 @@ from privest.mechanisms import average
 from privest.protocols import Protocol
 from privest.rappor import RapporReports
 from privest.sampling import Mechanism, Rappor, Reports
-from privest_studies.experiment.mechanisms import PROTOCOL_KINDS, is_protocol, mechanism_k
+from privest_studies.experiment.mechanisms import (
+    NUMERIC_KINDS,
+    PROTOCOL_KINDS,
+    NumericOnBins,
+    is_numeric,
+    is_protocol,
+    mechanism_k,
+)
 
 __all__ = ["FAMILIES", "ITERATIVE", "RAW_SUFFIX", "RUN_BY_RUN_KINDS", "Estimate", "Family", "FamilyResult",
            "estimate_family", "refused"]
@@ -32,11 +40,14 @@ POSTS = ("normalization", "projection")
 
 @dataclass(frozen=True)
 class Estimate:
-    """One method's estimate from one run, with how IBU stopped (iterations 0 and capped False for closed forms)."""
+    """One method's estimate from one run, with how IBU stopped (iterations 0 and capped False for closed forms); for
+    a numeric mechanism, ``mean``: its unbiased estimate of the users' mean value and its 95% interval (estimate,
+    lower, upper; ``privest.numeric.NumericMechanism.mean_interval``)."""
 
     theta: np.ndarray
     iterations: int = 0
     capped: bool = False
+    mean: tuple[float, float, float] | None = None
 
 
 # --- pieces the families share ----------------------------------------------------------------------------------------
@@ -193,11 +204,40 @@ def _rap_m_each_run(_mechanisms, reports, _stopping):
     return _post_processed(estimators.rap_grouped(list(reports)), keep_raw=True)
 
 
+# --- on a point of one numeric mechanism, one run: (NumericOnBins, its reports (n,), stopping) ------------------------
+
+MEAN_LEVEL = 0.95
+"""The level of a numeric mechanism's interval for the mean in the scores."""
+
+
+def _with_mean(numeric: NumericOnBins, reports: np.ndarray, histogram) -> tuple[Estimate]:
+    interval = numeric.mechanism.mean_interval(reports, MEAN_LEVEL)
+    return (Estimate(histogram.theta, histogram.iterations, histogram.capped,
+                     (interval.estimate, interval.lower, interval.upper)),)
+
+
+def _ibu_numeric(numeric: NumericOnBins, reports: np.ndarray, stopping):
+    """IBU on a numeric mechanism: EM on its discretised channel over the alphabet's k bins and k report bins, to the
+    MLE (``privest.ibu``'s rule at the study's delta and max_iter; Li et al. 2020's EM without smoothing)."""
+    rule = {"delta": stopping["delta"], "max_iter": int(stopping["max_iter"])}
+    return _with_mean(numeric, reports, numeric.mechanism.distribution(reports, numeric.k, smoothing=None,
+                                                                       stop="converged", **rule))
+
+
+def _ems_numeric(numeric: NumericOnBins, reports: np.ndarray, stopping):
+    """EMS (Li et al., SIGMOD 2020, section 5): EM with the binomial smoothing step on the discretised channel, under
+    the paper's stopping rule (at most the study's max_iter iterations)."""
+    return _with_mean(numeric, reports, numeric.mechanism.distribution(reports, numeric.k, smoothing="ems",
+                                                                       stop="paper",
+                                                                       max_iter=int(stopping["max_iter"])))
+
+
 # --- the families -----------------------------------------------------------------------------------------------------
 
-NEEDS = ("any", "matrices", "matrices or protocols", "RAPPOR")
+NEEDS = ("any", "matrices", "matrices or protocols", "RAPPOR", "numeric")
 """What a family needs of a point's mechanisms: anything; matrices with one common set of observables; matrices or
-protocols, not RAPPOR (2^k observables); RAPPOR only (its estimator works on bit sums)."""
+protocols, not RAPPOR (2^k observables); RAPPOR only (its estimator works on bit sums); a numeric mechanism (EMS).
+A family without a ``numeric`` way to run cannot run on a numeric mechanism's numbers."""
 
 
 @dataclass(frozen=True)
@@ -214,13 +254,16 @@ class Family:
     one: bool = False
     matrices: Callable[[list[np.ndarray], np.ndarray, dict], list[tuple[Estimate, ...]]] | None = None
     each_run: Callable[[Sequence[Mechanism], Sequence[Reports], dict], tuple[Estimate, ...]] | None = None
+    numeric: Callable[[NumericOnBins, np.ndarray, dict], tuple[Estimate, ...]] | None = None
 
 
 FAMILIES: dict[str, Family] = {
     "inv": Family(("INV-N", "INV-P"), "INV", "matrices or protocols", one=True,
                   matrices=_inv_matrices, each_run=_inv_each_run),
     "rap": Family(("INV-N", "INV-P"), "RAP", "RAPPOR", one=True, each_run=_rap_each_run),
-    "ibu": Family(("IBU",), "IBU", "any", one=True, matrices=_ibu_matrices, each_run=_gibu_each_run),
+    "ibu": Family(("IBU",), "IBU", "any", one=True, matrices=_ibu_matrices, each_run=_gibu_each_run,
+                  numeric=_ibu_numeric),
+    "ems": Family(("EMS",), "EMS", "numeric", one=True, numeric=_ems_numeric),
     "inv_r": Family(("[INV]_R-N", "[INV]_R-P"), "[INV]_R", "matrices or protocols",
                     matrices=_inv_r_matrices, each_run=_inv_r_each_run),
     "ibu_r": Family(("[IBU]_R",), "[IBU]_R", "matrices or protocols",
@@ -236,7 +279,9 @@ RAPPOR's estimator, which the IBU paper names INV-N and INV-P); [e]_R (inv_r, ib
 rap_m) and GIBU: any mixture (free-will sections 4-6). -N: normalisation, -P: projection, -raw: before
 post-processing (not a distribution: scored by l2^2 only, for Propositions 2 and 3). On the standard protocols
 (``privest.protocols``) inv and inv_r take each protocol's unbiased estimator, ibu and ibu_r GIBU on one protocol's
-reports, gibu the whole mixture; the [e]_M families need a common matrix and say NA."""
+reports, gibu the whole mixture; the [e]_M families need a common matrix and say NA. On a numeric mechanism
+(``NumericOnBins``, alone at its points) ibu is EM on its discretised channel and ems is EMS (Li et al. 2020), each
+with the mechanism's unbiased mean and its interval; the others say NA (its reports are numbers)."""
 
 
 ITERATIVE = ("ibu", "ibu_r", "ibu_m", "gibu")
@@ -250,7 +295,10 @@ def refused(family: str, kinds: Sequence[str]) -> bool:
     the kinds of the config before any mechanism is built; a singular matrix still makes INV NA when it runs)."""
     row = FAMILIES[family]
     rappor, protocols = "rappor" in kinds, any(kind in PROTOCOL_KINDS for kind in kinds)
+    numbers = any(kind in NUMERIC_KINDS for kind in kinds)
     return ((row.one and len(kinds) != 1)
+            or (numbers and row.numeric is None)
+            or (row.needs == "numeric" and not numbers)
             or (row.needs == "RAPPOR" and not all(kind == "rappor" for kind in kinds))
             or (row.needs in ("matrices", "matrices or protocols") and rappor)
             or (row.needs == "matrices" and protocols))
@@ -258,6 +306,12 @@ def refused(family: str, kinds: Sequence[str]) -> bool:
 
 def _refuse(family: Family, mechanisms: Sequence[Mechanism]) -> None:
     """A ValueError (the NA note) when the family needs other mechanisms than the point's."""
+    if family.needs == "numeric" and not all(is_numeric(m) for m in mechanisms):
+        raise ValueError(f"{family.name} (Li et al. 2020) estimates a numeric mechanism's histogram from its numbers; "
+                         "use it with square_wave, piecewise, hybrid or duchi")
+    if family.numeric is None and (numbers := [m for m in mechanisms if is_numeric(m)]):
+        raise ValueError(f"{family.name} needs reports of the bins; {numbers[0].name}'s are numbers (use ibu, EM on "
+                         "its discretised channel, or ems)")
     rappor = any(isinstance(m, Rappor) for m in mechanisms)
     protocols = any(is_protocol(m) for m in mechanisms)
     if family.needs == "RAPPOR" and not all(isinstance(m, Rappor) for m in mechanisms):
@@ -278,7 +332,10 @@ def _compute(family: str, mechanisms: Sequence[Mechanism], reports: Sequence[Seq
     if row.one and len(mechanisms) != 1:
         raise ValueError(f"family {family} needs one mechanism per point, got {len(mechanisms)}")
     _refuse(row, mechanisms)
-    if not any(isinstance(m, Rappor | Protocol) for m in mechanisms):
+    if is_numeric(mechanisms[0]):
+        by_run = [row.numeric(mechanisms[0], np.asarray(by_mechanism[0], dtype=np.float64), stopping)
+                  for by_mechanism in reports]
+    elif not any(isinstance(m, Rappor | Protocol) for m in mechanisms):
         by_run = row.matrices([np.asarray(m) for m in mechanisms], _counts(reports), stopping)
     else:
         by_run = [row.each_run(mechanisms, by_mechanism, stopping) for by_mechanism in reports]

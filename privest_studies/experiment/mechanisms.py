@@ -5,7 +5,8 @@ Storage (npz): ``kinds`` and ``parameters`` (D,) of the experiment's distinct me
 when every one is a matrix, else ``A{j}`` (k, m) for each matrix member j (RAPPOR has 2^k observables: never a matrix,
 decisions.md, section 2; the standard protocols of ``privest.protocols`` report sets, not columns); ``hashes`` (D,) when
 a member is a protocol (BLH and OLH: the size of the hash family, -1 for seeds from 2^32; -1 for the others);
-``eps1`` (D,) and ``calibration`` (D,) when a member gives them (the longitudinal protocols; NaN and '' where not).
+``eps1`` (D,) and ``calibration`` (D,) when a member gives them (the longitudinal protocols; NaN and '' where not);
+``bounds`` (2,), the numeric alphabet's [min, max], when a member is a numeric mechanism (``NUMERIC_KINDS``).
 """
 
 from collections.abc import Mapping, Sequence
@@ -14,15 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from privest import protocols
+from privest import numeric, protocols
 from privest.alphabets import Alphabet
 from privest.mechanisms import by_name
 from privest.protocols import Protocol
 from privest.sampling import Rappor
 
 __all__ = ["HASHED_KINDS", "KIND_NAMES", "KIND_OPTIONS", "LONGITUDINAL_KINDS", "MECHANISM_KINDS", "MEMBER_OPTIONS",
-           "PROTOCOL_KINDS", "Member", "build_mechanisms", "describe", "is_protocol", "mechanism_k",
-           "mechanisms_from_arrays", "mechanisms_to_arrays", "protocol"]
+           "METRIC_SCALE", "NUMERIC_KINDS", "PROTOCOL_KINDS", "Member", "NumericOnBins", "bounds_of",
+           "build_mechanisms", "describe", "is_numeric", "is_protocol", "mechanism_k", "mechanisms_from_arrays",
+           "mechanisms_to_arrays", "protocol"]
 
 PROTOCOL_KINDS = (*protocols.NAMES, *protocols.HISTOGRAM_NAMES,
                   *(name for name in protocols.LONGITUDINAL_NAMES if name != "dbitflip"))
@@ -41,9 +43,18 @@ HASHED_KINDS = tuple(kind for kind, options in KIND_OPTIONS.items() if "hashes" 
 """The protocols that take a hash family size (``Member.hashes``)."""
 LONGITUDINAL_KINDS = tuple(kind for kind, options in KIND_OPTIONS.items() if "eps1" in options)
 """The longitudinal protocols (a memo at eps, each report at eps1): the kinds that can report over rounds."""
-MECHANISM_KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", "shokri", *PROTOCOL_KINDS)
+NUMERIC_KINDS = ("square_wave", "piecewise", "hybrid", "duchi")
+"""The numeric mechanisms of ``privest.numeric``: each user's number of a numeric column reported as a number (not a
+bin), on a numeric alphabet's [min, max]; their histogram estimated on its bins (``NumericOnBins``)."""
+METRIC_SCALE = {"geometric": 1.0, "laplace": 1.0, "exponential": 2.0}
+"""The metric mechanisms, eps per unit of distance, and on a numeric alphabet the factor c of their eps per unit
+c eps / d_max (d_max the distance between the first and last bins' centres) that makes them eps-LDP over the whole
+range, as the numeric mechanisms are: the geometric and Laplace mechanisms' worst ratio is e^(eps d_max) per unit eps,
+the exponential mechanism's e^(eps d_max / 2) (``privest.mechanisms.ldp_level`` checks it in the tests)."""
+MECHANISM_KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", "shokri", *PROTOCOL_KINDS, *NUMERIC_KINDS)
 KIND_NAMES = {"krr": "k-RR", "geometric": "geometric", "laplace": "Laplace", "exponential": "exponential",
-              "rappor": "RAPPOR", "shokri": "Shokri",
+              "rappor": "RAPPOR", "shokri": "Shokri", "square_wave": "SW", "piecewise": "PM", "hybrid": "HM",
+              "duchi": "Duchi",
               **{kind: kind.upper().replace("L_", "L-") for kind in PROTOCOL_KINDS}}
 
 
@@ -75,8 +86,47 @@ class Member:
         return f"{name} ({', '.join(given)})" if given else name
 
     @property
+    def numeric(self) -> bool:
+        """Whether the member is a numeric mechanism (``NUMERIC_KINDS``): its users report numbers."""
+        return self.kind in NUMERIC_KINDS
+
+    @property
     def symbol(self) -> str:
         return "Q" if self.kind == "shokri" else "ε"
+
+
+@dataclass(frozen=True)
+class NumericOnBins:
+    """A numeric mechanism of ``privest.numeric`` on a numeric alphabet: its users report their numbers
+    (``mechanism.sample`` on the raw values), and its histogram is estimated on the alphabet's ``k`` equal cells of
+    [lo, hi] (``mechanism.distribution(reports, k)``)."""
+
+    mechanism: numeric.NumericMechanism
+    k: int
+
+    @property
+    def name(self) -> str:
+        return self.mechanism.name
+
+
+def is_numeric(mechanism: Any) -> bool:
+    """Whether a built mechanism is a numeric one (``NumericOnBins``): its reports are numbers, one a user."""
+    return isinstance(mechanism, NumericOnBins)
+
+
+def bounds_of(alphabet_file: Mapping[str, Any]) -> tuple[float, float] | None:
+    """A numeric alphabet's [min, max] from its alphabet file (``own_data.alphabet_of``), None for any other."""
+    if not alphabet_file.get("numeric"):
+        return None
+    return float(alphabet_file["min"]), float(alphabet_file["max"])
+
+
+def _numeric(member: Member, k: int, bounds: tuple[float, float] | None) -> NumericOnBins:
+    if bounds is None:
+        raise ValueError(f"{member.kind}: a numeric mechanism needs a numeric alphabet's min and max (alphabet kind "
+                         "numeric)")
+    factory = getattr(numeric, member.kind)
+    return NumericOnBins(factory(member.parameter, lo=bounds[0], hi=bounds[1]), k)
 
 
 def is_protocol(mechanism: Any) -> bool:
@@ -91,16 +141,21 @@ def protocol(member: Member, k: int) -> Protocol:
 
 def mechanism_k(mechanism: Any) -> int:
     """The number of secrets of a built mechanism (a matrix's rows)."""
-    return mechanism.k if isinstance(mechanism, Rappor | Protocol) else np.asarray(mechanism).shape[0]
+    return mechanism.k if isinstance(mechanism, Rappor | Protocol | NumericOnBins) else np.asarray(mechanism).shape[0]
 
 
-def build_mechanisms(members: Sequence[Member], alphabet: Alphabet, shokri: Mapping[float, np.ndarray] | None = None
-                     ) -> list[Any]:
+def build_mechanisms(members: Sequence[Member], alphabet: Alphabet, shokri: Mapping[float, np.ndarray] | None = None,
+                     bounds: tuple[float, float] | None = None) -> list[Any]:
     """The mechanisms on an alphabet: matrices (``privest.mechanisms.by_name``; Shokri's from the solved matrices
-    ``shokri[Q]``), ``Rappor`` for RAPPOR members, or a protocol of ``privest.protocols``."""
+    ``shokri[Q]``), ``Rappor`` for RAPPOR members, a protocol of ``privest.protocols``, or a numeric mechanism on
+    ``bounds`` (a numeric alphabet's [min, max], ``bounds_of``) estimated on the alphabet's k bins. On a numeric
+    alphabet (``bounds`` given) every member's eps is its LDP level: the metric mechanisms get eps per unit
+    ``METRIC_SCALE[kind] * eps / d_max``, so that they stand beside the numeric ones at the same privacy."""
     result: list[Any] = []
     for m in members:
-        if m.kind in PROTOCOL_KINDS:
+        if m.kind in NUMERIC_KINDS:
+            result.append(_numeric(m, alphabet.k, bounds))
+        elif m.kind in PROTOCOL_KINDS:
             result.append(protocol(m, alphabet.k))
         elif m.kind == "rappor":
             result.append(Rappor(alphabet.k, m.parameter))
@@ -108,6 +163,9 @@ def build_mechanisms(members: Sequence[Member], alphabet: Alphabet, shokri: Mapp
             if shokri is None or m.parameter not in shokri:
                 raise ValueError(f"shokri: no solved matrix for Q = {m.parameter:g}")
             result.append(np.asarray(shokri[m.parameter], dtype=np.float64))
+        elif bounds is not None and m.kind in METRIC_SCALE:
+            d_max = alphabet.spacing * (alphabet.k - 1)
+            result.append(by_name(m.kind, alphabet, METRIC_SCALE[m.kind] * m.parameter / d_max))
         else:
             result.append(by_name(m.kind, alphabet, m.parameter))
     return result
@@ -120,11 +178,13 @@ def mechanisms_to_arrays(members: Sequence[Member], built: Sequence[Any]) -> dic
     arrays = {"kinds": np.array([m.kind for m in members]),
               "parameters": np.array([m.parameter for m in members], dtype=np.float64),
               "k": np.int64(mechanism_k(built[0]))}
-    if not any(isinstance(m, Rappor | Protocol) for m in built):
+    if not any(isinstance(m, Rappor | Protocol | NumericOnBins) for m in built):
         arrays["A"] = np.stack(built)
     else:
         arrays |= {f"A{j}": np.asarray(m, dtype=np.float64) for j, m in enumerate(built)
-                   if not isinstance(m, Rappor | Protocol)}
+                   if not isinstance(m, Rappor | Protocol | NumericOnBins)}
+    if numerics := [m for m in built if is_numeric(m)]:
+        arrays["bounds"] = np.array([numerics[0].mechanism.lo, numerics[0].mechanism.hi], dtype=np.float64)
     if any(is_protocol(m) for m in built):
         arrays["hashes"] = np.array([-1 if m.hashes is None else m.hashes for m in members], dtype=np.int64)
     if any(m.eps1 is not None or m.calibration is not None for m in members):
@@ -142,8 +202,11 @@ def mechanisms_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[list[Membe
     members = [Member(str(kind), float(p), h, e1, c) for kind, p, h, e1, c
                in zip(arrays["kinds"], arrays["parameters"], hashes, eps1, calibration, strict=True)]
     k = int(arrays["k"])
+    bounds = (float(arrays["bounds"][0]), float(arrays["bounds"][1])) if "bounds" in arrays else None
 
     def mechanism(j: int, m: Member) -> Any:
+        if m.kind in NUMERIC_KINDS:
+            return _numeric(m, k, bounds)
         if m.kind == "rappor":
             return Rappor(k, m.parameter)
         if m.kind in PROTOCOL_KINDS:

@@ -7,7 +7,8 @@ distinct bit vectors, a protocol's reports as ``Protocol.to_arrays`` writes them
 matrix's counts. An experiment of rounds (``Experiment.rounds``) stores every round of every run as a run of its own
 (R = ``Experiment.slots``, slot = run x rounds + round - 1), with ``eps_spent`` and ``eps_spent_max`` (P, R): the mean
 and the largest over the round's users of the eps their reports have spent so far, the member's eps times the distinct
-values the user has reported (the longitudinal protocols' bound: eps for each value's memo).
+values the user has reported (the longitudinal protocols' bound: eps for each value's memo). A numeric mechanism's
+reports (``NumericOnBins``: one number a user) are stored as ``p{point}_r{run}_m0_values``.
 """
 
 from collections.abc import Mapping, Sequence
@@ -18,7 +19,7 @@ import numpy as np
 from privest.protocols import Rounds
 from privest.rappor import RapporReports
 from privest.sampling import population, rng_for, split_secrets, split_users
-from privest_studies.experiment.mechanisms import is_protocol
+from privest_studies.experiment.mechanisms import is_numeric, is_protocol
 from privest_studies.experiment.spec import Experiment
 
 __all__ = ["PointRuns", "perturb", "population_reports", "reports_from_arrays", "reports_to_arrays", "run_to_arrays"]
@@ -50,6 +51,8 @@ def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.
     own = np.bincount(data["secrets"], minlength=k) if "secrets" in data else None
     if (experiment.rounds or 1) > 1:
         return _perturb_rounds(experiment, built, data, own, seed)
+    if any(is_numeric(m) for m in built):
+        return _perturb_numbers(experiment, built, data, own, seed)
     sets = any(is_protocol(m) for m in built)
     # Protocols' reports (k bits a user for SUE, OUE and SS) are drawn packed and stored as drawn: the archive's arrays
     # hold 1/8 of the unpacked bits, and the bool matrix is never formed.
@@ -77,6 +80,48 @@ def perturb(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.
     return {"points": np.array([p.value for p in experiment.points], dtype=np.float64),
             "runs": np.int64(experiment.runs), "secret_counts": secret_counts, **spent,
             **(packed if sets else reports_to_arrays(reports))}
+
+
+def _values_of(counts: np.ndarray | None, data: Mapping[str, np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    """The raw values of one run's users of a numeric alphabet: every record's value (``counts`` None: the dataset's
+    own users), else, for users whose bins ``counts`` (k,) holds, each user's value drawn from the records of the
+    user's bin (the records' empirical distribution within it), in bin order."""
+    secrets, values = np.asarray(data["secrets"]), np.asarray(data["values"], dtype=np.float64)
+    if counts is None:
+        return values
+    k = counts.size
+    own = np.bincount(secrets, minlength=k)
+    order = np.argsort(secrets, kind="stable")
+    start = np.concatenate([[0], np.cumsum(own)[:-1]])
+    users = np.repeat(np.arange(k), counts)
+    return values[order[start[users] + np.floor(rng.random(users.size) * own[users]).astype(np.int64)]]
+
+
+def _perturb_numbers(experiment: Experiment, built: Sequence[Any], data: Mapping[str, np.ndarray],
+                     own: np.ndarray | None, seed: int) -> dict[str, np.ndarray]:
+    """``perturb`` for a numeric mechanism (alone at its points): each run's users drawn as ``perturb`` draws them
+    (their bins, from the run's generator: a comparison's kinds share them), their raw values (``_values_of``), then
+    one report each through the mechanism, on the values."""
+    if "values" not in data:
+        raise ValueError(f"experiment {experiment.name}: a numeric mechanism needs the data's raw values (alphabet "
+                         "kind numeric)")
+    arrays, secret_counts = {}, []
+    for p, point in enumerate(experiment.points):
+        (mechanism,) = [built[j] for j in point.mechanisms]
+        counts_by_run = []
+        for run in range(experiment.runs):
+            rng = rng_for(seed, *experiment.seed_keys(point, run))
+            counts = _users(experiment, point, 1, data, own, rng)
+            values = _values_of(None if point.users is None else counts[0], data, rng)
+            reports = mechanism.mechanism.sample(values, rng)
+            arrays[f"p{p}_r{run}_m0_values"] = reports
+            counts_by_run.append(counts)
+        secret_counts.append(counts_by_run)
+    if experiment.rounds == 1:  # one report a user: the member's eps (as ``perturb`` records it)
+        eps = np.array([[experiment.members[p.mechanisms[0]].parameter] * experiment.runs for p in experiment.points])
+        arrays |= {"eps_spent": eps, "eps_spent_max": eps}
+    return {"points": np.array([p.value for p in experiment.points], dtype=np.float64),
+            "runs": np.int64(experiment.runs), "secret_counts": np.array(secret_counts, dtype=np.int64), **arrays}
 
 
 def _users(experiment: Experiment, point: Any, mechanisms: int, data: Mapping[str, np.ndarray],
@@ -190,6 +235,8 @@ class PointRuns(Sequence):
             mechanism = None if self._mechanisms is None else self._mechanisms[j]
             if is_protocol(mechanism):
                 return mechanism.from_arrays(self._arrays, prefix)
+            if f"{prefix}values" in self._arrays:
+                return self._arrays[f"{prefix}values"]
             if f"{prefix}bits" in self._arrays:
                 return RapporReports.from_arrays(self._arrays, prefix)
             return self._arrays[f"{prefix}counts"]

@@ -20,6 +20,7 @@ from privest_studies.experiment.mechanisms import (
     LONGITUDINAL_KINDS,
     MECHANISM_KINDS,
     MEMBER_OPTIONS,
+    NUMERIC_KINDS,
     PROTOCOL_KINDS,
     Member,
 )
@@ -116,6 +117,10 @@ class Experiment:
             raise ValueError(f"{where}: needs points, each with the same number of mechanisms")
         if any(j >= len(self.members) for p in self.points for j in p.mechanisms):
             raise ValueError(f"{where}: a point names a mechanism it does not have")
+        if any(len(p.mechanisms) > 1 and any(self.members[j].kind in NUMERIC_KINDS for j in p.mechanisms)
+               for p in self.points):
+            raise ValueError(f"{where}: a numeric mechanism ({', '.join(NUMERIC_KINDS)}) reports numbers, not the "
+                             "bins a mixture's likelihood shares; it runs alone at its points")
 
     @property
     def data_file(self) -> str:
