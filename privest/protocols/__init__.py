@@ -61,7 +61,11 @@ The package holds one family a module, re-exported here (import from ``privest.p
                   ``joint_group``: the exact likelihood of a user's rounds of one value, for GIBU
 ``multidim``      SPL, SMP and RS+FD: d attributes a user, each estimated from its column's marginal protocol
 ``hashing``       BLH and OLH (local hashing) and their ``HashReports``
-``factories``     ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, and ``by_name``
+``digests``       xxh32 and xxh64 of decimal strings up to 2^64 - 1 and ``item_ids`` (strings to 64-bit items)
+``sketches``      ``Sketch`` and CMS, HCMS, FLH: oracles for items 0..k-1, k up to 2^64, estimated item by item
+``hadamard_mechanism``  HM, the Hadamard mechanism (a ``Sketch``: no hashing, any k up to 2^64)
+``factories``     ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, ``cms``, ``hcms``,
+                  ``flh``, ``hm``, and ``by_name``
 ================  ====================================================================================================
 
 Examples
@@ -81,16 +85,22 @@ True
 
 from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
 from privest.protocols.bitflip import DBitFlipPM
+from privest.protocols.digests import item_ids, xxh32_decimal_wide, xxh64_decimal
 from privest.protocols.factories import (
     HISTOGRAM_NAMES,
     LONGITUDINAL_NAMES,
     NAMES,
     OPTIONS,
+    SKETCH_NAMES,
     adp,
     blh,
     by_name,
+    cms,
     dbitflip,
+    flh,
     grr,
+    hcms,
+    hm,
     hr,
     l_adp,
     l_blh,
@@ -107,6 +117,7 @@ from privest.protocols.factories import (
     sue,
     the,
 )
+from privest.protocols.hadamard_mechanism import HM, HmReports
 from privest.protocols.hashing import BLH, OLH, OLH_EPS_MAX, HashReports
 from privest.protocols.histogram import SHE, THE, the_threshold
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE
@@ -114,16 +125,21 @@ from privest.protocols.multidim import RSFD_PROTOCOLS, Multidimensional, MultiRe
 from privest.protocols.packed import PackedBits
 from privest.protocols.response import GRR, HR
 from privest.protocols.rounds import Rounds, joint_group
+from privest.protocols.sketches import CMS, FLH, HCMS, CmsReports, HcmsReports, Sketch
 from privest.protocols.subsets import SS
 from privest.protocols.unary import OUE, SUE
 from privest.protocols.xxh32 import xxh32_decimal
 
 __all__ = [
     "BLH",
+    "CMS",
     "EPS_MAX",
     "EPS_MIN",
+    "FLH",
     "GRR",
+    "HCMS",
     "HISTOGRAM_NAMES",
+    "HM",
     "HR",
     "LBLH",
     "LGRR",
@@ -140,22 +156,32 @@ __all__ = [
     "OUE",
     "RSFD_PROTOCOLS",
     "SHE",
+    "SKETCH_NAMES",
     "SS",
     "SUE",
     "THE",
+    "CmsReports",
     "DBitFlipPM",
     "HashReports",
+    "HcmsReports",
+    "HmReports",
     "MultiReports",
     "Multidimensional",
     "PackedBits",
     "Protocol",
     "Rounds",
+    "Sketch",
     "adp",
     "blh",
     "by_name",
+    "cms",
     "dbitflip",
+    "flh",
     "grr",
+    "hcms",
+    "hm",
     "hr",
+    "item_ids",
     "joint_group",
     "l_adp",
     "l_blh",
@@ -176,4 +202,6 @@ __all__ = [
     "the",
     "the_threshold",
     "xxh32_decimal",
+    "xxh32_decimal_wide",
+    "xxh64_decimal",
 ]
