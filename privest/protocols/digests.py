@@ -16,7 +16,7 @@ are hashed together, one numpy pass a step.
 
 import numpy as np
 
-from privest._checks import check_items, check_text_array
+from privest._checks import check_int, check_items, check_text_array
 
 __all__ = [
     "item_ids",
@@ -203,7 +203,7 @@ def item_ids(strings: object, seed: int = 0) -> np.ndarray:
     [6379808199001010847, 16441169724966315442]
     """
     strings = check_text_array(strings, "strings")
-    seeds = np.full(strings.size, check_items(seed, "seed"), dtype=np.uint64)
+    seeds = np.full(strings.size, check_int(seed, "seed", minimum=0, maximum=2**64 - 1), dtype=np.uint64)
     encoded = np.char.encode(strings, "utf-8")
     lengths = np.char.str_len(encoded).astype(np.int64)
     width = max(1, encoded.dtype.itemsize)

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from privest._checks import check_instance, check_int, check_signs
+from privest._checks import check_instance, check_int, check_items, check_signs
 from privest.protocols.base import _grr
 from privest.protocols.sketches import _BLOCK, Sketch, _hadamard_sign
 
@@ -29,6 +29,11 @@ class HmReports:
 
     rows: np.ndarray
     signs: np.ndarray
+
+    def __post_init__(self) -> None:
+        rows = check_items(self.rows, "rows", ndim=2)
+        object.__setattr__(self, "rows", rows)  # uint64, as HM takes them
+        check_signs(self.signs, "signs", rows.shape)
 
     def __len__(self) -> int:
         return int(self.rows.shape[0])

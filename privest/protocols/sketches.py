@@ -81,6 +81,12 @@ class CmsReports:
     hashes: np.ndarray
     bits: PackedBits
 
+    def __post_init__(self) -> None:
+        hashes = check_indices(self.hashes, "hashes", 2**16)
+        check_instance(self.bits, "bits", PackedBits, "PackedBits")
+        if len(self.bits) != hashes.size:
+            raise ValueError(f"bits must hold one report a hash index ({hashes.size}), got {len(self.bits)}")
+
     def __len__(self) -> int:
         return int(self.hashes.size)
 
@@ -93,6 +99,11 @@ class HcmsReports:
     hashes: np.ndarray
     rows: np.ndarray
     signs: np.ndarray
+
+    def __post_init__(self) -> None:
+        hashes = check_indices(self.hashes, "hashes", 2**16)
+        check_indices(self.rows, "rows", 2**20, shape=hashes.shape)
+        check_signs(self.signs, "signs", hashes.shape)
 
     def __len__(self) -> int:
         return int(self.hashes.size)
