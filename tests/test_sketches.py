@@ -164,3 +164,17 @@ def test_by_name_refuses_bad_sketch_parameters():
         protocols.by_name("cms", 2**64 + 1, 1.0)
     with pytest.raises(ValueError, match=r"items must lie in 0\.\.99"):
         protocols.cms(100, 1.0).sample(np.array([100]), rng_for(2026, "x"))
+
+
+@pytest.mark.parametrize("t", [1, 2, 3])
+def test_hm_transform_equals_the_item_by_item_sums(t, monkeypatch):
+    import privest.protocols.hadamard_mechanism as module
+
+    m = protocols.hm(1000, EPS, t=t)
+    reports = m.sample(rng_for(2026, "hm paths").integers(0, 1000, 5000), rng_for(2026, "hm paths", str(t)))
+    queried = np.arange(0, 1000, 7, dtype=np.uint64)
+    transformed = m._moments(reports, queried)
+    monkeypatch.setattr(module, "FWHT_ORDER_MAX", 1)  # every order above it: item by item
+    by_item = m._moments(reports, queried)
+    assert np.allclose(transformed[0], by_item[0], rtol=0, atol=1e-9)
+    assert np.allclose(transformed[1], by_item[1], rtol=1e-12)

@@ -117,7 +117,7 @@ from privest.protocols.factories import (
     sue,
     the,
 )
-from privest.protocols.hadamard_mechanism import HM, HmReports
+from privest.protocols.hadamard_mechanism import FWHT_ORDER_MAX, HM, HmReports
 from privest.protocols.hashing import BLH, OLH, OLH_EPS_MAX, HashReports
 from privest.protocols.histogram import SHE, THE, the_threshold
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE
@@ -136,6 +136,7 @@ __all__ = [
     "EPS_MAX",
     "EPS_MIN",
     "FLH",
+    "FWHT_ORDER_MAX",
     "GRR",
     "HCMS",
     "HISTOGRAM_NAMES",

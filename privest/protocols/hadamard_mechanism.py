@@ -14,12 +14,17 @@ import numpy as np
 
 from privest._checks import check_instance, check_int, check_items, check_signs
 from privest.protocols.base import _grr
-from privest.protocols.sketches import _BLOCK, Sketch, _hadamard_sign
+from privest.protocols.sketches import _BLOCK, Sketch, _fwht, _hadamard_sign
 
 __all__ = [
+    "FWHT_ORDER_MAX",
     "HM",
     "HmReports",
 ]
+
+FWHT_ORDER_MAX = 1 << 22
+"""The largest Hadamard order K at which ``HM.estimate`` transforms the whole domain (two K-vectors of float64, 64 MB
+at 2^22; O(n t^2 + K log K), whatever the number of items asked); above it, O(n t) a queried item."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,24 @@ class HM(Sketch):
         return reports
 
     def _moments(self, reports: HmReports, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Y_i(d) = sum_s s_is H[r_is, d] / (t (2p' - 1)); sum_i Y_i(d)^2 = (n t + 2 sum_i sum_(s<s') s_is s_is'
+        H[r_is xor r_is', d]) / (t (2p' - 1))^2, as H[r, d] H[r', d] = H[r xor r', d]. Up to ``FWHT_ORDER_MAX``,
+        both sums for every d by one Walsh-Hadamard transform each of the signs summed by row (pure-LDP's server);
+        above it, item by item over the users."""
         n, t = reports.rows.shape
+        scale = t * self.gap
+        if self.order <= FWHT_ORDER_MAX:
+            signs = reports.signs.astype(np.float64)
+            linear = np.bincount(reports.rows.ravel().astype(np.int64), weights=signs.ravel(), minlength=self.order)
+            pairs = [(a, b) for a in range(t) for b in range(a + 1, t)]
+            cross = np.zeros(self.order)
+            for a, b in pairs:
+                cross += np.bincount((reports.rows[:, a] ^ reports.rows[:, b]).astype(np.int64),
+                                     weights=signs[:, a] * signs[:, b], minlength=self.order)
+            transformed = _fwht(np.stack([linear, cross]) if pairs else linear[None, :])
+            index = items.astype(np.int64)
+            squares = n * t + (2 * transformed[1, index] if pairs else 0.0)
+            return transformed[0, index] / scale, squares / scale**2
         total, squares = np.zeros(items.size), np.zeros(items.size)
         per = max(1, _BLOCK // max(1, n * t))
         signs = reports.signs.astype(np.int64)
@@ -96,7 +118,7 @@ class HM(Sketch):
             block = items[start:start + per]
             agree = (_hadamard_sign(reports.rows[:, :, None], block[None, None, :]) * signs[:, :, None]).sum(axis=1)
             counts = np.stack([(agree == v).sum(axis=0) for v in range(-t, t + 1, 2)])  # (t + 1, q)
-            values = np.arange(-t, t + 1, 2) / (t * self.gap)
+            values = np.arange(-t, t + 1, 2) / scale
             total[start:start + per] = values @ counts
             squares[start:start + per] = values**2 @ counts
         return total, squares
