@@ -6,7 +6,8 @@ IBU loop, sits below everything):
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> digests -> packed -> base -> response, unary, subsets, hashing -> histogram, longitudinal
-       -> rounds, bitflip -> sketches -> hadamard_mechanism -> factories -> multidim)
+       -> rounds, bitflip -> sketches -> fast_hashing, hadamard_mechanism
+       -> factories -> multidim)
     -> estimators (_calls -> _bits, _sets -> _iteration -> _squarem -> iterative -> inversion -> mixtures, closed_form,
        rappor, likely, bootstrap)
     -> counts
@@ -75,6 +76,7 @@ ORDER = (
     "privest.protocols.bitflip",
     "privest.protocols.rounds",
     "privest.protocols.sketches",
+    "privest.protocols.fast_hashing",
     "privest.protocols.hadamard_mechanism",
     "privest.protocols.factories",
     "privest.protocols.multidim",

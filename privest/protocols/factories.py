@@ -9,12 +9,13 @@ from privest._checks import (
 )
 from privest.protocols.base import Protocol
 from privest.protocols.bitflip import DBitFlipPM, dbitflip
+from privest.protocols.fast_hashing import FLH
 from privest.protocols.hadamard_mechanism import HM
 from privest.protocols.hashing import BLH, OLH
 from privest.protocols.histogram import SHE, THE, adp
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE, l_adp
 from privest.protocols.response import GRR, HR
-from privest.protocols.sketches import CMS, FLH, HCMS, Sketch
+from privest.protocols.sketches import CMS, HCMS, Sketch
 from privest.protocols.subsets import SS
 from privest.protocols.unary import OUE, SUE
 

@@ -1,6 +1,6 @@
 """Sketch oracles for domains too large to enumerate (pure-LDP's, Cormode, Maddock and Maple, PVLDB 2021): Apple's
-Count Mean Sketch (CMS) and Hadamard CMS (HCMS), fast local hashing (FLH), and the base ``Sketch`` of these and of the
-Hadamard mechanism (HM, ``privest.protocols.hadamard_mechanism``).
+Count Mean Sketch (CMS) and Hadamard CMS (HCMS), and the base ``Sketch`` of these, of fast local hashing (FLH,
+``privest.protocols.fast_hashing``) and of the Hadamard mechanism (HM, ``privest.protocols.hadamard_mechanism``).
 
 The items are the integers 0..k-1, k up to 2^64 (URLs, words or app names become items by
 ``privest.protocols.item_ids``, a seeded xxh64 of their UTF-8 bytes). Nothing here is ever of size k: a sketch answers
@@ -55,15 +55,14 @@ from privest._checks import (
     check_rng,
     check_signs,
 )
+from privest.groups import Group
 from privest.intervals import Interval, normal_interval
-from privest.protocols.base import EPS_MAX, EPS_MIN, _grr
-from privest.protocols.digests import xxh32_decimal_wide, xxh64_decimal
-from privest.protocols.hashing import HashReports
+from privest.protocols.base import EPS_MAX, EPS_MIN
+from privest.protocols.digests import xxh64_decimal
 from privest.protocols.packed import PackedBits, unary_packed
 
 __all__ = [
     "CMS",
-    "FLH",
     "HCMS",
     "CmsReports",
     "HcmsReports",
@@ -210,6 +209,45 @@ class Sketch:
         variance = np.maximum(squares - total**2 / n, 0.0) / (n - 1) / n
         return normal_interval(total / n, variance, level, method=f"{self.name} unbiased", reports=n)
 
+    def candidate_group(self, reports: Any, candidates: Any) -> Group:
+        """The reports as ``privest.gibu`` takes them on a candidate list: the exact channel restricted to the c
+        candidates plus an "other" cell (every item not listed), so that ``privest.gibu([group]).theta`` is the MLE
+        of (theta_candidates, theta_other), c + 1 shares summing to 1 (issue 51, item 2).
+
+        P(report | candidate d) is the sketch's own likelihood (module docstring); P(report | other) is that of an
+        item whose hashes are uniform and independent (the sketches' random-hash model): CMS, the average over the
+        width cells; HCMS, 1/2 but for row 0 (all +1), where the sign keeps its law; FLH, 1/g. HM has none (its
+        "other" would depend on the rank of each report's rows). Distinct likelihood columns are grouped; memory
+        O(n (c + 1)).
+
+        Parameters
+        ----------
+        reports
+            The reports of this sketch's users (not empty).
+        candidates : array_like of int, shape (c,)
+            Distinct items in 0..k-1.
+
+        Returns
+        -------
+        Group
+            G of shape (c + 1, distinct reports), the last row the "other" cell; exact log-likelihood by log_scale.
+        """
+        reports = self._reports(reports)
+        candidates = check_items(candidates, "candidates", self.k, ndim=1)
+        if candidates.size == 0 or np.unique(candidates).size != candidates.size:
+            raise ValueError(f"candidates must be distinct items, at least one, got {candidates.size} items with "
+                             f"{candidates.size - np.unique(candidates).size} repeated")
+        if len(reports) == 0:
+            raise ValueError(f"{self.name}: reports must not be empty")
+        likelihood, log_scale = self._candidate_likelihood(reports, candidates)
+        columns, counts = np.unique(np.column_stack([likelihood, log_scale]), axis=0,
+                                             return_counts=True)
+        return Group(np.ascontiguousarray(columns[:, :-1].T), counts.astype(np.float64), columns[:, -1].copy())
+
+    def _candidate_likelihood(self, reports: Any, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(L, log_scale): P(report_i | cell) = exp(log_scale_i) L[i, cell], cells the candidates then "other"."""
+        raise ValueError(f"{self.name} has no candidate-list likelihood (see Sketch.candidate_group)")
+
     def _sums(self, reports: Any, items: Any) -> tuple[int, np.ndarray, np.ndarray]:
         """(n, sum_i Y_i(d), sum_i Y_i(d)^2) for each queried item d."""
         reports = self._reports(reports)
@@ -307,6 +345,16 @@ class CMS(_HashedSketch):
         y0 = a * (-(c - 1) / 2 - 1 / m)
         return self._two_valued(len(reports), hits, y0, y0 + a * c)
 
+    def _candidate_likelihood(self, reports: CmsReports, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        bits, n = reports.bits.bits, len(reports)
+        cells = self.cells(candidates)[reports.hashes]  # (n, c)
+        hit = (bits[np.arange(n)[:, None], cells // 8] >> (7 - cells % 8).astype(np.uint8)) & 1
+        up, down = math.exp(self.eps / 2), math.exp(-self.eps / 2)
+        ones = reports.bits.set_counts()
+        other = (ones * up + (self.width - ones) * down) / self.width
+        log_scale = ones * math.log1p(-self.keep) + (self.width - ones) * math.log(self.keep) - math.log(self.hashes)
+        return np.column_stack([np.where(hit == 1, up, down), other]), log_scale
+
     def _audit_event(self, reports: CmsReports, x1: int, x2: int) -> np.ndarray:
         """Bit h_j(x1) set and bit h_j(x2) clear (j the report's hash): ratio keep^2/(1 - keep)^2 = e^eps."""
         reports = self._reports(reports)
@@ -383,6 +431,14 @@ class HCMS(_HashedSketch):
         a, m = self.width / (self.width - 1), self.width
         return self._two_valued(n, np.rint((agree + n) / 2), a * (-c - 1 / m), a * (c - 1 / m))
 
+    def _candidate_likelihood(self, reports: HcmsReports, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        keep = 1 / (1 + math.exp(-self.eps))
+        cells = self.cells(candidates)[reports.hashes]  # (n, c)
+        agree = reports.signs[:, None] * _hadamard_sign(reports.rows[:, None], cells) == 1
+        other = np.where(reports.rows == 0, np.where(reports.signs == 1, keep, 1 - keep), 0.5)
+        log_scale = np.full(len(reports), -math.log(self.hashes * self.width))
+        return np.column_stack([np.where(agree, keep, 1 - keep), other]), log_scale
+
     def _audit_event(self, reports: HcmsReports, x1: int, x2: int) -> np.ndarray:
         """s H[l, h_j(x1)] = 1 and H[l, h_j(x1)] != H[l, h_j(x2)]: ratio e^eps (1/(1 + e^eps) against e^eps/...)."""
         reports = self._reports(reports)
@@ -393,63 +449,3 @@ class HCMS(_HashedSketch):
 
     def _audit_description(self, x1: int, x2: int) -> str:
         return f"the sign agrees with H[l, h_j({x1})], which differs from H[l, h_j({x2})]"
-
-
-@dataclass(frozen=True)
-class FLH(Sketch):
-    """Fast local hashing (pure-LDP's FastLHClient/FastLHServer; OLH of Wang et al. 2017 on a finite family of
-    ``hashes`` hash functions, xxh32(str(x), seed=j) mod g, g = round(e^eps) + 1): each user draws j and reports
-    GRR over g of h_j(x). Default 1024 hashes. eps at most ln(2^32 - 1), as OLH's."""
-
-    hashes: int = 1024
-    name: ClassVar[str] = "FLH"
-    eps_max: ClassVar[float] = math.log(2**32 - 1)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "hashes", check_int(self.hashes, "hashes", minimum=1, maximum=2**32))
-
-    @property
-    def g(self) -> int:
-        """The number of hashed values, round(e^eps) + 1 (``numpy.rint``, as OLH)."""
-        return int(np.rint(math.exp(self.eps))) + 1
-
-    @property
-    def keep(self) -> float:
-        """p = e^eps/(e^eps + g - 1), the probability of reporting h_j(x)."""
-        return 1 / (1 + (self.g - 1) * math.exp(-self.eps))
-
-    def cells(self, items: Any) -> np.ndarray:
-        """h_j(x) for every hash j (rows) and queried item x (columns), shape (hashes, q) int64."""
-        items = check_items(items, "items", self.k, ndim=1)
-        seeds = np.arange(self.hashes, dtype=np.uint64)[:, None]
-        return (xxh32_decimal_wide(items[None, :], seeds) % np.uint64(self.g)).astype(np.int64)
-
-    def _sample(self, items: np.ndarray, rng: np.random.Generator) -> HashReports:
-        seeds = rng.integers(0, self.hashes, items.size, dtype=np.uint64).astype(np.uint32)
-        hashed = (xxh32_decimal_wide(items, seeds) % np.uint64(self.g)).astype(np.int64)
-        return HashReports(seeds, _grr(hashed, self.g, self.keep, rng))
-
-    def _reports(self, reports: HashReports) -> HashReports:
-        check_instance(reports, f"{self.name}: reports", HashReports, "HashReports (seeds, values)")
-        check_indices(reports.seeds, f"{self.name}: reports.seeds", self.hashes)
-        check_indices(reports.values, f"{self.name}: reports.values", self.g, shape=reports.seeds.shape)
-        return reports
-
-    def _moments(self, reports: HashReports, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        keys = np.sort(reports.seeds.astype(np.int64) * self.g + reports.values)
-        asked = np.arange(self.hashes, dtype=np.int64)[:, None] * self.g + self.cells(items)
-        hits = (np.searchsorted(keys, asked, side="right") - np.searchsorted(keys, asked)).sum(axis=0)
-        gap = self.keep - 1 / self.g
-        return self._two_valued(len(reports), hits.astype(np.float64), -1 / self.g / gap, (1 - 1 / self.g) / gap)
-
-    def _audit_event(self, reports: HashReports, x1: int, x2: int) -> np.ndarray:
-        """h_j(x1) reported and h_j(x2) not: ratio p / ((1 - p)/(g - 1)) = e^eps."""
-        reports = self._reports(reports)
-        n = len(reports)
-        first, second = ((xxh32_decimal_wide(np.full(n, x, dtype=np.uint64), reports.seeds) % np.uint64(self.g))
-                         .astype(np.int64) for x in (x1, x2))
-        return (reports.values == first) & (reports.values != second)
-
-    def _audit_description(self, x1: int, x2: int) -> str:
-        return f"h_j({x1}) reported and h_j({x2}) not"
