@@ -528,6 +528,10 @@ CASES: list[Case] = [
     *[Case((f"protocols.{name.upper()}.sketch",), lambda reports, name=name: _sketch(name).sketch(reports),
            lambda name=name: dict(reports=_sketch_reports(name)), {"reports": Arg("object")})
       for name in ("cms", "hcms")],
+    *[Case(("protocols.Sketch.candidate_group",),
+           lambda reports, candidates, name=name: _sketch(name).candidate_group(reports, candidates),
+           lambda name=name: dict(reports=_sketch_reports(name), candidates=np.array([0, 5])),
+           {"reports": Arg("object"), "candidates": INDICES}) for name in ("cms", "hcms", "flh")],
     Case(("protocols.FLH.cells",), lambda items: _sketch("flh").cells(items), lambda: dict(items=np.array([0, 7])),
          {"items": INDICES}),
     Case(("protocols.CmsReports",), protocols.CmsReports, lambda: dict(

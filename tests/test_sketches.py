@@ -178,3 +178,74 @@ def test_hm_transform_equals_the_item_by_item_sums(t, monkeypatch):
     by_item = m._moments(reports, queried)
     assert np.allclose(transformed[0], by_item[0], rtol=0, atol=1e-9)
     assert np.allclose(transformed[1], by_item[1], rtol=1e-12)
+
+
+def all_reports(sketch):
+    """Every possible report of a small sketch (CMS: width 8), in its report type."""
+    if sketch.name == "CMS":
+        hashes, patterns = np.divmod(np.arange(sketch.hashes * 2**sketch.width), 2**sketch.width)
+        bits = np.unpackbits(patterns.astype(np.uint8)[:, None], axis=1)
+        return protocols.CmsReports(hashes, protocols.PackedBits(np.packbits(bits, axis=1), sketch.width))
+    if sketch.name == "HCMS":
+        keys = np.arange(sketch.hashes * sketch.width * 2)
+        return protocols.HcmsReports(keys // (2 * sketch.width), keys // 2 % sketch.width,
+                                     np.where(keys % 2 == 1, 1, -1).astype(np.int8))
+    keys = np.arange(sketch.hashes * sketch.g)
+    return protocols.HashReports((keys // sketch.g).astype(np.uint32), keys % sketch.g)
+
+
+def report_probability(sketch, reports, cell: int) -> np.ndarray:
+    """P(report | the item's hashes are ``cell`` under every hash function), from the clients' definitions."""
+    if sketch.name == "CMS":
+        bits = reports.bits.unpack()
+        keep = np.where(np.arange(sketch.width) == cell, sketch.keep, 1 - sketch.keep)
+        return np.prod(np.where(bits, keep, 1 - keep), axis=1) / sketch.hashes
+    if sketch.name == "HCMS":
+        keep = 1 / (1 + math.exp(-sketch.eps))
+        agree = reports.signs * _hadamard_sign(reports.rows, np.full(len(reports), cell)) == 1
+        return np.where(agree, keep, 1 - keep) / (sketch.hashes * sketch.width)
+    return np.where(reports.values == cell, sketch.keep, (1 - sketch.keep) / (sketch.g - 1)) / sketch.hashes
+
+
+@pytest.mark.parametrize(("name", "options"), [("cms", {"hashes": 3, "width": 8}), ("hcms", {"hashes": 3, "width": 8}),
+                                               ("flh", {"hashes": 5})])
+def test_candidate_group_is_the_exact_channel_with_a_uniform_other_cell(name, options):
+    sketch = protocols.by_name(name, 2**64, EPS, **options)
+    reports = all_reports(sketch)
+    candidates = np.array([11, 2**63 + 1, 424242], dtype=np.uint64)
+    likelihood, log_scale = sketch._candidate_likelihood(sketch._reports(reports), candidates)
+    exact = likelihood * np.exp(log_scale)[:, None]
+    cells = sketch.cells(candidates)
+    hashes = reports.hashes if name != "flh" else reports.seeds.astype(np.int64)
+    for d in range(candidates.size):  # each candidate: its own cell under each report's hash function
+        own = cells[hashes, d]
+        per_cell = np.stack([report_probability(sketch, reports, c) for c in range(cells.max() + 1)])
+        assert np.allclose(exact[:, d], per_cell[own, np.arange(len(reports))], rtol=1e-12, atol=0)
+    size = sketch.g if name == "flh" else sketch.width
+    other = np.mean([report_probability(sketch, reports, c) for c in range(size)], axis=0)
+    assert np.allclose(exact[:, -1], other, rtol=1e-12, atol=0)
+    assert np.allclose(exact.sum(axis=0), 1.0, rtol=1e-12)  # every cell's reports: a distribution
+
+
+@pytest.mark.parametrize(("name", "options"), SKETCHES[:3])
+def test_candidate_mle_is_close_to_the_truth_and_nonnegative(name, options):
+    sketch = protocols.by_name(name, 2**64, EPS, **options)
+    reports = sketch.sample(users("mle" + name), rng_for(2026, "sketch mle", name))
+    group = sketch.candidate_group(reports, QUERIED)
+    result = privest.gibu([group])
+    truth = np.append((QUERIED[:, None] == ITEMS[None, :]).astype(float) @ THETA, 0.0)
+    assert result.theta.shape == (QUERIED.size + 1,) and np.all(result.theta >= 0)
+    assert result.theta.sum() == pytest.approx(1.0)
+    # the standard deviations of the unbiased estimate are below 0.006 here (test above): the MLE is within 4.5 of them
+    assert np.abs(result.theta - truth).max() < 4.5 * np.sqrt(sketch.estimate_variance(reports, QUERIED)).max()
+    assert np.array_equal(group.counts.sum(), len(reports))
+
+
+def test_candidate_group_refuses_repeated_candidates_and_hm():
+    sketch = protocols.cms(100, 1.0, hashes=4, width=16)
+    reports = sketch.sample(np.array([1, 2, 3]), rng_for(2026, "cand"))
+    with pytest.raises(ValueError, match="candidates must be distinct"):
+        sketch.candidate_group(reports, np.array([1, 1]))
+    hm = protocols.hm(100, 1.0)
+    with pytest.raises(ValueError, match="HM has no candidate-list likelihood"):
+        hm.candidate_group(hm.sample(np.array([1, 2]), rng_for(2026, "cand")), np.array([1]))
