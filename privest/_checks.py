@@ -1,4 +1,5 @@
-"""The argument checks of privest's public functions: one place, one wording.
+"""The argument checks of privest's public functions: one place, one wording (over 500 lines because every
+validator of the library lives here, docs/layout.md's rule, and no line of it holds a second idea).
 
 A wrong type raises TypeError, a wrong value ValueError; every message starts with the argument's name and shows
 what was given, e.g. "max_iter must be an integer >= 1, got 5.0 (float)". Each check costs O(size of the input)
@@ -484,3 +485,54 @@ def check_bounds(lo: Any, hi: Any) -> tuple[float, float]:
     if not lo < hi:
         raise ValueError(f"hi must be above lo, got lo = {lo!r}, hi = {hi!r}")
     return lo, hi
+
+
+def check_items(value: Any, name: str, k: int | None = None, ndim: int | None = None) -> np.ndarray:
+    """value as a uint64 array of integers in 0..k - 1 (0..2^64 - 1 if k is None): the items of a sketch oracle, a
+    Python int, a list of them or an integer array (a float array with whole numbers is refused: float64 cannot hold
+    every 64-bit item)."""
+    if value is None or isinstance(value, str | bytes | Mapping | set | bool):
+        raise TypeError(f"{name} must be an array of integers, got {describe(value)}")
+    try:
+        array = np.asarray(value)
+    except (OverflowError, ValueError) as error:
+        raise ValueError(f"{name} must hold integers in 0..2^64 - 1: {error}") from None
+    if array.dtype.kind == "O" and array.size and all(type(v) is int for v in array.flat):
+        if min(array.flat) < 0 or max(array.flat) >= 2**64:
+            raise ValueError(f"{name} must lie in 0..2^64 - 1, got values in {min(array.flat)}..{max(array.flat)}")
+        array = array.astype(np.uint64)
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an array of integers, got dtype {array.dtype}")
+    _check_shape(array, name, ndim, None)
+    if array.dtype.kind == "i" and array.size and array.min() < 0:
+        raise ValueError(f"{name} must be non-negative items, found {array.min()}")
+    array = array.astype(np.uint64)
+    if k is not None and array.size and int(array.max()) >= k:
+        raise ValueError(f"{name} must lie in 0..{k - 1} (k = {k}), found {int(array.max())}")
+    return array
+
+
+def check_text_array(value: Any, name: str) -> np.ndarray:
+    """value as a 1-D numpy array of str (a list or array of strings, none ending in NUL)."""
+    if value is None or isinstance(value, str | bytes | Mapping | set):
+        raise TypeError(f"{name} must be a 1-D array of strings, got {describe(value)}")
+    array = np.asarray(value)
+    if array.dtype.kind != "U":
+        raise TypeError(f"{name} must be a 1-D array of strings, got dtype {array.dtype}")
+    _check_shape(array, name, 1, None)
+    if array.size and np.any(np.char.str_len(array) != np.char.str_len(np.char.rstrip(array, "\x00"))):
+        raise ValueError(f"{name} must not hold strings that end in the NUL character")
+    return array
+
+
+def check_indices(values: Any, name: str, high: int, shape: tuple | None = None) -> np.ndarray:
+    """values as int64 indices in 0..high - 1 of an integer dtype, 1-D (or of ``shape``): a report's hash or row."""
+    return check_integers(values, name, 0, high, ndim=1 if shape is None else None, shape=shape, integer_dtype=True)
+
+
+def check_signs(signs: Any, name: str, shape: tuple) -> np.ndarray:
+    """signs as an int64 array of ``shape`` holding only -1 and 1, of an integer dtype."""
+    signs = check_integers(signs, name, -1, 2, shape=shape, integer_dtype=True)
+    if np.any(signs == 0):
+        raise ValueError(f"{name} must hold only -1 and 1")
+    return signs

@@ -31,6 +31,12 @@ reports alone:
   the same law under both tuples: RS+FD is eps-LDP between tuples that differ in one attribute, as its module says,
   and the default pair shows the gap); for SMP, the event of the attribute each user drew (ratio e^eps).
 
+- a sketch oracle of ``privest.protocols`` (CMS, HCMS, FLH, HM): items x1 = 0 and x2 = 1 (any two below 2^63 by
+  ``inputs``) and an event of likelihood ratio e^eps given the report's hash function (``Sketch._audit_event``: CMS,
+  bit h_j(x1) set and bit h_j(x2) clear; HCMS, the sign agrees with x1's Hadamard entry where x2's differs; FLH,
+  h_j(x1) reported and h_j(x2) not; HM, the t signs are x1's and not x2's), diluted alike under both inputs by the
+  hash functions where x1 and x2 collide.
+
 - a numeric mechanism of ``privest.numeric``: x1 = hi, x2 = lo and the event "the report is at or above a threshold"
   where every part of the density's ratio between hi and lo is e^eps (Square Wave: the part of hi's window outside
   lo's, above max(b, 1 - b) on [0, 1]; Piecewise: hi's window [1, C]; Duchi: the report +D; Hybrid: both).
@@ -56,6 +62,7 @@ from privest._checks import (
 from privest.numeric import NumericMechanism
 from privest.protocols import Protocol
 from privest.protocols.multidim import Multidimensional, MultiReports
+from privest.protocols.sketches import Sketch
 from privest.sampling import sample
 
 __all__ = [
@@ -153,9 +160,10 @@ def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_
 
     Parameters
     ----------
-    subject : array_like of shape (k, m), Protocol, Multidimensional or NumericMechanism
-        A matrix mechanism (rows secrets, columns reports), a protocol of ``privest.protocols``, a multidimensional
-        solution (``privest.protocols.spl``, ``smp``, ``rsfd``) or a numeric mechanism of ``privest.numeric``.
+    subject : array_like of shape (k, m), Protocol, Sketch, Multidimensional or NumericMechanism
+        A matrix mechanism (rows secrets, columns reports), a protocol or sketch of ``privest.protocols``, a
+        multidimensional solution (``privest.protocols.spl``, ``smp``, ``rsfd``) or a numeric mechanism of
+        ``privest.numeric``.
     eps : float
         The eps the client claims.
     rng : numpy.random.Generator
@@ -192,13 +200,15 @@ def audit(subject: Any, eps: float, rng: np.random.Generator, trials: int = 100_
     trials = check_int(trials, "trials", minimum=100)
     confidence = check_between(confidence, "confidence", 1e-12, 1 - 1e-12, "(a confidence level)")
     tail = (1 - confidence) / 2
-    if isinstance(subject, Multidimensional | NumericMechanism | Protocol):
+    if isinstance(subject, Multidimensional | NumericMechanism | Protocol | Sketch):
         if isinstance(subject, Multidimensional):
             x1, x2 = _tuple_pair(inputs, subject.ks)
             default, default_description = _tuple_event(subject, x1, x2)
         else:
             if isinstance(subject, NumericMechanism):
                 x1, x2 = (subject.hi, subject.lo) if inputs is None else _values(inputs, subject)
+            elif isinstance(subject, Sketch):
+                x1, x2 = (0, 1) if inputs is None else _pair(inputs, min(subject.k, 2**63))
             else:
                 x1, x2 = (0, subject.k - 1) if inputs is None else _pair(inputs, subject.k)
 

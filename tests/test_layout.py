@@ -5,8 +5,9 @@ IBU loop, sits below everything):
 
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
-    -> protocols (xxh32 -> packed -> base -> response, unary, subsets, hashing -> histogram, longitudinal -> rounds,
-       bitflip -> factories -> multidim)
+    -> protocols (xxh32 -> digests -> packed -> base -> response, unary, subsets, hashing -> histogram, longitudinal
+       -> rounds, bitflip -> sketches -> fast_hashing, hadamard_mechanism
+       -> factories -> multidim)
     -> estimators (_calls -> _bits, _sets -> _iteration -> _squarem -> iterative -> inversion -> mixtures, closed_form,
        rappor, likely, bootstrap)
     -> counts
@@ -63,6 +64,7 @@ ORDER = (
     "privest.mechanisms",
     "privest.sampling",
     "privest.protocols.xxh32",
+    "privest.protocols.digests",
     "privest.protocols.packed",
     "privest.protocols.base",
     "privest.protocols.response",
@@ -73,6 +75,9 @@ ORDER = (
     "privest.protocols.longitudinal",
     "privest.protocols.bitflip",
     "privest.protocols.rounds",
+    "privest.protocols.sketches",
+    "privest.protocols.fast_hashing",
+    "privest.protocols.hadamard_mechanism",
     "privest.protocols.factories",
     "privest.protocols.multidim",
     "privest.protocols",

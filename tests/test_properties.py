@@ -225,6 +225,16 @@ def _reports():
     return RapporReports.from_bits(_bits(), 1.0)
 
 
+def _sketch(name: str) -> "protocols.Sketch":
+    """A small sketch of each kind on 100 items."""
+    options = {"cms": {"hashes": 4, "width": 16}, "hcms": {"hashes": 4, "width": 16}, "flh": {"hashes": 4}}
+    return protocols.by_name(name, 100, 1.0, **options.get(name, {}))
+
+
+def _sketch_reports(name: str) -> Any:
+    return _sketch(name).sample(np.array([0, 1, 5, 5, 99]), np.random.default_rng(0))
+
+
 def _program():
     program = lp.LinearProgram([1.0, 2.0])
     return program
@@ -491,6 +501,54 @@ CASES: list[Case] = [
       for factory in (protocols.grr, protocols.sue, protocols.oue, protocols.ss, protocols.hr, protocols.she)],
     *[Case((), factory, lambda: dict(k=3, eps=1.0, hashes=16), {"k": K2, "eps": EPS, "hashes": HASHES})
       for factory in (protocols.blh, protocols.olh)],
+    # sketch oracles (constructors, factories, methods, reports and hashes)
+    *[Case((f"protocols.{cls.__name__}", f"protocols.{cls.__name__.lower()}"), cls,
+           lambda: dict(k=2**40, eps=1.0, hashes=4, width=16), {"k": K2, "eps": EPS, "hashes": N1, "width": K2})
+      for cls in (protocols.CMS, protocols.HCMS)],
+    Case(("protocols.FLH", "protocols.flh"), protocols.FLH, lambda: dict(k=2**40, eps=1.0, hashes=4),
+         {"k": K2, "eps": EPS, "hashes": N1}),
+    Case(("protocols.HM", "protocols.hm"), protocols.HM, lambda: dict(k=2**40, eps=1.0, t=2),
+         {"k": K2, "eps": EPS, "t": Arg("int", minimum=1, skip=("none",))}),
+    *[Case((), factory, lambda: dict(k=2**40, eps=1.0), {"k": K2, "eps": EPS})
+      for factory in (protocols.cms, protocols.hcms, protocols.flh, protocols.hm)],
+    *[Case(("protocols.Sketch.sample",), lambda items, rng, name=name: _sketch(name).sample(items, rng),
+           lambda: dict(items=np.array([0, 1, 99]), rng=np.random.default_rng(0)), {"items": INDICES, "rng": RNG})
+      for name in protocols.SKETCH_NAMES],
+    *[Case((f"protocols.Sketch.{method}",),
+           lambda reports, items, name=name, method=method: getattr(_sketch(name), method)(reports, items),
+           lambda name=name: dict(reports=_sketch_reports(name), items=np.array([0, 5])),
+           {"reports": Arg("object"), "items": INDICES})
+      for name in protocols.SKETCH_NAMES for method in ("estimate", "estimate_variance")],
+    *[Case(("protocols.Sketch.interval",), lambda reports, items, level, name=name: _sketch(name).interval(
+        reports, items, level), lambda name=name: dict(reports=_sketch_reports(name), items=np.array([0]), level=0.9),
+           {"reports": Arg("object"), "items": INDICES, "level": Arg("alpha")}) for name in protocols.SKETCH_NAMES],
+    *[Case(("protocols.Sketch.count",), lambda reports, name=name: _sketch(name).count(reports),
+           lambda name=name: dict(reports=_sketch_reports(name)), {"reports": Arg("object")})
+      for name in protocols.SKETCH_NAMES],
+    *[Case((f"protocols.{name.upper()}.sketch",), lambda reports, name=name: _sketch(name).sketch(reports),
+           lambda name=name: dict(reports=_sketch_reports(name)), {"reports": Arg("object")})
+      for name in ("cms", "hcms")],
+    *[Case(("protocols.Sketch.candidate_group",),
+           lambda reports, candidates, name=name: _sketch(name).candidate_group(reports, candidates),
+           lambda name=name: dict(reports=_sketch_reports(name), candidates=np.array([0, 5])),
+           {"reports": Arg("object"), "candidates": INDICES}) for name in ("cms", "hcms", "flh")],
+    Case(("protocols.FLH.cells",), lambda items: _sketch("flh").cells(items), lambda: dict(items=np.array([0, 7])),
+         {"items": INDICES}),
+    Case(("protocols.CmsReports",), protocols.CmsReports, lambda: dict(
+        hashes=np.array([0, 1]), bits=protocols.PackedBits(np.zeros((2, 1), dtype=np.uint8), 8)),
+         {"hashes": Arg("indices", skip=("out_of_range",)), "bits": Arg("object")}),
+    Case(("protocols.HcmsReports",), protocols.HcmsReports,
+         lambda: dict(hashes=np.array([0, 1]), rows=np.array([3, 2]), signs=np.array([1, -1])),
+         {"hashes": INDICES, "rows": Arg("indices", ("length",), skip=("out_of_range",)), "signs": INDICES}),
+    Case(("protocols.HmReports",), protocols.HmReports,
+         lambda: dict(rows=np.array([[3, 2]], dtype=np.uint64), signs=np.array([[1, -1]])),
+         {"rows": Arg("indices", ("ndim",), skip=("out_of_range",)), "signs": Arg("indices", ("length",))}),
+    *[Case((f"protocols.{hash_.__name__}",), hash_, lambda: dict(values=np.array([0, 2**63 + 5], dtype=np.uint64),
+                                                                 seeds=np.array([1, 2])),
+           {"values": Arg("indices", skip=("out_of_range",)), "seeds": Arg("indices", skip=("out_of_range",))})
+      for hash_ in (protocols.xxh64_decimal, protocols.xxh32_decimal_wide)],
+    Case(("protocols.item_ids",), protocols.item_ids, lambda: dict(strings=["a", "bc"], seed=3),
+         {"strings": Arg("object"), "seed": Arg("int", minimum=0)}),
     # longitudinal protocols (each class and its factory), dBitFlipPM, several rounds, several attributes
     *[Case((f"protocols.{cls.__name__}", f"protocols.{factory.__name__}"), factory,
            lambda: dict(k=3, eps=1.0, eps1=0.5), {"k": K2, "eps": EPS, "eps1": EPS1})
@@ -735,6 +793,7 @@ NO_DATA = {
     "privest.counts.solver_description": "no arguments",
     "privest.rappor.RapporReports.bit_sums": "no arguments: computed from validated reports",
     "privest.protocols.Protocol": "the abstract base class: its constructor's k and eps are tested on every subclass",
+    "privest.protocols.Sketch": "the abstract base class of the sketches: its k and eps are tested on every subclass",
     "privest.numeric.MeanInterval": "a result record that mean_interval builds, not an input (covers is tested)",
     "privest.numeric.NumericHistogram": "a result record that distribution builds, not an input",
     "privest.protocols.MultiReports": "a record of per-attribute reports that Multidimensional.sample builds: each "
@@ -779,8 +838,16 @@ def _case_id(case: Case) -> str:
     return case.names[0] if case.names else f"{case.call.__module__.split('.')[-1]}.{case.call.__qualname__}"
 
 
+SKETCH_PUBLIC = {"CMS", "HCMS", "FLH", "HM", "Sketch", "CmsReports", "HcmsReports", "HmReports", "xxh64_decimal",
+                 "xxh32_decimal_wide", "item_ids", *protocols.SKETCH_NAMES}
+"""The sketch oracles' public names: their cases are a test function of their own ("sketches"), the protocols' one
+being near the stack's limit of parametrized cases."""
+
+
 def _module_of(case: Case) -> str:
-    return case.names[0].split(".")[0] if case.names else "protocols"
+    if case.names:
+        return "sketches" if case.names[0].split(".")[1] in SKETCH_PUBLIC else case.names[0].split(".")[0]
+    return "sketches" if getattr(case.call, "__name__", "") in SKETCH_PUBLIC else "protocols"
 
 
 def _bad_argument_test(module: str) -> Callable[..., None]:

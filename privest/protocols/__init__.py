@@ -47,22 +47,28 @@ gap p* - q* is computed in closed form with expm1 or tanh, never as a difference
 
 The package holds one family a module, re-exported here (import from ``privest.protocols``):
 
-================  ====================================================================================================
-``base``          ``Protocol`` (likelihood, GIBU's group, unbiased estimate, variance), report shapes, k-RR's two values
-``xxh32``         the hash of local hashing, vectorised
-``packed``        ``PackedBits`` and the samplers that draw bit reports straight into packed bytes (SUE, OUE, SS)
-``response``      GRR and HR (one value reported)
-``unary``         SUE and OUE (unary encoding)
-``subsets``       SS (subset selection)
-``histogram``     SHE and THE (histogram encoding: Laplace noise on the one-hot vector) and ADP (GRR or OUE)
-``longitudinal``  L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-BLH, L-OLH, L-ADP: a memo at eps, each report at eps1
-``bitflip``       dBitFlipPM: d of b bucket bits, memoised once (a three-level likelihood: not a ``Protocol``)
-``rounds``        ``Rounds``: a longitudinal protocol's users over several rounds, each user's memos kept;
-                  ``joint_group``: the exact likelihood of a user's rounds of one value, for GIBU
-``multidim``      SPL, SMP and RS+FD: d attributes a user, each estimated from its column's marginal protocol
-``hashing``       BLH and OLH (local hashing) and their ``HashReports``
-``factories``     ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, and ``by_name``
-================  ====================================================================================================
+======================  ================================================================================================
+``base``                ``Protocol`` (likelihood, GIBU's group, unbiased estimate, variance), report shapes, k-RR's two
+                        values
+``xxh32``               the hash of local hashing, vectorised
+``packed``              ``PackedBits`` and the samplers that draw bit reports straight into packed bytes (SUE, OUE, SS)
+``response``            GRR and HR (one value reported)
+``unary``               SUE and OUE (unary encoding)
+``subsets``             SS (subset selection)
+``histogram``           SHE and THE (histogram encoding: Laplace noise on the one-hot vector) and ADP (GRR or OUE)
+``longitudinal``        L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-BLH, L-OLH, L-ADP: a memo at eps, each report at eps1
+``bitflip``             dBitFlipPM: d of b bucket bits, memoised once (a three-level likelihood: not a ``Protocol``)
+``rounds``              ``Rounds``: a longitudinal protocol's users over several rounds, each user's memos kept;
+                        ``joint_group``: the exact likelihood of a user's rounds of one value, for GIBU
+``multidim``            SPL, SMP and RS+FD: d attributes a user, each estimated from its column's marginal protocol
+``hashing``             BLH and OLH (local hashing) and their ``HashReports``
+``digests``             xxh32 and xxh64 of decimal strings up to 2^64 - 1 and ``item_ids`` (strings to 64-bit items)
+``sketches``            ``Sketch`` and CMS, HCMS: oracles for items 0..k-1, k up to 2^64, estimated item by item
+``fast_hashing``        FLH, fast local hashing (a ``Sketch``: OLH on a finite hash family, items up to 2^64)
+``hadamard_mechanism``  HM, the Hadamard mechanism (a ``Sketch``: no hashing, any k up to 2^64)
+``factories``           ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, ``cms``, ``hcms``,
+                        ``flh``, ``hm``, and ``by_name``
+======================  ================================================================================================
 
 Examples
 --------
@@ -81,16 +87,22 @@ True
 
 from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
 from privest.protocols.bitflip import DBitFlipPM
+from privest.protocols.digests import item_ids, xxh32_decimal_wide, xxh64_decimal
 from privest.protocols.factories import (
     HISTOGRAM_NAMES,
     LONGITUDINAL_NAMES,
     NAMES,
     OPTIONS,
+    SKETCH_NAMES,
     adp,
     blh,
     by_name,
+    cms,
     dbitflip,
+    flh,
     grr,
+    hcms,
+    hm,
     hr,
     l_adp,
     l_blh,
@@ -107,6 +119,8 @@ from privest.protocols.factories import (
     sue,
     the,
 )
+from privest.protocols.fast_hashing import FLH
+from privest.protocols.hadamard_mechanism import FWHT_ORDER_MAX, HM, HmReports
 from privest.protocols.hashing import BLH, OLH, OLH_EPS_MAX, HashReports
 from privest.protocols.histogram import SHE, THE, the_threshold
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE
@@ -114,16 +128,22 @@ from privest.protocols.multidim import RSFD_PROTOCOLS, Multidimensional, MultiRe
 from privest.protocols.packed import PackedBits
 from privest.protocols.response import GRR, HR
 from privest.protocols.rounds import Rounds, joint_group
+from privest.protocols.sketches import CMS, HCMS, CmsReports, HcmsReports, Sketch
 from privest.protocols.subsets import SS
 from privest.protocols.unary import OUE, SUE
 from privest.protocols.xxh32 import xxh32_decimal
 
 __all__ = [
     "BLH",
+    "CMS",
     "EPS_MAX",
     "EPS_MIN",
+    "FLH",
+    "FWHT_ORDER_MAX",
     "GRR",
+    "HCMS",
     "HISTOGRAM_NAMES",
+    "HM",
     "HR",
     "LBLH",
     "LGRR",
@@ -140,22 +160,32 @@ __all__ = [
     "OUE",
     "RSFD_PROTOCOLS",
     "SHE",
+    "SKETCH_NAMES",
     "SS",
     "SUE",
     "THE",
+    "CmsReports",
     "DBitFlipPM",
     "HashReports",
+    "HcmsReports",
+    "HmReports",
     "MultiReports",
     "Multidimensional",
     "PackedBits",
     "Protocol",
     "Rounds",
+    "Sketch",
     "adp",
     "blh",
     "by_name",
+    "cms",
     "dbitflip",
+    "flh",
     "grr",
+    "hcms",
+    "hm",
     "hr",
+    "item_ids",
     "joint_group",
     "l_adp",
     "l_blh",
@@ -176,4 +206,6 @@ __all__ = [
     "the",
     "the_threshold",
     "xxh32_decimal",
+    "xxh32_decimal_wide",
+    "xxh64_decimal",
 ]

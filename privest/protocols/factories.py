@@ -9,10 +9,13 @@ from privest._checks import (
 )
 from privest.protocols.base import Protocol
 from privest.protocols.bitflip import DBitFlipPM, dbitflip
+from privest.protocols.fast_hashing import FLH
+from privest.protocols.hadamard_mechanism import HM
 from privest.protocols.hashing import BLH, OLH
 from privest.protocols.histogram import SHE, THE, adp
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE, l_adp
 from privest.protocols.response import GRR, HR
+from privest.protocols.sketches import CMS, HCMS, Sketch
 from privest.protocols.subsets import SS
 from privest.protocols.unary import OUE, SUE
 
@@ -21,11 +24,16 @@ __all__ = [
     "LONGITUDINAL_NAMES",
     "NAMES",
     "OPTIONS",
+    "SKETCH_NAMES",
     "adp",
     "blh",
     "by_name",
+    "cms",
     "dbitflip",
+    "flh",
     "grr",
+    "hcms",
+    "hm",
     "hr",
     "l_adp",
     "l_blh",
@@ -54,6 +62,10 @@ LONGITUDINAL_NAMES = ("l_grr", "l_sue", "l_oue", "l_osue", "l_soue", "l_adp", "l
 """The longitudinal protocols (memoisation, ``privest.protocols.longitudinal``): ``by_name`` knows them, with eps1 (one
 report's level, default eps / 2) and, for L-GRR, L-ADP and local hashing, calibration; and dBitFlipPM
 (``privest.protocols.bitflip``: one memoised report, ``buckets`` and ``bits``)."""
+
+SKETCH_NAMES = ("cms", "hcms", "flh", "hm")
+"""The sketch oracles for large domains (``privest.protocols.sketches``, items 0..k-1 with k up to 2^64): ``by_name``
+knows them, with ``hashes`` and ``width`` (CMS, HCMS), ``hashes`` (FLH) and ``t`` (HM)."""
 
 
 def grr(k: int, eps: float) -> GRR:
@@ -148,23 +160,49 @@ def l_olh(k: int, eps: float, eps1: float | None = None, calibration: str = "exa
     return LOLH(k, eps, hashes, eps1, calibration)
 
 
-_FACTORIES: dict[str, Callable[..., Protocol | DBitFlipPM]] = {
+def cms(k: int, eps: float, hashes: int = 256, width: int = 1024) -> CMS:
+    """Apple's Count Mean Sketch on items 0..k-1 (k in 2..2^64) at eps: ``hashes`` hash functions (1..2^16) into
+    ``width`` cells (2..2^20)."""
+    return CMS(k, eps, hashes, width)
+
+
+def hcms(k: int, eps: float, hashes: int = 256, width: int = 1024) -> HCMS:
+    """Hadamard Count Mean Sketch on items 0..k-1 at eps: as ``cms``, width a power of 2."""
+    return HCMS(k, eps, hashes, width)
+
+
+def flh(k: int, eps: float, hashes: int = 1024) -> FLH:
+    """Fast local hashing on items 0..k-1 (k in 2..2^64) at eps (at most ln(2^32 - 1)): OLH on ``hashes`` hash
+    functions (1..2^32)."""
+    return FLH(k, eps, hashes)
+
+
+def hm(k: int, eps: float, t: int | None = None) -> HM:
+    """The Hadamard mechanism on items 0..k-1 (k in 2..2^64) at eps: ``t`` coefficients a user (1..16; None:
+    ceil(log2(e^eps + 1)))."""
+    return HM(k, eps, t)
+
+
+_FACTORIES: dict[str, Callable[..., Protocol | DBitFlipPM | Sketch]] = {
     "grr": grr, "sue": sue, "oue": oue, "blh": blh, "olh": olh, "ss": ss, "hr": hr, "she": she, "the": the,
     "adp": adp, "l_grr": l_grr, "l_sue": l_sue, "l_oue": l_oue, "l_osue": l_osue, "l_soue": l_soue, "l_adp": l_adp,
-    "l_blh": l_blh, "l_olh": l_olh, "dbitflip": dbitflip}
+    "l_blh": l_blh, "l_olh": l_olh, "dbitflip": dbitflip, "cms": cms, "hcms": hcms, "flh": flh, "hm": hm}
 OPTIONS = {"blh": ("hashes",), "olh": ("hashes",), "the": ("threshold",), "l_grr": ("eps1", "calibration"),
             "l_sue": ("eps1",), "l_oue": ("eps1",), "l_osue": ("eps1",), "l_soue": ("eps1",),
             "l_adp": ("eps1", "calibration"), "l_blh": ("eps1", "calibration", "hashes"),
-            "l_olh": ("eps1", "calibration", "hashes"), "dbitflip": ("buckets", "bits")}
+            "l_olh": ("eps1", "calibration", "hashes"), "dbitflip": ("buckets", "bits"),
+            "cms": ("hashes", "width"), "hcms": ("hashes", "width"), "flh": ("hashes",), "hm": ("t",)}
 """The options ``by_name`` takes, by protocol name (a name not listed takes none): what a config may give a protocol
 beside k and eps."""
 
 
-def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol | DBitFlipPM:
-    """The protocol called ``name`` (one of ``NAMES``, ``HISTOGRAM_NAMES`` or ``LONGITUDINAL_NAMES``, any case) on k
+def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol | DBitFlipPM | Sketch:
+    """The protocol called ``name`` (one of ``NAMES``, ``HISTOGRAM_NAMES``, ``LONGITUDINAL_NAMES`` or
+    ``SKETCH_NAMES``, any case) on k
     values at eps; options: ``hashes`` for BLH, OLH, L-BLH and L-OLH, ``threshold`` for THE, ``eps1`` for every
     longitudinal protocol but dBitFlipPM (which takes ``buckets`` and ``bits``) and ``calibration`` for L-GRR,
-    L-ADP, L-BLH and L-OLH. "adp" gives a GRR or an OUE instance
+    L-ADP, L-BLH and L-OLH; ``hashes`` and ``width`` for CMS and HCMS, ``hashes`` for FLH, ``t`` for HM (the
+    sketches, whose k may be up to 2^64). "adp" gives a GRR or an OUE instance
     (``adp``), "l_adp" an L-GRR or an L-OSUE.
 
     Raises
@@ -175,7 +213,7 @@ def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol | DBitFli
     """
     key = check_text(name, "name").lower()
     if key not in _FACTORIES:
-        known = ", ".join(NAMES + HISTOGRAM_NAMES + LONGITUDINAL_NAMES)
+        known = ", ".join(NAMES + HISTOGRAM_NAMES + LONGITUDINAL_NAMES + SKETCH_NAMES)
         raise ValueError(f"name: unknown protocol {name!r}; known: {known}")
     unknown = sorted(set(options) - set(OPTIONS.get(key, ())))
     if unknown:
