@@ -1541,6 +1541,439 @@ static PyObject *hash_members(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* Local hashing's support (privest/protocols/hashing.py, _LocalHashing.support): counts[v] += #{i : xxh32(v,
+   seeds[i]) mod g == values[i]}, a block of SUPPORT_BLOCK users at a time, and for each value v of a tile (its words
+   and bytes times P3 and P5 in pre, as tile_words gives them) the block's users side by side: one hash, one remainder
+   and one comparison a user, summed in a register. The remainder in doubles, exact: q = floor(h fl(1/g)) is
+   floor(h / g) except where g divides h, there possibly one less (the product's error is below 2^-20 / g, h < 2^32),
+   so r = h - q g (exact products and differences below 2^53) is h mod g, or g where it should be 0. No (n, k) matrix, no distinct reports.
+   values[i] must lie in [0, g) (hash_support checks). */
+#define SUPPORT_BLOCK 2048
+#define SUPPORT_HASH(L)                                                                                          \
+    uint32_t h = seeds[i] + XXH_P5 + (uint32_t)(L);                                                              \
+    _Pragma("GCC unroll 4") for (int j = 0; j < (L) / 4; j++) h = ROTL32(h + w[j], 17) * XXH_P4;                 \
+    _Pragma("GCC unroll 4") for (int j = 0; j < (L) % 4; j++) h = ROTL32(h + w[(L) / 4 + j], 11) * XXH_P1;       \
+    h = (h ^ (h >> 15)) * XXH_P2;                                                                                \
+    h = (h ^ (h >> 13)) * XXH_P3;                                                                                \
+    h ^= h >> 16;
+#define SUPPORT_RUN(L)                                                                                           \
+    case L: {                                                                                                    \
+        for (Py_ssize_t t = a; t < b; t++) {                                                                     \
+            uint32_t w[6] = {0, 0, 0, 0, 0, 0};                                                                  \
+            for (int j = 0; j < (L) / 4; j++) w[j] = pre[j * HASH_TILE + t];                                     \
+            for (int j = 0; j < (L) % 4; j++) w[(L) / 4 + j] = pre[(3 + j) * HASH_TILE + t];                     \
+            uint32_t count = 0;                                                                                  \
+            if (full) {                                                                                          \
+                for (Py_ssize_t i = 0; i < m; i++) {                                                             \
+                    SUPPORT_HASH(L)                                                                              \
+                    count += h == values[i];                                                                     \
+                }                                                                                                \
+            } else {                                                                                             \
+                for (Py_ssize_t i = 0; i < m; i++) {                                                             \
+                    SUPPORT_HASH(L)                                                                              \
+                    const double x = (double)h, r = x - floor(x * inverse) * gd;                                 \
+                    count += (r >= gd ? r - gd : r) == fractions[i];                                             \
+                }                                                                                                \
+            }                                                                                                    \
+            counts[t] += count;                                                                                  \
+        }                                                                                                        \
+        break;                                                                                                   \
+    }
+#define SUPPORT_BODY                                                                                             \
+    const int full = g == 4294967296ULL;                                                                         \
+    const double gd = (double)g, inverse = 1.0 / gd;                                                             \
+    for (int r = 0; r < runs; r++) {                                                                             \
+        const Py_ssize_t a = run_start[r], b = run_start[r + 1];                                                 \
+        switch (run_length[r]) {                                                                                 \
+            SUPPORT_RUN(1) SUPPORT_RUN(2) SUPPORT_RUN(3) SUPPORT_RUN(4) SUPPORT_RUN(5) SUPPORT_RUN(6)            \
+            SUPPORT_RUN(7) SUPPORT_RUN(8) SUPPORT_RUN(9) SUPPORT_RUN(10) SUPPORT_RUN(11) SUPPORT_RUN(12)          \
+            SUPPORT_RUN(13) SUPPORT_RUN(14) SUPPORT_RUN(15)                                                      \
+        }                                                                                                        \
+    }
+
+/* One block of m users (seeds, values as uint32) against one tile's values: counts[t] += the block's matches. */
+static void support_portable(const uint32_t *restrict seeds, const uint32_t *restrict values,
+                             const double *restrict fractions, Py_ssize_t m, uint64_t g, const uint32_t *restrict pre,
+                             const Py_ssize_t *run_start, const int *run_length, int runs,
+                             int64_t *restrict counts) { SUPPORT_BODY }
+
+static void (*support_of)(const uint32_t *restrict, const uint32_t *restrict, const double *restrict, Py_ssize_t,
+                          uint64_t, const uint32_t *restrict, const Py_ssize_t *, const int *, int,
+                          int64_t *restrict) = support_portable;
+
+#ifdef HAVE_AVX_PATH
+/* The same counts, 8 users a vector: the hash in 32-bit lanes, the remainder in two vectors of 4 doubles (h as a
+   signed int plus 2^31), each comparison's lanes counted from its mask; the last m % 8 users by support_portable. */
+__attribute__((target("avx2,popcnt"))) static void support_avx2(const uint32_t *restrict seeds,
+                                                                 const uint32_t *restrict values,
+                                                                 const double *restrict fractions, Py_ssize_t m,
+                                                                 uint64_t g, const uint32_t *restrict pre,
+                                                                 const Py_ssize_t *run_start, const int *run_length,
+                                                                 int runs, int64_t *restrict counts) {
+    const Py_ssize_t m8 = m - m % 8;
+    const int full = g == 4294967296ULL;
+    const __m256d gd = _mm256_set1_pd((double)g), inverse = _mm256_set1_pd(1.0 / (double)g);
+    const __m256d two31 = _mm256_set1_pd(2147483648.0);
+    const __m256i flip = _mm256_set1_epi32((int)0x80000000u), p1 = _mm256_set1_epi32((int)XXH_P1);
+    const __m256i p2 = _mm256_set1_epi32((int)XXH_P2), p3 = _mm256_set1_epi32((int)XXH_P3);
+    const __m256i p4 = _mm256_set1_epi32((int)XXH_P4);
+    for (int r = 0; r < runs; r++) {
+        const int L = run_length[r], words = L / 4, bytes = L % 4;
+        for (Py_ssize_t t = run_start[r]; t < run_start[r + 1]; t++) {
+            __m256i w[6];
+            for (int j = 0; j < words; j++) w[j] = _mm256_set1_epi32((int)pre[j * HASH_TILE + t]);
+            for (int j = 0; j < bytes; j++) w[words + j] = _mm256_set1_epi32((int)pre[(3 + j) * HASH_TILE + t]);
+            const __m256i start = _mm256_set1_epi32((int)(XXH_P5 + (uint32_t)L));
+            int64_t count = 0;
+            for (Py_ssize_t i = 0; i < m8; i += 8) {
+                __m256i h = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(seeds + i)), start);
+                for (int j = 0; j < words; j++) {
+                    h = _mm256_add_epi32(h, w[j]);
+                    h = _mm256_mullo_epi32(_mm256_or_si256(_mm256_slli_epi32(h, 17), _mm256_srli_epi32(h, 15)), p4);
+                }
+                for (int j = 0; j < bytes; j++) {
+                    h = _mm256_add_epi32(h, w[words + j]);
+                    h = _mm256_mullo_epi32(_mm256_or_si256(_mm256_slli_epi32(h, 11), _mm256_srli_epi32(h, 21)), p1);
+                }
+                h = _mm256_mullo_epi32(_mm256_xor_si256(h, _mm256_srli_epi32(h, 15)), p2);
+                h = _mm256_mullo_epi32(_mm256_xor_si256(h, _mm256_srli_epi32(h, 13)), p3);
+                h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+                if (full) {
+                    const __m256i equal = _mm256_cmpeq_epi32(h, _mm256_loadu_si256((const __m256i *)(values + i)));
+                    count += __builtin_popcount((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(equal)));
+                    continue;
+                }
+                const __m256i shifted = _mm256_xor_si256(h, flip);
+                for (int half = 0; half < 2; half++) {
+                    const __m128i part = half ? _mm256_extracti128_si256(shifted, 1) : _mm256_castsi256_si128(shifted);
+                    const __m256d x = _mm256_add_pd(_mm256_cvtepi32_pd(part), two31);
+                    const __m256d q = _mm256_round_pd(_mm256_mul_pd(x, inverse), _MM_FROUND_TO_NEG_INF |
+                                                      _MM_FROUND_NO_EXC);
+                    __m256d rest = _mm256_sub_pd(x, _mm256_mul_pd(q, gd));
+                    rest = _mm256_sub_pd(rest, _mm256_and_pd(_mm256_cmp_pd(rest, gd, _CMP_GE_OQ), gd));
+                    const __m256d equal = _mm256_cmp_pd(rest, _mm256_loadu_pd(fractions + i + 4 * half), _CMP_EQ_OQ);
+                    count += __builtin_popcount((unsigned)_mm256_movemask_pd(equal));
+                }
+            }
+            counts[t] += count;
+        }
+    }
+    if (m8 < m)
+        support_portable(seeds + m8, values + m8, fractions + m8, m - m8, g, pre, run_start, run_length, runs, counts);
+}
+#endif
+
+static void support_tiles(const uint32_t *seeds, const int64_t *values, int64_t *out, Py_ssize_t n, Py_ssize_t k,
+                          uint64_t g, uint32_t *pre, uint32_t *block, double *fractions) {
+    for (Py_ssize_t t0 = 0; t0 < k; t0 += HASH_TILE) {
+        const Py_ssize_t size = k - t0 < HASH_TILE ? k - t0 : HASH_TILE;
+        Py_ssize_t run_start[HASH_LENGTH_MAX + 2];
+        int run_length[HASH_LENGTH_MAX + 1];
+        const int runs = tile_words(t0, size, pre, run_start, run_length);
+        for (Py_ssize_t i0 = 0; i0 < n; i0 += SUPPORT_BLOCK) {
+            const Py_ssize_t m = n - i0 < SUPPORT_BLOCK ? n - i0 : SUPPORT_BLOCK;
+            for (Py_ssize_t i = 0; i < m; i++) block[i] = (uint32_t)values[i0 + i];
+            for (Py_ssize_t i = 0; i < m; i++) fractions[i] = (double)values[i0 + i];
+            support_of(seeds + i0, block, fractions, m, g, pre, run_start, run_length, runs, out + t0);
+        }
+    }
+}
+
+/* xxh32 of one value's decimal string (at most HASH_LENGTH_MAX digits) under one seed, as xxh32.py's
+   _xxh32_decimal_fixed: h = seed + P5 + len, the 4-byte words, the remaining bytes, the avalanche. */
+static uint32_t xxh32_decimal_one(uint64_t v, uint32_t seed) {
+    unsigned char digits[HASH_LENGTH_MAX + 1], text[HASH_LENGTH_MAX + 1];
+    int L = 0;
+    do digits[L++] = (unsigned char)('0' + v % 10), v /= 10; while (v && L < HASH_LENGTH_MAX + 1);
+    for (int j = 0; j < L; j++) text[j] = digits[L - 1 - j];
+    uint32_t h = seed + XXH_P5 + (uint32_t)L;
+    int at = 0;
+    for (; at + 4 <= L; at += 4) {
+        const uint32_t word = (uint32_t)text[at] | (uint32_t)text[at + 1] << 8 | (uint32_t)text[at + 2] << 16 |
+                              (uint32_t)text[at + 3] << 24;
+        h = ROTL32(h + word * XXH_P3, 17) * XXH_P4;
+    }
+    for (; at < L; at++) h = ROTL32(h + (uint32_t)text[at] * XXH_P5, 11) * XXH_P1;
+    h = (h ^ (h >> 15)) * XXH_P2;
+    h = (h ^ (h >> 13)) * XXH_P3;
+    return h ^ (h >> 16);
+}
+
+/* A C-contiguous int64 array of at least `needed` values (format q or l), held in view; -1 with the error set. */
+static int hold_int64(const char *function, const char *name, PyObject *object, Py_ssize_t needed, int writable,
+                      Py_buffer *view) {
+    if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return -1;
+    const char *format = view->format == NULL ? "" : view->format;
+    if (*format == '=' || *format == '<' || *format == '@') format++;
+    if (view->itemsize != 8 || (strcmp(format, "q") != 0 && strcmp(format, "l") != 0) || view->len < needed * 8) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_ValueError, "%s: %s must be a C-contiguous int64 array of at least %zd values", function,
+                     name, needed);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *hash_support(PyObject *self, PyObject *args) {
+    PyObject *seeds_object, *values_object, *out_object;
+    Py_ssize_t n, k;
+    unsigned long long g;
+    if (!PyArg_ParseTuple(args, "OOOnnK:hash_support", &seeds_object, &values_object, &out_object, &n, &k, &g))
+        return NULL;
+    if (n < 0 || k < 1 || k > 1000000000000000LL || g < 1 || g > 4294967296ULL) {
+        PyErr_Format(PyExc_ValueError, "hash_support: n must be >= 0, k in [1, 10^15] and g in [1, 2^32], got %zd, "
+                     "%zd, %llu", n, k, g);
+        return NULL;
+    }
+    Py_buffer seeds, values, out;
+    if (hold_uint32("hash_support", "seeds", seeds_object, n, 0, &seeds) < 0) return NULL;
+    if (hold_int64("hash_support", "values", values_object, n, 0, &values) < 0) {
+        PyBuffer_Release(&seeds);
+        return NULL;
+    }
+    if (hold_int64("hash_support", "counts", out_object, k, 1, &out) < 0) {
+        PyBuffer_Release(&seeds), PyBuffer_Release(&values);
+        return NULL;
+    }
+    const int64_t *v = values.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (v[i] < 0 || (uint64_t)v[i] >= g) {
+            PyBuffer_Release(&seeds), PyBuffer_Release(&values), PyBuffer_Release(&out);
+            PyErr_Format(PyExc_ValueError, "hash_support: values must lie in [0, g), got %lld", (long long)v[i]);
+            return NULL;
+        }
+    uint32_t *pre = PyMem_RawMalloc((6 * HASH_TILE + 3 * SUPPORT_BLOCK) * sizeof(uint32_t));
+    if (pre == NULL) {
+        PyBuffer_Release(&seeds), PyBuffer_Release(&values), PyBuffer_Release(&out);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    support_tiles(seeds.buf, v, out.buf, n, k, g, pre, pre + 6 * HASH_TILE,
+                  (double *)(pre + 6 * HASH_TILE + SUPPORT_BLOCK));
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(pre);
+    PyBuffer_Release(&seeds), PyBuffer_Release(&values), PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+static PyObject *hash_values(PyObject *self, PyObject *args) {
+    PyObject *values_object, *seeds_object, *out_object;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OOOn:hash_values", &values_object, &seeds_object, &out_object, &n)) return NULL;
+    if (n < 0) {
+        PyErr_Format(PyExc_ValueError, "hash_values: n must be >= 0, got %zd", n);
+        return NULL;
+    }
+    Py_buffer values, seeds, out;
+    if (hold_int64("hash_values", "values", values_object, n, 0, &values) < 0) return NULL;
+    if (hold_uint32("hash_values", "seeds", seeds_object, n, 0, &seeds) < 0) {
+        PyBuffer_Release(&values);
+        return NULL;
+    }
+    if (hold_uint32("hash_values", "out", out_object, n, 1, &out) < 0) {
+        PyBuffer_Release(&values), PyBuffer_Release(&seeds);
+        return NULL;
+    }
+    const int64_t *v = values.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (v[i] < 0 || v[i] >= 1000000000000000LL) {
+            PyBuffer_Release(&values), PyBuffer_Release(&seeds), PyBuffer_Release(&out);
+            PyErr_Format(PyExc_ValueError, "hash_values: values must lie in [0, 10^15), got %lld", (long long)v[i]);
+            return NULL;
+        }
+    const uint32_t *s = seeds.buf;
+    uint32_t *o = out.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = xxh32_decimal_one((uint64_t)v[i], s[i]);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&values), PyBuffer_Release(&seeds), PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+/* Floyd's algorithm for subset selection (privest/protocols/packed.py, _floyd), every row: draws (steps, n) uint32,
+   row s the uniform draws in 0..j of step j = others - steps + s (others = k - 1); row i of `packed` (n, width)
+   uint8, empty, gets size[i] of the k - 1 values other than secrets[i] (the t-th of them: t, or t + 1 from
+   secrets[i] on): from its first step j = others - size[i], value t added, or j if t is in already. The same
+   steps as _floyd's numpy ones on the same draws, in the same order. */
+static void floyd_rows(const uint32_t *draws, const int64_t *size, const int64_t *secrets, uint8_t *packed,
+                       Py_ssize_t n, Py_ssize_t steps, Py_ssize_t width, int64_t others) {
+    for (Py_ssize_t s = 0; s < steps; s++) { /* a step of every row in turn: no row waits for its previous step */
+        const int64_t j = others - steps + s;
+        const uint32_t *step = draws + s * n;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (s < steps - size[i]) continue;
+            uint8_t *row = packed + i * width;
+            const int64_t x = secrets[i], drawn = (int64_t)step[i] + ((int64_t)step[i] >= x);
+            const int64_t value = row[drawn >> 3] & (128u >> (drawn & 7)) ? j + (j >= x) : drawn;
+            row[value >> 3] |= (uint8_t)(128u >> (value & 7));
+        }
+    }
+}
+
+static PyObject *floyd_subsets(PyObject *self, PyObject *args) {
+    PyObject *draws_object, *size_object, *secrets_object, *packed_object;
+    Py_ssize_t n, steps, width, k;
+    if (!PyArg_ParseTuple(args, "OOOOnnnn:floyd_subsets", &draws_object, &size_object, &secrets_object,
+                          &packed_object, &n, &steps, &width, &k))
+        return NULL;
+    if (n < 0 || steps < 0 || k < 2 || steps > k - 1 || width != (k + 7) / 8 || (n && steps > PY_SSIZE_T_MAX / n)) {
+        PyErr_Format(PyExc_ValueError, "floyd_subsets: need n >= 0, 0 <= steps <= k - 1, k >= 2 and width = ceil(k / "
+                     "8), got %zd, %zd, %zd, %zd", n, steps, k, width);
+        return NULL;
+    }
+    Py_buffer draws, size, secrets, packed;
+    if (hold_uint32("floyd_subsets", "draws", draws_object, n * steps, 0, &draws) < 0) return NULL;
+    if (hold_int64("floyd_subsets", "size", size_object, n, 0, &size) < 0) {
+        PyBuffer_Release(&draws);
+        return NULL;
+    }
+    if (hold_int64("floyd_subsets", "secrets", secrets_object, n, 0, &secrets) < 0) {
+        PyBuffer_Release(&draws), PyBuffer_Release(&size);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(packed_object, &packed, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&draws), PyBuffer_Release(&size), PyBuffer_Release(&secrets);
+        return NULL;
+    }
+    const uint32_t *d = draws.buf;
+    const int64_t *z = size.buf, *x = secrets.buf;
+    const char *bad = packed.len < n * width ? "packed must hold n ceil(k / 8) bytes" : NULL;
+    for (Py_ssize_t i = 0; i < n && bad == NULL; i++)
+        if (z[i] < 0 || z[i] > steps || x[i] < 0 || x[i] >= k) bad = "size must lie in [0, steps], secrets in [0, k)";
+    for (Py_ssize_t s = 0; s < steps && bad == NULL; s++)
+        for (Py_ssize_t i = 0; i < n && bad == NULL; i++)
+            if ((int64_t)d[s * n + i] > k - 1 - steps + s) bad = "draws of step j must lie in [0, j]";
+    if (bad != NULL) {
+        PyBuffer_Release(&draws), PyBuffer_Release(&size), PyBuffer_Release(&secrets), PyBuffer_Release(&packed);
+        PyErr_Format(PyExc_ValueError, "floyd_subsets: %s", bad);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    floyd_rows(d, z, x, packed.buf, n, steps, width, k - 1);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&draws), PyBuffer_Release(&size), PyBuffer_Release(&secrets), PyBuffer_Release(&packed);
+    Py_RETURN_NONE;
+}
+
+/* Random words and Laplace noise for SHE (privest/protocols/laplace.py).
+
+   pcg64_words: numpy's PCG64 (the 128-bit LCG state = state * M + inc, then the XSL-RR output of the new state),
+   the words of numpy.random.PCG64.random_raw from the same state, one after another without a call a word.
+
+   laplace_words: each random word turned in place into Laplace noise by a 256-layer ziggurat (Marsaglia and Tsang
+   2000) for the exponential: bit 0 the sign, bits 3..10 the layer, bits 11..63 the 53-bit uniform u; |noise| =
+   u width[layer] (width already times the scale), accepted where u < accept[layer] (inside the layer's rectangle
+   under the density). The words not accepted (about 1.1%, the wedges and the tail) are left as they are and their
+   positions written to `rejected` in increasing order, for laplace.py to finish in numpy. One multiply a word and
+   a sign flip: numpy gives the same bits from the same words. */
+#ifdef __SIZEOF_INT128__
+static PyObject *pcg64_words(PyObject *self, PyObject *args) {
+    PyObject *out_object;
+    Py_ssize_t n;
+    unsigned long long state_hi, state_lo, inc_hi, inc_lo;
+    if (!PyArg_ParseTuple(args, "OnKKKK:pcg64_words", &out_object, &n, &state_hi, &state_lo, &inc_hi, &inc_lo))
+        return NULL;
+    Py_buffer out;
+    if (n < 0) {
+        PyErr_Format(PyExc_ValueError, "pcg64_words: n must be >= 0, got %zd", n);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(out_object, &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    if (out.len < n * 8) {
+        PyBuffer_Release(&out);
+        PyErr_Format(PyExc_ValueError, "pcg64_words: out must hold %zd words", n);
+        return NULL;
+    }
+    const __uint128_t multiplier = ((__uint128_t)2549297995355413924ULL << 64) | 4865540595714422341ULL;
+    const __uint128_t inc = ((__uint128_t)inc_hi << 64) | inc_lo;
+    __uint128_t state = ((__uint128_t)state_hi << 64) | state_lo;
+    uint64_t *words = out.buf;
+    Py_BEGIN_ALLOW_THREADS
+    /* Word i is the output of state i + 1 (state 0 the one given); the state returned is state n. Four lanes a step
+       apart, each advanced four steps at a time (state_{i+4} = M^4 state_i + (M^3 + M^2 + M + 1) inc): the same
+       states in the same order, four multiplications in flight rather than one. */
+    const __uint128_t m2 = multiplier * multiplier, m4 = m2 * m2;
+    const __uint128_t inc4 = (m2 * multiplier + m2 + multiplier + 1) * inc;
+    const Py_ssize_t blocks = n / 4;
+    if (blocks > 0) {
+        __uint128_t lane[4];
+        for (int l = 0; l < 4; l++) lane[l] = state = state * multiplier + inc; /* states 1..4 */
+        for (Py_ssize_t b = 0; b < blocks; b++) {
+            for (int l = 0; l < 4; l++) {
+                const __uint128_t now = lane[l];
+                const uint64_t folded = (uint64_t)(now >> 64) ^ (uint64_t)now;
+                const unsigned rotation = (unsigned)(now >> 122);
+                words[4 * b + l] = (folded >> rotation) | (folded << ((64 - rotation) & 63));
+                if (b + 1 < blocks) lane[l] = now * m4 + inc4;
+            }
+        }
+        state = lane[3]; /* state 4 blocks = the last block's last */
+    }
+    for (Py_ssize_t i = 4 * blocks; i < n; i++) {
+        state = state * multiplier + inc;
+        const uint64_t folded = (uint64_t)(state >> 64) ^ (uint64_t)state;
+        const unsigned rotation = (unsigned)(state >> 122);
+        words[i] = (folded >> rotation) | (folded << ((64 - rotation) & 63));
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out);
+    return Py_BuildValue("KK", (unsigned long long)(state >> 64), (unsigned long long)state);
+}
+#endif
+
+static PyObject *laplace_words(PyObject *self, PyObject *args) {
+    PyObject *words_object, *width_object, *accept_object, *rejected_object;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OOOOn:laplace_words", &words_object, &width_object, &accept_object,
+                          &rejected_object, &n))
+        return NULL;
+    if (n < 0) {
+        PyErr_Format(PyExc_ValueError, "laplace_words: n must be >= 0, got %zd", n);
+        return NULL;
+    }
+    Py_buffer words, width, accept, rejected;
+    if (PyObject_GetBuffer(words_object, &words, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(width_object, &width, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&words);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(accept_object, &accept, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&words), PyBuffer_Release(&width);
+        return NULL;
+    }
+    if (hold_int64("laplace_words", "rejected", rejected_object, n, 1, &rejected) < 0) {
+        PyBuffer_Release(&words), PyBuffer_Release(&width), PyBuffer_Release(&accept);
+        return NULL;
+    }
+    if (words.len < n * 8 || width.len != 256 * 8 || accept.len != 256 * 8) {
+        PyBuffer_Release(&words), PyBuffer_Release(&width), PyBuffer_Release(&accept), PyBuffer_Release(&rejected);
+        PyErr_SetString(PyExc_ValueError, "laplace_words: words must hold n 8-byte words, width 256 float64 and "
+                        "accept 256 uint64");
+        return NULL;
+    }
+    const double *w = width.buf;
+    const uint64_t *a = accept.buf;
+    uint64_t *in = words.buf;
+    int64_t *out_rejected = rejected.buf;
+    Py_ssize_t count = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const uint64_t word = in[i], u = word >> 11;
+        const unsigned layer = (unsigned)(word >> 3) & 255u;
+        const double magnitude = (double)(int64_t)u * w[layer]; /* u < 2^53: exact as a signed conversion */
+        uint64_t bits;
+        memcpy(&bits, &magnitude, 8);
+        const int accepted = u < a[layer];
+        in[i] = accepted ? bits ^ (word << 63) : word;
+        out_rejected[count] = i;
+        count += !accepted;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&words), PyBuffer_Release(&width), PyBuffer_Release(&accept), PyBuffer_Release(&rejected);
+    return PyLong_FromSsize_t(count);
+}
+
 #ifdef HAVE_AVX_PATH
 static int has_nibble_lookups(void) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -1570,7 +2003,8 @@ static PyObject *use_vectors(PyObject *self, PyObject *arg) {
     int wanted = PyObject_IsTrue(arg);
     if (wanted < 0) return NULL;
     rows_update = rows_update_portable, add_rows = add_rows_portable, log_block = log_block_portable;
-    hash_rows = hash_rows_portable, members_of = members_portable, transpose_groups = transpose_groups_portable,
+    hash_rows = hash_rows_portable, members_of = members_portable, support_of = support_portable,
+    transpose_groups = transpose_groups_portable,
     subset_sums = subset_sums_portable, copy_planes = copy_planes_portable, nibble_lookups = 0;
 #ifdef HAVE_AVX_PATH
     summarise = summarise_portable, strided_dot = strided_dot_portable;
@@ -1578,7 +2012,7 @@ static PyObject *use_vectors(PyObject *self, PyObject *arg) {
         rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
     if (wanted && __builtin_cpu_supports("avx2"))
         log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2,
-        transpose_groups = transpose_groups_avx2, subset_sums = subset_sums_avx2;
+        transpose_groups = transpose_groups_avx2, subset_sums = subset_sums_avx2, support_of = support_avx2;
     if (wanted && __builtin_cpu_supports("avx512f")) copy_planes = copy_planes_avx512;
     if (wanted) nibble_lookups = has_nibble_lookups();
 #endif
@@ -1632,6 +2066,27 @@ static PyMethodDef methods[] = {
      "hash_members(seeds, values, out, n, k, g): out[i k + v] = (xxh32(str(v).encode(), seeds[i]) mod g == values[i])\n"
      "for i < n and v < k (k <= 10^15, 1 <= g <= 2^32), local hashing's membership (privest/protocols/hashing.py).\n"
      "seeds (n,) uint32 and values (n,) int64 read, out (n, k) bool written: C-contiguous."},
+    {"hash_support", hash_support, METH_VARARGS,
+     "hash_support(seeds, values, counts, n, k, g): counts[v] += #{i < n: xxh32(str(v).encode(), seeds[i]) mod g ==\n"
+     "values[i]} for v < k, local hashing's support (privest/protocols/hashing.py) without the membership matrix.\n"
+     "seeds (n,) uint32 and values (n,) int64 in [0, g) read, counts (k,) int64 added to: C-contiguous."},
+    {"hash_values", hash_values, METH_VARARGS,
+     "hash_values(values, seeds, out, n): out[i] = xxh32(str(values[i]).encode(), seeds[i]) for i < n (values in\n"
+     "[0, 10^15)). values (n,) int64 and seeds (n,) uint32 read, out (n,) uint32 written: C-contiguous."},
+    {"floyd_subsets", floyd_subsets, METH_VARARGS,
+     "floyd_subsets(draws, size, secrets, packed, n, steps, width, k): Floyd's algorithm into the empty packed rows\n"
+     "(n, width) uint8, row i size[i] of the k - 1 values other than secrets[i], from the draws (steps, n) of steps\n"
+     "j = k - 1 - steps .. k - 2 (privest/protocols/packed.py, _floyd). draws uint32, size and secrets int64:\n"
+     "C-contiguous."},
+#ifdef __SIZEOF_INT128__
+    {"pcg64_words", pcg64_words, METH_VARARGS,
+     "pcg64_words(out, n, state_hi, state_lo, inc_hi, inc_lo) -> (state_hi, state_lo): n words of numpy's PCG64 from\n"
+     "that state and increment (as its random_raw gives them) written to out (n,) uint64; returns the new state."},
+#endif
+    {"laplace_words", laplace_words, METH_VARARGS,
+     "laplace_words(words, width, accept, rejected, n) -> count: the ziggurat's first try on each random word, in\n"
+     "place (privest/protocols/laplace.py): accepted words become float64 noise; the positions of the others, left\n"
+     "as they are, written to rejected (n,) int64; returns their count. width (256,) float64, accept (256,) uint64."},
     {"bits_sums_path", bits_sums_path, METH_NOARGS,
      "bits_sums_path() -> str: how bits_sums looks its tables up: 'avx512 nibbles' (AVX-512 with VBMI and GFNI, where\n"
      "B is a multiple of 8), 'avx2' or 'portable'. Every path gives the same bits."},
@@ -1653,7 +2108,7 @@ PyMODINIT_FUNC PyInit__kernel(void) {
         rows_update = rows_update_avx, add_rows = add_rows_avx, summarise = summarise_avx, strided_dot = strided_dot_avx;
     if (__builtin_cpu_supports("avx2"))
         log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2,
-        transpose_groups = transpose_groups_avx2, subset_sums = subset_sums_avx2;
+        transpose_groups = transpose_groups_avx2, subset_sums = subset_sums_avx2, support_of = support_avx2;
     if (__builtin_cpu_supports("avx512f")) copy_planes = copy_planes_avx512;
     nibble_lookups = has_nibble_lookups();
 #endif

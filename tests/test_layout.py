@@ -5,7 +5,8 @@ IBU loop, sits below everything):
 
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
-    -> protocols (xxh32 -> digests -> packed -> base -> response, unary, subsets, hashing -> histogram, longitudinal
+    -> protocols (xxh32 -> digests -> packed -> _laplace -> base -> response, unary, subsets, hashing -> histogram,
+       longitudinal
        -> rounds, bitflip -> sketches -> fast_hashing, hadamard_mechanism
        -> factories -> multidim)
     -> estimators (_calls -> _bits, _sets -> _iteration -> _squarem -> iterative -> inversion -> mixtures, closed_form,
@@ -66,6 +67,7 @@ ORDER = (
     "privest.protocols.xxh32",
     "privest.protocols.digests",
     "privest.protocols.packed",
+    "privest.protocols._laplace",
     "privest.protocols.base",
     "privest.protocols.response",
     "privest.protocols.unary",

@@ -19,7 +19,7 @@ from privest._checks import (
     check_text,
 )
 from privest.protocols.base import EPS_MIN, _grr, _RandomisedResponse
-from privest.protocols.xxh32 import _members, xxh32_decimal
+from privest.protocols.xxh32 import _members, _support, xxh32_decimal
 
 __all__ = [
     "BLH",
@@ -126,6 +126,14 @@ class _LocalHashing(_RandomisedResponse):
     def membership(self, reports: HashReports) -> np.ndarray:
         reports = self._reports(reports)
         return _members(reports.seeds, reports.values, self.k, self.g)
+
+    def support(self, reports: HashReports) -> np.ndarray:
+        """How many reports' sets hold each value (``Protocol.support``): counted over every report by the compiled
+        kernel where it is built (n k hashes, no distinct reports, no membership matrix), else by the base's
+        distinct reports and membership blocks; the same counts either way."""
+        reports = self._reports(reports)
+        counts = _support(reports.seeds, reports.values, self.k, self.g)
+        return super().support(reports) if counts is None else counts
 
     def log_scale(self, reports: HashReports) -> np.ndarray:
         return np.full(len(self._reports(reports)), -math.log(self.hashes or 2**32))

@@ -38,6 +38,7 @@ from privest._checks import (
 )
 from privest.consistency import NEEDS_VARIANCE, POSTS, AnyPost, apply
 from privest.groups import Group
+from privest.protocols import _laplace
 from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
 from privest.protocols.response import GRR
 from privest.protocols.unary import OUE, _UnaryEncoding
@@ -76,15 +77,9 @@ class SHE(Protocol):
         ``packed`` changes nothing (the reports are not bits), as for the other protocols that are not bit ones."""
         secrets = check_secrets(secrets, self.k)
         rng = check_rng(rng)
-        # Laplace(2/eps) as (2/eps) E S, E standard exponential (numpy's ziggurat) and S a random sign from one random
-        # bit flipping the float's sign: 21 against numpy's laplace's 54 ms at n k = 3.3 million (measured)
-        reports = rng.standard_exponential(size=(secrets.size, self.k))
-        reports *= self.scale
-        size = reports.size
-        signs = np.unpackbits(np.frombuffer(rng.bytes((size + 7) // 8), dtype=np.uint8), count=size).astype(np.uint64)
-        signs <<= np.uint64(63)  # a 1 bit becomes the float64 sign bit
-        flat = reports.reshape(-1).view(np.uint64)
-        np.bitwise_xor(flat, signs, out=flat)
+        # Laplace(2/eps) from one random word a draw (privest.protocols._laplace: a ziggurat whose spare bit is the
+        # sign), against numpy's standard_exponential and a sign bit apart (21 ms at n k = 3.3 million, measured)
+        reports = _laplace.laplace(rng, (secrets.size, self.k), self.scale)
         reports[np.arange(secrets.size), secrets] += 1.0
         return reports
 

@@ -26,6 +26,13 @@ import numpy as np
 
 from privest._checks import check_flag, check_int, check_packed_bits
 
+try:  # Floyd's steps compiled (privest/_kernel.c, floyd_subsets), built with the package where a C compiler is found
+    from privest import _kernel
+except ImportError:  # then numpy runs the same steps on the same draws
+    _kernel = None
+if _kernel is not None and not hasattr(_kernel, "floyd_subsets"):  # an older build: numpy, until rebuilt
+    _kernel = None
+
 __all__ = [
     "PackedBits",
     "add_uniform",
@@ -48,9 +55,10 @@ _POSITIONS_FROM_K = 64
 # mean _MARGIN standard deviations below the size (a few rows in a hundred have too many bits and are redrawn).
 _RATE_STEPS = 256
 _MARGIN = 1.5
-# SS draws subsets of at most this size by Floyd's algorithm (omega numpy steps), larger ones as above (measured,
+# SS draws subsets of at most this size by Floyd's algorithm (omega numpy steps, or one compiled pass), larger ones as
+# above (measured with the compiled pass: omega 28 at k = 74 11 against 17 ms, omega 48 at k = 128 21 against 18 ms;
 # benchmarks/README.md).
-_FLOYD_UP_TO = 24
+_FLOYD_UP_TO = 32
 
 # ``bernoulli_words`` looks for finished words from this step on: before, (1 - 2^-step)^64 of them are (13% at 5).
 _FIRST_CHECK = 4
@@ -280,10 +288,18 @@ def _floyd(packed: np.ndarray, size: np.ndarray, k: int, secrets: np.ndarray, rn
     than ``secrets[i]`` (numbered 0..N-1 skipping it), for j = N - size[i], ..., N - 1 a uniform t in 0..j, added, or
     j if t is in already: each subset of the size comes out with probability 1 / C(N, size). One numpy step a j; a
     row joins at its own first j."""
-    others, flat = k - 1, packed.reshape(-1)
-    row_start = np.arange(secrets.size) * packed.shape[1]
-    for j in range(others - int(size.max()), others):
-        value = rng.integers(0, j + 1, size=secrets.size)
+    others, steps = k - 1, int(size.max()) if size.size else 0
+    if _kernel is not None:  # the same draws, the same steps, one row after the other in C
+        draws = np.empty((steps, secrets.size), dtype=np.uint32)
+        for s, j in enumerate(range(others - steps, others)):
+            draws[s] = rng.integers(0, j + 1, size=secrets.size, dtype=np.uint32)
+        _kernel.floyd_subsets(draws, np.ascontiguousarray(size, dtype=np.int64),
+                              np.ascontiguousarray(secrets, dtype=np.int64), packed, secrets.size, steps,
+                              packed.shape[1], k)
+        return
+    flat, row_start = packed.reshape(-1), np.arange(secrets.size) * packed.shape[1]
+    for j in range(others - steps, others):
+        value = rng.integers(0, j + 1, size=secrets.size, dtype=np.uint32).astype(np.int64)
         value += value >= secrets  # the value-th of the others, skipping x
         at, mask = row_start + (value >> 3), np.uint8(128) >> (value & 7).astype(np.uint8)
         taken = (flat[at] & mask) != 0

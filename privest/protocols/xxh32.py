@@ -1,8 +1,9 @@
 """xxh32 of the decimal string of a value, vectorised: the hash of local hashing (BLH, OLH), equal to
 ``xxhash.xxh32(str(v).encode(), seed)`` as the peers compute it, without a Python loop or the xxhash package.
-Local hashing's table of every seed's hashes of 0..k-1 (``_hash_table``) and its membership matrix (``_members``)
-run in the compiled kernel (``privest._kernel.hash_table``, ``hash_members``: about 1 ns a hash with AVX2) where it
-is built, else in numpy (30-70 ns a hash).
+Local hashing's table of every seed's hashes of 0..k-1 (``_hash_table``), its membership matrix (``_members``), its
+support counts (``_support``) and the hashes of value-seed pairs run in the compiled kernel (``privest._kernel``:
+``hash_table``, ``hash_members``, ``hash_support``, ``hash_values``; about 1 ns a hash with AVX2) where it is built,
+else in numpy (30-70 ns a hash).
 """
 
 
@@ -16,7 +17,7 @@ try:  # the compiled table (privest/_kernel.c), built with the package where a C
     from privest import _kernel
 except ImportError:  # then numpy computes the same hashes
     _kernel = None
-if _kernel is not None and not hasattr(_kernel, "hash_members"):  # a build of an older _kernel.c: numpy, until rebuilt
+if _kernel is not None and not hasattr(_kernel, "hash_support"):  # a build of an older _kernel.c: numpy, until rebuilt
     _kernel = None
 
 __all__ = [
@@ -76,6 +77,11 @@ def xxh32_decimal(values: np.ndarray, seeds: np.ndarray) -> np.ndarray:
     values = check_integers(values, "values", 0, 10**15)
     seeds = check_integers(seeds, "seeds", 0, None).astype(np.uint64).astype(np.uint32)
     values, seeds = np.broadcast_arrays(values, seeds)
+    if _kernel is not None:  # one pass in C, the same hashes
+        hashes = np.empty(values.shape, dtype=np.uint32)
+        _kernel.hash_values(np.ascontiguousarray(values, dtype=np.int64).reshape(-1),
+                            np.ascontiguousarray(seeds).reshape(-1), hashes.reshape(-1), values.size)
+        return hashes
     lengths = _decimal_length(values)
     hashes = np.empty(values.shape, dtype=np.uint32)
     for length in np.unique(lengths):
@@ -109,3 +115,14 @@ def _members(seeds: np.ndarray, values: np.ndarray, k: int, g: int) -> np.ndarra
         return member
     table = _hash_table(seeds, k)
     return (table if g == 2**32 else table % np.uint32(g)) == np.asarray(values)[:, None]
+
+
+def _support(seeds: np.ndarray, values: np.ndarray, k: int, g: int) -> np.ndarray | None:
+    """Local hashing's support counts, shape (k,) int64: how many i have xxh32_decimal(v, seeds[i]) mod g ==
+    values[i], for each v, in the compiled kernel (no (n, k) matrix); None where it is not built."""
+    if _kernel is None:
+        return None
+    counts = np.zeros(k, dtype=np.int64)
+    _kernel.hash_support(np.ascontiguousarray(seeds, dtype=np.uint32), np.ascontiguousarray(values, dtype=np.int64),
+                         counts, seeds.size, k, g)
+    return counts

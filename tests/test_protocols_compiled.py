@@ -1,0 +1,130 @@
+"""The compiled paths of the protocols' samplers and counts (privest/_kernel.c) against numpy's: local hashing's
+support and pair hashes, Floyd's subsets, PCG64's words and SHE's Laplace ziggurat. Deterministic paths bit for bit;
+the ziggurat's noise also against the Laplace distribution (Kolmogorov-Smirnov, its tail, its sign)."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import privest
+from privest import protocols
+from privest.protocols import _laplace, packed, xxh32
+
+KERNEL = xxh32._kernel
+needs_kernel = pytest.mark.skipif(KERNEL is None, reason="privest._kernel is not built")
+
+
+@pytest.fixture(params=[True, False], ids=["vectors", "portable"])
+def kernel_path(request):
+    """The compiled kernel on its AVX2 path, then on its portable one (restored to AVX2 after the test)."""
+    if KERNEL is None:
+        pytest.skip("privest._kernel is not built")
+    KERNEL.use_vectors(request.param)
+    yield KERNEL
+    KERNEL.use_vectors(True)
+
+
+def test_compiled_local_hashing_support_is_the_membership_column_sums(kernel_path, monkeypatch):
+    rng = privest.rng_for(2026, "hash-support")
+    for g in (1, 2, 3, 7, 149, 1000, 2**31 + 11, 2**32 - 1, 2**32):
+        for n, k in ((1, 11), (13, 74), (2051, 101), (40, 4097)):  # a block of 2048 and 3 more; a tile and 1 more
+            seeds = rng.integers(0, 2**32, n).astype(np.uint32)
+            table = xxh32._hash_table(seeds, k).astype(np.int64) % g
+            # half the users report the hash of value 3 (so that the counts are not all 0), half a uniform value
+            values = np.where(rng.random(n) < 0.5, table[:, 3], rng.integers(0, g, n))
+            expected = (table == values[:, None]).sum(axis=0)
+            np.testing.assert_array_equal(xxh32._support(seeds, values, k, g), expected, err_msg=f"g {g}, n {n}")
+
+
+@pytest.mark.parametrize("name", ["blh", "olh"])
+def test_local_hashing_support_is_the_same_compiled_or_not(name, monkeypatch):
+    m = protocols.by_name(name, 74, 2.5)
+    reports = m.sample(np.arange(3001) % 74, privest.rng_for(2026, "lh support", name))
+    compiled = m.support(reports)
+    monkeypatch.setattr(xxh32, "_kernel", None)
+    np.testing.assert_array_equal(compiled, m.support(reports))
+    np.testing.assert_array_equal(compiled, m.membership(reports).sum(axis=0))
+
+
+@needs_kernel
+def test_compiled_hash_support_refuses_values_outside_g():
+    seeds, counts = np.arange(3, dtype=np.uint32), np.zeros(10, dtype=np.int64)
+    with pytest.raises(ValueError, match=r"hash_support: values must lie in \[0, g\), got 4"):
+        KERNEL.hash_support(seeds, np.array([0, 1, 4]), counts, 3, 10, 4)
+    with pytest.raises(ValueError, match=r"hash_support: counts must be a C-contiguous int64 array of at least 10"):
+        KERNEL.hash_support(seeds, np.zeros(3, dtype=np.int64), counts[:5], 3, 10, 4)
+
+
+def test_pair_hashes_are_the_same_compiled_or_not(monkeypatch):
+    rng = privest.rng_for(2026, "hash-values")
+    values = np.concatenate([np.arange(1200), 10 ** np.arange(16)[:-1] - 1, rng.integers(0, 10**15, 500)])
+    seeds = rng.integers(0, 2**40, values.size)
+    compiled = protocols.xxh32_decimal(values, seeds)
+    broadcast = protocols.xxh32_decimal(values[:, None], seeds[None, :7])
+    monkeypatch.setattr(xxh32, "_kernel", None)
+    np.testing.assert_array_equal(compiled, protocols.xxh32_decimal(values, seeds))
+    np.testing.assert_array_equal(broadcast, protocols.xxh32_decimal(values[:, None], seeds[None, :7]))
+
+
+@pytest.mark.parametrize(("k", "eps"), [(2, 0.5), (9, 1.0), (74, 0.5), (74, 1.0), (74, 2.0), (300, 6.0)])
+def test_floyd_subsets_are_the_same_compiled_or_not(k, eps, monkeypatch):
+    m = protocols.ss(k, eps)
+    assert m.omega <= packed._FLOYD_UP_TO
+    secrets = privest.rng_for(2026, "floyd secrets", k).integers(0, k, 5003)
+    compiled = m.sample(secrets, privest.rng_for(2026, "floyd", k, eps), packed=True)
+    monkeypatch.setattr(packed, "_kernel", None)
+    np.testing.assert_array_equal(compiled.bits, m.sample(secrets, privest.rng_for(2026, "floyd", k, eps),
+                                                          packed=True).bits)
+    assert np.all(compiled.set_counts() == m.omega)
+
+
+@needs_kernel
+def test_compiled_floyd_refuses_draws_beyond_their_step():
+    draws, size, secrets = np.zeros((2, 3), dtype=np.uint32), np.full(3, 2), np.zeros(3, dtype=np.int64)
+    draws[1, 2] = 9  # step j = 8 of k = 10: draws in [0, 8]
+    with pytest.raises(ValueError, match=r"floyd_subsets: draws of step j must lie in \[0, j\]"):
+        KERNEL.floyd_subsets(draws, size, secrets, np.zeros((3, 2), dtype=np.uint8), 3, 2, 2, 10)
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, 4, 5, 8, 1001])
+def test_compiled_pcg64_words_are_random_raw_s_and_leave_the_same_state(size):
+    ours, theirs = np.random.default_rng(size), np.random.default_rng(size)
+    ours.random(3), theirs.random(3)
+    np.testing.assert_array_equal(_laplace._words(ours, size), theirs.bit_generator.random_raw(size))
+    assert ours.bit_generator.state == theirs.bit_generator.state
+    np.testing.assert_array_equal(ours.random(5), theirs.random(5))
+
+
+def test_laplace_noise_is_the_same_compiled_or_not_and_other_bit_generators_work(monkeypatch):
+    compiled = _laplace.laplace(np.random.default_rng(7), (3001, 74), 0.8)
+    philox = _laplace.laplace(np.random.Generator(np.random.Philox(7)), (1000,), 0.8)
+    monkeypatch.setattr(_laplace, "_kernel", None)
+    np.testing.assert_array_equal(compiled.view(np.uint64),
+                                  _laplace.laplace(np.random.default_rng(7), (3001, 74), 0.8).view(np.uint64))
+    np.testing.assert_array_equal(philox, _laplace.laplace(np.random.Generator(np.random.Philox(7)), (1000,), 0.8))
+
+
+def test_laplace_ziggurat_layers_have_equal_areas_and_close_at_height_one():
+    width, accept, heights, r = _laplace._tables()
+    edges = np.concatenate([[r], width[2:] * 2.0**53, [0.0]])  # x_0 = r, x_1 .. x_254, x_255 = 0
+    v = (r + 1) * np.exp(-r)
+    np.testing.assert_allclose(width[0] * 2.0**53 * heights[0], v, rtol=1e-15)  # the base strip's virtual width
+    np.testing.assert_allclose(edges[:-1] * np.diff(heights), v, rtol=1e-13)  # layers 1..255
+    np.testing.assert_allclose(np.exp(-edges), heights, rtol=1e-14, atol=0)
+    assert heights[-1] == 1.0 and accept[-1] == 0 and np.all(np.diff(edges) < 0)
+
+
+def test_laplace_noise_is_laplace_with_a_fair_sign_and_an_exponential_tail():
+    noise = _laplace.laplace(privest.rng_for(2026, "laplace"), (2_000_000,), 1.0)
+    assert stats.kstest(noise, "laplace").pvalue > 1e-4
+    assert abs((noise > 0).mean() - 0.5) < 5 * 0.5 / np.sqrt(noise.size)
+    beyond = np.abs(noise[np.abs(noise) > 6.0]) - 6.0  # the tail past r = 7.7 and the top layers' wedges
+    assert stats.kstest(beyond, "expon").pvalue > 1e-4
+    assert abs(beyond.size / noise.size - np.exp(-6.0)) < 5 * np.sqrt(np.exp(-6.0) / noise.size)
+
+
+def test_she_reports_are_reproducible():
+    m = protocols.she(20, 1.0)
+    secrets = np.arange(500) % 20
+    first = m.sample(secrets, privest.rng_for(2026, "she twice"))
+    np.testing.assert_array_equal(first, m.sample(secrets, privest.rng_for(2026, "she twice")))
