@@ -1868,6 +1868,40 @@ static PyObject *floyd_subsets(PyObject *self, PyObject *args) {
    positions written to `rejected` in increasing order, for laplace.py to finish in numpy. One multiply a word and
    a sign flip: numpy gives the same bits from the same words. */
 #ifdef __SIZEOF_INT128__
+#define PCG64_MULTIPLIER (((__uint128_t)2549297995355413924ULL << 64) | 4865540595714422341ULL)
+
+static inline uint64_t pcg64_output(__uint128_t state) {
+    const uint64_t folded = (uint64_t)(state >> 64) ^ (uint64_t)state;
+    const unsigned rotation = (unsigned)(state >> 122);
+    return (folded >> rotation) | (folded << ((64 - rotation) & 63));
+}
+
+/* n words of PCG64 from *state (advanced to state n): word i is the output of state i + 1. Four lanes a step apart,
+   each advanced four steps at a time (state_{i+4} = M^4 state_i + (M^3 + M^2 + M + 1) inc): the same states in the
+   same order, four multiplications in flight rather than one. */
+static void pcg64_fill(uint64_t *words, Py_ssize_t n, __uint128_t *state_io, __uint128_t inc) {
+    const __uint128_t multiplier = PCG64_MULTIPLIER, m2 = multiplier * multiplier, m4 = m2 * m2;
+    const __uint128_t inc4 = (m2 * multiplier + m2 + multiplier + 1) * inc;
+    __uint128_t state = *state_io;
+    const Py_ssize_t blocks = n / 4;
+    if (blocks > 0) {
+        __uint128_t lane[4];
+        for (int l = 0; l < 4; l++) lane[l] = state = state * multiplier + inc; /* states 1..4 */
+        for (Py_ssize_t b = 0; b < blocks; b++) {
+            for (int l = 0; l < 4; l++) {
+                words[4 * b + l] = pcg64_output(lane[l]);
+                if (b + 1 < blocks) lane[l] = lane[l] * m4 + inc4;
+            }
+        }
+        state = lane[3]; /* state 4 blocks = the last block's last */
+    }
+    for (Py_ssize_t i = 4 * blocks; i < n; i++) {
+        state = state * multiplier + inc;
+        words[i] = pcg64_output(state);
+    }
+    *state_io = state;
+}
+
 static PyObject *pcg64_words(PyObject *self, PyObject *args) {
     PyObject *out_object;
     Py_ssize_t n;
@@ -1885,39 +1919,70 @@ static PyObject *pcg64_words(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "pcg64_words: out must hold %zd words", n);
         return NULL;
     }
-    const __uint128_t multiplier = ((__uint128_t)2549297995355413924ULL << 64) | 4865540595714422341ULL;
     const __uint128_t inc = ((__uint128_t)inc_hi << 64) | inc_lo;
     __uint128_t state = ((__uint128_t)state_hi << 64) | state_lo;
-    uint64_t *words = out.buf;
     Py_BEGIN_ALLOW_THREADS
-    /* Word i is the output of state i + 1 (state 0 the one given); the state returned is state n. Four lanes a step
-       apart, each advanced four steps at a time (state_{i+4} = M^4 state_i + (M^3 + M^2 + M + 1) inc): the same
-       states in the same order, four multiplications in flight rather than one. */
-    const __uint128_t m2 = multiplier * multiplier, m4 = m2 * m2;
-    const __uint128_t inc4 = (m2 * multiplier + m2 + multiplier + 1) * inc;
-    const Py_ssize_t blocks = n / 4;
-    if (blocks > 0) {
-        __uint128_t lane[4];
-        for (int l = 0; l < 4; l++) lane[l] = state = state * multiplier + inc; /* states 1..4 */
-        for (Py_ssize_t b = 0; b < blocks; b++) {
-            for (int l = 0; l < 4; l++) {
-                const __uint128_t now = lane[l];
-                const uint64_t folded = (uint64_t)(now >> 64) ^ (uint64_t)now;
-                const unsigned rotation = (unsigned)(now >> 122);
-                words[4 * b + l] = (folded >> rotation) | (folded << ((64 - rotation) & 63));
-                if (b + 1 < blocks) lane[l] = now * m4 + inc4;
-            }
-        }
-        state = lane[3]; /* state 4 blocks = the last block's last */
-    }
-    for (Py_ssize_t i = 4 * blocks; i < n; i++) {
-        state = state * multiplier + inc;
-        const uint64_t folded = (uint64_t)(state >> 64) ^ (uint64_t)state;
-        const unsigned rotation = (unsigned)(state >> 122);
-        words[i] = (folded >> rotation) | (folded << ((64 - rotation) & 63));
-    }
+    pcg64_fill(out.buf, n, &state, inc);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&out);
+    return Py_BuildValue("KK", (unsigned long long)(state >> 64), (unsigned long long)state);
+}
+
+/* privest/protocols/packed.py's bernoulli_words on PCG64's words, the same steps on the same words: size words of
+   64 lanes, each lane comparing a 53-bit uniform (one bit a random word, most significant first) with Q = target;
+   a step draws one random word for every word with undecided lanes, in order; from step first_check on the words
+   whose lanes are all decided leave. out (size,) uint64 written; scratch (2 size,) uint64. */
+static PyObject *bernoulli_pcg64(PyObject *self, PyObject *args) {
+    PyObject *out_object, *scratch_object;
+    Py_ssize_t size;
+    int first_check;
+    unsigned long long target, state_hi, state_lo, inc_hi, inc_lo;
+    if (!PyArg_ParseTuple(args, "OOnKiKKKK:bernoulli_pcg64", &out_object, &scratch_object, &size, &target,
+                          &first_check, &state_hi, &state_lo, &inc_hi, &inc_lo))
+        return NULL;
+    if (size < 0 || target == 0 || target >= (1ULL << 53)) {
+        PyErr_Format(PyExc_ValueError, "bernoulli_pcg64: size must be >= 0 and target in [1, 2^53), got %zd, %llu",
+                     size, target);
+        return NULL;
+    }
+    Py_buffer out, scratch;
+    if (PyObject_GetBuffer(out_object, &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(scratch_object, &scratch, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    if (out.len < size * 8 || scratch.len < 3 * size * 8) {
+        PyBuffer_Release(&out), PyBuffer_Release(&scratch);
+        PyErr_Format(PyExc_ValueError, "bernoulli_pcg64: out must hold %zd words and scratch %zd", size, 3 * size);
+        return NULL;
+    }
+    const __uint128_t inc = ((__uint128_t)inc_hi << 64) | inc_lo;
+    __uint128_t state = ((__uint128_t)state_hi << 64) | state_lo;
+    uint64_t *words = out.buf, *undecided = scratch.buf, *draw = undecided + size, *where = draw + size;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t m = size;
+    for (Py_ssize_t t = 0; t < size; t++) words[t] = 0, undecided[t] = UINT64_MAX, where[t] = (uint64_t)t;
+    for (int step = 0; step < 53 && m > 0; step++) {
+        if ((target & ((1ULL << (53 - step)) - 1)) == 0) break;
+        pcg64_fill(draw, m, &state, inc);
+        if ((target >> (52 - step)) & 1) {
+            for (Py_ssize_t t = 0; t < m; t++) {
+                const uint64_t decided = draw[t] & undecided[t];
+                words[where[t]] |= decided;
+                undecided[t] ^= decided;
+            }
+        } else {
+            for (Py_ssize_t t = 0; t < m; t++) undecided[t] &= draw[t];
+        }
+        if (step >= first_check) {
+            Py_ssize_t kept = 0;
+            for (Py_ssize_t t = 0; t < m; t++)
+                if (undecided[t]) undecided[kept] = undecided[t], where[kept++] = where[t];
+            m = kept;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out), PyBuffer_Release(&scratch);
     return Py_BuildValue("KK", (unsigned long long)(state >> 64), (unsigned long long)state);
 }
 #endif
@@ -1972,6 +2037,38 @@ static PyObject *laplace_words(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&words), PyBuffer_Release(&width), PyBuffer_Release(&accept), PyBuffer_Release(&rejected);
     return PyLong_FromSsize_t(count);
+}
+
+/* The column counts of bit-packed reports (privest/protocols/packed.py, PackedBits.column_counts): counts[b, v] +=
+   how many of the n rows (width bytes each) have byte b equal to v, for the caller to spread over the byte's bits.
+   counts (width, 256) int64, added to. */
+static PyObject *byte_histograms(PyObject *self, PyObject *args) {
+    PyObject *bits_object, *counts_object;
+    Py_ssize_t n, width;
+    if (!PyArg_ParseTuple(args, "OOnn:byte_histograms", &bits_object, &counts_object, &n, &width)) return NULL;
+    if (n < 0 || width < 1) {
+        PyErr_Format(PyExc_ValueError, "byte_histograms: n must be >= 0 and width >= 1, got %zd, %zd", n, width);
+        return NULL;
+    }
+    Py_buffer bits, counts;
+    if (PyObject_GetBuffer(bits_object, &bits, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (hold_int64("byte_histograms", "counts", counts_object, width * 256, 1, &counts) < 0) {
+        PyBuffer_Release(&bits);
+        return NULL;
+    }
+    if (bits.len < n * width) {
+        PyBuffer_Release(&bits), PyBuffer_Release(&counts);
+        PyErr_Format(PyExc_ValueError, "byte_histograms: bits must hold %zd bytes", n * width);
+        return NULL;
+    }
+    const uint8_t *b = bits.buf;
+    int64_t *c = counts.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t j = 0; j < width; j++) c[j * 256 + b[i * width + j]]++;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&bits), PyBuffer_Release(&counts);
+    Py_RETURN_NONE;
 }
 
 #ifdef HAVE_AVX_PATH
@@ -2079,6 +2176,10 @@ static PyMethodDef methods[] = {
      "j = k - 1 - steps .. k - 2 (privest/protocols/packed.py, _floyd). draws uint32, size and secrets int64:\n"
      "C-contiguous."},
 #ifdef __SIZEOF_INT128__
+    {"bernoulli_pcg64", bernoulli_pcg64, METH_VARARGS,
+     "bernoulli_pcg64(out, scratch, size, target, first_check, state_hi, state_lo, inc_hi, inc_lo) -> (state_hi,\n"
+     "state_lo): privest/protocols/packed.py's bernoulli_words (bits 1 with probability target / 2^53) on the words\n"
+     "of numpy's PCG64 from that state, the same steps on the same words; out (size,) and scratch (3 size,) uint64."},
     {"pcg64_words", pcg64_words, METH_VARARGS,
      "pcg64_words(out, n, state_hi, state_lo, inc_hi, inc_lo) -> (state_hi, state_lo): n words of numpy's PCG64 from\n"
      "that state and increment (as its random_raw gives them) written to out (n,) uint64; returns the new state."},
@@ -2087,6 +2188,9 @@ static PyMethodDef methods[] = {
      "laplace_words(words, width, accept, rejected, n) -> count: the ziggurat's first try on each random word, in\n"
      "place (privest/protocols/laplace.py): accepted words become float64 noise; the positions of the others, left\n"
      "as they are, written to rejected (n,) int64; returns their count. width (256,) float64, accept (256,) uint64."},
+    {"byte_histograms", byte_histograms, METH_VARARGS,
+     "byte_histograms(bits, counts, n, width): counts[b, v] += #{i < n: bits[i, b] == v}, the per-byte histograms of\n"
+     "bit-packed reports (privest/protocols/packed.py). bits (n, width) uint8 read, counts (width, 256) int64 added to."},
     {"bits_sums_path", bits_sums_path, METH_NOARGS,
      "bits_sums_path() -> str: how bits_sums looks its tables up: 'avx512 nibbles' (AVX-512 with VBMI and GFNI, where\n"
      "B is a multiple of 8), 'avx2' or 'portable'. Every path gives the same bits."},

@@ -116,8 +116,9 @@ def test_gibu_on_she_mixed_with_grr_satisfies_the_per_user_em_equation():
 @pytest.mark.parametrize("name, gibu_l1, unbiased_l1", [("she", 0.3903, 0.5127), ("the", 0.4004, 0.4088)])
 def test_gibu_is_closer_to_the_truth_than_the_unbiased_estimate_on_skewed_data(name, gibu_l1, unbiased_l1):
     """k = 20, theta_v proportional to 2^-v, eps = 0.5, n = 5000, 20 seeds; L1 distance to the users' empirical
-    distribution, measured: SHE (2026-11-28, its Laplace noise from one random word a draw, privest.protocols._laplace),
-    GIBU 0.3903 against norm-sub 0.5127 (GIBU closer in 13 of 20 runs); THE (2026-11-27), GIBU 0.4004 against norm-sub 0.4088 (16 of 20)."""
+    distribution, measured: SHE (2026-11-28, its Laplace noise from one random word a draw,
+    privest.protocols._laplace), GIBU 0.3903 against norm-sub 0.5127 (GIBU closer in 13 of 20 runs); THE (2026-11-27),
+    GIBU 0.4004 against norm-sub 0.4088 (16 of 20)."""
     k, eps, n = 20, 0.5, 5000
     theta = 0.5 ** np.arange(1, k + 1)
     theta /= theta.sum()

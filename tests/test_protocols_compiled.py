@@ -99,6 +99,7 @@ def test_laplace_noise_is_the_same_compiled_or_not_and_other_bit_generators_work
     compiled = _laplace.laplace(np.random.default_rng(7), (3001, 74), 0.8)
     philox = _laplace.laplace(np.random.Generator(np.random.Philox(7)), (1000,), 0.8)
     monkeypatch.setattr(_laplace, "_kernel", None)
+    monkeypatch.setattr(packed, "_kernel", None)
     np.testing.assert_array_equal(compiled.view(np.uint64),
                                   _laplace.laplace(np.random.default_rng(7), (3001, 74), 0.8).view(np.uint64))
     np.testing.assert_array_equal(philox, _laplace.laplace(np.random.Generator(np.random.Philox(7)), (1000,), 0.8))
@@ -128,3 +129,22 @@ def test_she_reports_are_reproducible():
     secrets = np.arange(500) % 20
     first = m.sample(secrets, privest.rng_for(2026, "she twice"))
     np.testing.assert_array_equal(first, m.sample(secrets, privest.rng_for(2026, "she twice")))
+
+
+@pytest.mark.parametrize("k", [1, 7, 74, 1025])
+def test_column_counts_are_the_same_compiled_or_not(k, monkeypatch):
+    bits = privest.rng_for(2026, "column counts", k).random((3001, k)) < 0.3
+    reports = packed.PackedBits(np.packbits(bits, axis=1), k)
+    np.testing.assert_array_equal(reports.column_counts(), bits.sum(axis=0))
+    monkeypatch.setattr(packed, "_kernel", None)
+    np.testing.assert_array_equal(reports.column_counts(), bits.sum(axis=0))
+
+
+@pytest.mark.parametrize("q", [2.0**-40, 0.007, 0.123456789, 1 / 3, 0.5, 0.99])
+@pytest.mark.parametrize("size", [0, 1, 5, 1000, 56_528])
+def test_bernoulli_words_are_the_same_compiled_or_not(q, size, monkeypatch):
+    ours, theirs = np.random.default_rng(3), np.random.default_rng(3)
+    compiled = packed.bernoulli_words(q, size, ours)
+    monkeypatch.setattr(packed, "_kernel", None)
+    np.testing.assert_array_equal(compiled, packed.bernoulli_words(q, size, theirs))
+    assert ours.bit_generator.state == theirs.bit_generator.state

@@ -21,6 +21,8 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
+from privest.protocols.packed import pcg64_state, set_pcg64_state
+
 try:  # the words and the first try compiled (privest/_kernel.c), built with the package where a C compiler is found
     from privest import _kernel
 except ImportError:  # then numpy draws the same words and makes the same first try
@@ -65,15 +67,12 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
 def _words(rng: np.random.Generator, size: int) -> np.ndarray:
     """``size`` raw 64-bit words of the generator's bit generator, as ``random_raw`` gives them (in the compiled
     kernel for PCG64, the generator's state then advanced by ``size`` words as ``random_raw`` would)."""
-    generator = rng.bit_generator
-    if _kernel is None or not hasattr(_kernel, "pcg64_words") or type(generator) is not np.random.PCG64:
-        return generator.random_raw(size)
-    state = generator.state
+    compiled = None if _kernel is None else pcg64_state(rng)
+    if compiled is None:
+        return rng.bit_generator.random_raw(size)
     words = np.empty(size, dtype=np.uint64)
-    low = (1 << 64) - 1
-    now, inc = state["state"]["state"], state["state"]["inc"]
-    high, low_word = _kernel.pcg64_words(words, size, now >> 64, now & low, inc >> 64, inc & low)
-    generator.state = {**state, "state": {"state": (high << 64) | low_word, "inc": inc}}
+    state, halves = compiled
+    set_pcg64_state(rng, state, _kernel.pcg64_words(words, size, *halves))
     return words
 
 

@@ -26,11 +26,11 @@ import numpy as np
 
 from privest._checks import check_flag, check_int, check_packed_bits
 
-try:  # Floyd's steps compiled (privest/_kernel.c, floyd_subsets), built with the package where a C compiler is found
+try:  # Floyd's steps and bernoulli_words on PCG64 compiled (privest/_kernel.c), built where a C compiler is found
     from privest import _kernel
 except ImportError:  # then numpy runs the same steps on the same draws
     _kernel = None
-if _kernel is not None and not hasattr(_kernel, "floyd_subsets"):  # an older build: numpy, until rebuilt
+if _kernel is not None and not hasattr(_kernel, "byte_histograms"):  # an older build: numpy, until rebuilt
     _kernel = None
 
 __all__ = [
@@ -64,6 +64,7 @@ _FLOYD_UP_TO = 32
 _FIRST_CHECK = 4
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_LOW_64 = (1 << 64) - 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,13 +130,34 @@ class PackedBits:
     def column_counts(self) -> np.ndarray:
         """How many reports have each bit set, shape (k,) int64, from per-byte histograms (never unpacked)."""
         width = self.bits.shape[1]
-        offsets = (np.arange(width) * 256).astype(np.uint16 if width <= 256 else np.int64)
         histogram = np.zeros(width * 256, dtype=np.int64)
-        for start in range(0, len(self), max(1, _CHUNK_BYTES // 4 // width)):
-            block = self.bits[start:start + max(1, _CHUNK_BYTES // 4 // width)]
-            histogram += np.bincount((block + offsets).ravel(), minlength=width * 256)
+        if _kernel is not None:  # the same counts in one compiled pass
+            _kernel.byte_histograms(np.ascontiguousarray(self.bits), histogram, len(self), width)
+        else:
+            offsets = (np.arange(width) * 256).astype(np.uint16 if width <= 256 else np.int64)
+            rows = max(1, _CHUNK_BYTES // 4 // width)
+            for start in range(0, len(self), rows):
+                histogram += np.bincount((self.bits[start:start + rows] + offsets).ravel(), minlength=width * 256)
         by_bit = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.int64)  # (256, 8)
         return (histogram.reshape(width, 256) @ by_bit).ravel()[:self.k]
+
+
+def pcg64_state(rng: np.random.Generator) -> tuple[dict, tuple[int, int, int, int]] | None:
+    """For a PCG64 generator where the compiled kernel has its words (``privest._kernel``): its state, and the
+    state and increment as the kernel takes them (high and low 64-bit halves); else None."""
+    generator = rng.bit_generator
+    if _kernel is None or not hasattr(_kernel, "pcg64_words") or type(generator) is not np.random.PCG64:
+        return None
+    state = generator.state
+    now, inc = state["state"]["state"], state["state"]["inc"]
+    return state, (now >> 64, now & _LOW_64, inc >> 64, inc & _LOW_64)
+
+
+def set_pcg64_state(rng: np.random.Generator, state: dict, advanced: tuple[int, int]) -> None:
+    """The generator's state after the kernel's words: the state ``pcg64_state`` gave, its 128-bit state replaced by
+    the kernel's (high, low) halves."""
+    rng.bit_generator.state = {**state, "state": {"state": (advanced[0] << 64) | advanced[1],
+                                                  "inc": state["state"]["inc"]}}
 
 
 def bernoulli_words(q: float, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -165,6 +187,13 @@ def bernoulli_words(q: float, size: int, rng: np.random.Generator) -> np.ndarray
         return np.zeros(size, dtype=np.uint64)
     if target >= 2**53:
         return np.full(size, _ALL)
+    compiled = pcg64_state(rng)
+    if compiled is not None:  # the same steps on the same words (rng.integers of the full range is random_raw), in C
+        words = np.empty(size, dtype=np.uint64)
+        state, halves = compiled
+        set_pcg64_state(rng, state, _kernel.bernoulli_pcg64(words, np.empty(3 * size, dtype=np.uint64), size, target,
+                                                            _FIRST_CHECK, *halves))
+        return words
     words = np.zeros(size, dtype=np.uint64)
     undecided = np.full(size, _ALL)
     where: np.ndarray | None = None  # the words with undecided lanes; None while that is every word

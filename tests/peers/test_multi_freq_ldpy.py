@@ -9,8 +9,8 @@ IBU on the same input reproduces, and privest's GIBU (the MLE of the reports) ha
 
 multi-freq-ldpy's aggregators call ``MI(count_report, n, p, q)`` and ``IBU(k, A, obs_freq, ...)`` by the names they
 import; ``recorded`` wraps those names to see the arguments (the real functions still compute the result). Its ADP
-(GRR or OUE, whichever has the smaller variance) and HE (histogram encoding with Laplace noise) have no privest
-counterpart.
+(GRR or OUE, whichever has the smaller variance) is privest's ``adp``; its HE client (histogram encoding with
+Laplace noise) is compared with privest's SHE coordinate by coordinate.
 """
 
 from functools import cache
@@ -21,6 +21,7 @@ from conformance import (
     EPS,
     MIN_POWER,
     NO_STOP,
+    OTHER,
     SECRET,
     SEED,
     K,
@@ -31,6 +32,8 @@ from conformance import (
     coordinate_power,
     coordinates,
     hash_reports,
+    homogeneity,
+    homogeneity_power,
     local_hashing_likelihood,
     peer_seed,
     privest_reports,
@@ -38,7 +41,9 @@ from conformance import (
     xxh,
 )
 from multi_freq_ldpy.pure_frequency_oracles import GRR, LH, SS, UE
+from multi_freq_ldpy.pure_frequency_oracles.HE import HE_Client
 from multi_freq_ldpy.pure_frequency_oracles.Variance_PURE import VAR_Pure
+from scipy.stats import laplace
 
 import privest
 from privest import estimators
@@ -215,3 +220,20 @@ def test_gibu_likelihood_at_least_peer_ibu(name):
     group = m.group(reports)
     assert ours.log_likelihood == pytest.approx(estimators.log_likelihood(ours.theta, [group]), abs=1e-12)
     assert ours.log_likelihood >= estimators.log_likelihood(theirs, [group]) - 1e-12
+
+
+def test_she_report_coordinates_match_peer_histogram_encoding():
+    """SHE against the peer's HE client: N noisy one-hot vectors of SECRET each side; the secret's coordinate and
+    another's, each binned at the 20 quantiles of its Laplace(2/eps) law (loc 1 and 0), by Pearson homogeneity, with
+    power against a scale 5% off (the noise's law, here drawn by privest's own ziggurat, privest.protocols._laplace)."""
+    with peer_seed(SEED + len(NAMES)):
+        theirs = np.array([HE_Client(SECRET, K, EPS) for _ in range(N)])
+    ours = privest.protocols.she(K, EPS).sample(np.full(N, SECRET), privest.rng_for(SEED, "peers", "she"))
+    scale = 2 / EPS
+    edges = laplace.ppf(np.linspace(0, 1, 21), scale=scale)  # -inf .. inf, 20 cells of 1/20 each
+    expected, off = np.full(20, 1 / 20), np.diff(laplace.cdf(edges, scale=1.05 * scale))
+    assert homogeneity_power(expected, off) >= MIN_POWER
+    for column, loc in ((SECRET, 1.0), (OTHER, 0.0)):
+        a = np.histogram(ours[:, column] - loc, edges)[0]
+        b = np.histogram(theirs[:, column] - loc, edges)[0]
+        assert homogeneity(a, b) > 1e-4, f"coordinate {column}"
