@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from privest._checks import (
+    as_array,
     check_between,
     check_choice,
     check_distribution,
@@ -136,11 +137,14 @@ class SHE(Protocol):
         numpy.ndarray, shape (k,)
         """
         check_choice(post, "post", POSTS)
-        reports = self._reports(reports)
-        n = reports.shape[0]
+        reports = as_array(reports, f"{self.name}: reports")
+        n = reports.shape[0] if reports.ndim == 2 and reports.shape[1] == self.k else 0
         if n == 0:
+            reports = self._reports(reports)  # the shape's error, named
             raise ValueError(f"{self.name}: reports must not be empty")
         raw = reports.mean(axis=0)
+        if not np.isfinite(raw).all():  # a column holding inf or NaN sums to one: the entry named by the full check
+            self._reports(reports)
         variance = self._noise_variance / n if post in NEEDS_VARIANCE else None
         return apply(raw, post, variance=variance, n=n)
 
