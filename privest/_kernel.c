@@ -1663,6 +1663,62 @@ __attribute__((target("avx2,popcnt"))) static void support_avx2(const uint32_t *
 }
 #endif
 
+#ifdef HAVE_AVX_PATH
+/* The same counts, 16 users a vector (AVX-512F: rotations, unsigned conversions and masks of its own); the last
+   m % 16 users by support_portable. */
+__attribute__((target("avx512f"))) static void support_avx512(const uint32_t *restrict seeds,
+                                                               const uint32_t *restrict values,
+                                                               const double *restrict fractions, Py_ssize_t m,
+                                                               uint64_t g, const uint32_t *restrict pre,
+                                                               const Py_ssize_t *run_start, const int *run_length,
+                                                               int runs, int64_t *restrict counts) {
+    const Py_ssize_t m16 = m - m % 16;
+    const int full = g == 4294967296ULL;
+    const __m512d gd = _mm512_set1_pd((double)g), inverse = _mm512_set1_pd(1.0 / (double)g);
+    const __m512i p1 = _mm512_set1_epi32((int)XXH_P1), p2 = _mm512_set1_epi32((int)XXH_P2);
+    const __m512i p3 = _mm512_set1_epi32((int)XXH_P3), p4 = _mm512_set1_epi32((int)XXH_P4);
+    for (int r = 0; r < runs; r++) {
+        const int L = run_length[r], words = L / 4, bytes = L % 4;
+        for (Py_ssize_t t = run_start[r]; t < run_start[r + 1]; t++) {
+            __m512i w[6];
+            for (int j = 0; j < words; j++) w[j] = _mm512_set1_epi32((int)pre[j * HASH_TILE + t]);
+            for (int j = 0; j < bytes; j++) w[words + j] = _mm512_set1_epi32((int)pre[(3 + j) * HASH_TILE + t]);
+            const __m512i start = _mm512_set1_epi32((int)(XXH_P5 + (uint32_t)L));
+            int64_t count = 0;
+            for (Py_ssize_t i = 0; i < m16; i += 16) {
+                __m512i h = _mm512_add_epi32(_mm512_loadu_si512((const void *)(seeds + i)), start);
+                for (int j = 0; j < words; j++)
+                    h = _mm512_mullo_epi32(_mm512_rol_epi32(_mm512_add_epi32(h, w[j]), 17), p4);
+                for (int j = 0; j < bytes; j++)
+                    h = _mm512_mullo_epi32(_mm512_rol_epi32(_mm512_add_epi32(h, w[words + j]), 11), p1);
+                h = _mm512_mullo_epi32(_mm512_xor_si512(h, _mm512_srli_epi32(h, 15)), p2);
+                h = _mm512_mullo_epi32(_mm512_xor_si512(h, _mm512_srli_epi32(h, 13)), p3);
+                h = _mm512_xor_si512(h, _mm512_srli_epi32(h, 16));
+                if (full) {
+                    count += __builtin_popcount(
+                        (unsigned)_mm512_cmpeq_epi32_mask(h, _mm512_loadu_si512((const void *)(values + i))));
+                    continue;
+                }
+                for (int half = 0; half < 2; half++) {
+                    const __m256i part = half ? _mm512_extracti64x4_epi64(h, 1) : _mm512_castsi512_si256(h);
+                    const __m512d x = _mm512_cvtepu32_pd(part);
+                    const __m512d q = _mm512_roundscale_pd(_mm512_mul_pd(x, inverse),
+                                                           _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+                    __m512d rest = _mm512_sub_pd(x, _mm512_mul_pd(q, gd));
+                    rest = _mm512_mask_sub_pd(rest, _mm512_cmp_pd_mask(rest, gd, _CMP_GE_OQ), rest, gd);
+                    count += __builtin_popcount((unsigned)_mm512_cmp_pd_mask(
+                        rest, _mm512_loadu_pd(fractions + i + 8 * half), _CMP_EQ_OQ));
+                }
+            }
+            counts[t] += count;
+        }
+    }
+    if (m16 < m)
+        support_portable(seeds + m16, values + m16, fractions + m16, m - m16, g, pre, run_start, run_length, runs,
+                         counts);
+}
+#endif
+
 static void support_tiles(const uint32_t *seeds, const int64_t *values, int64_t *out, Py_ssize_t n, Py_ssize_t k,
                           uint64_t g, uint32_t *pre, uint32_t *block, double *fractions) {
     for (Py_ssize_t t0 = 0; t0 < k; t0 += HASH_TILE) {
@@ -2078,6 +2134,20 @@ static int has_nibble_lookups(void) {
 }
 #endif
 
+/* For tests: local hashing's support on AVX-512 where the CPU has it (True) or on AVX2 (False), once use_vectors
+   chose the vector paths; returns whether AVX-512 is now used. */
+static PyObject *use_avx512_support(PyObject *self, PyObject *arg) {
+    int wanted = PyObject_IsTrue(arg);
+    if (wanted < 0) return NULL;
+#ifdef HAVE_AVX_PATH
+    if (support_of != support_portable && __builtin_cpu_supports("avx2"))
+        support_of = wanted && __builtin_cpu_supports("avx512f") ? support_avx512 : support_avx2;
+    return PyBool_FromLong(support_of == support_avx512);
+#else
+    Py_RETURN_FALSE;
+#endif
+}
+
 static PyObject *use_nibble_lookups(PyObject *self, PyObject *arg) {
     int wanted = PyObject_IsTrue(arg);
     if (wanted < 0) return NULL;
@@ -2110,7 +2180,7 @@ static PyObject *use_vectors(PyObject *self, PyObject *arg) {
     if (wanted && __builtin_cpu_supports("avx2"))
         log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2,
         transpose_groups = transpose_groups_avx2, subset_sums = subset_sums_avx2, support_of = support_avx2;
-    if (wanted && __builtin_cpu_supports("avx512f")) copy_planes = copy_planes_avx512;
+    if (wanted && __builtin_cpu_supports("avx512f")) copy_planes = copy_planes_avx512, support_of = support_avx512;
     if (wanted) nibble_lookups = has_nibble_lookups();
 #endif
     return vector_width(self, NULL);
@@ -2191,6 +2261,9 @@ static PyMethodDef methods[] = {
     {"byte_histograms", byte_histograms, METH_VARARGS,
      "byte_histograms(bits, counts, n, width): counts[b, v] += #{i < n: bits[i, b] == v}, the per-byte histograms of\n"
      "bit-packed reports (privest/protocols/packed.py). bits (n, width) uint8 read, counts (width, 256) int64 added to."},
+    {"use_avx512_support", use_avx512_support, METH_O,
+     "use_avx512_support(flag): hash_support's AVX-512 path where the CPU has it (True) or its AVX2 one (False), on\n"
+     "the vector paths, for tests; returns whether AVX-512 is now used."},
     {"bits_sums_path", bits_sums_path, METH_NOARGS,
      "bits_sums_path() -> str: how bits_sums looks its tables up: 'avx512 nibbles' (AVX-512 with VBMI and GFNI, where\n"
      "B is a multiple of 8), 'avx2' or 'portable'. Every path gives the same bits."},
@@ -2213,7 +2286,7 @@ PyMODINIT_FUNC PyInit__kernel(void) {
     if (__builtin_cpu_supports("avx2"))
         log_block = log_block_avx2, hash_rows = hash_rows_avx2, members_of = members_avx2,
         transpose_groups = transpose_groups_avx2, subset_sums = subset_sums_avx2, support_of = support_avx2;
-    if (__builtin_cpu_supports("avx512f")) copy_planes = copy_planes_avx512;
+    if (__builtin_cpu_supports("avx512f")) copy_planes = copy_planes_avx512, support_of = support_avx512;
     nibble_lookups = has_nibble_lookups();
 #endif
     PyObject *created = PyModule_Create(&module), *floor = PyFloat_FromDouble(THETA_FLOOR);

@@ -14,12 +14,13 @@ KERNEL = xxh32._kernel
 needs_kernel = pytest.mark.skipif(KERNEL is None, reason="privest._kernel is not built")
 
 
-@pytest.fixture(params=[True, False], ids=["vectors", "portable"])
+@pytest.fixture(params=["avx512", "avx2", "portable"])
 def kernel_path(request):
-    """The compiled kernel on its AVX2 path, then on its portable one (restored to AVX2 after the test)."""
+    """The compiled kernel on its widest vector path, on AVX2, then portable (restored to the widest after)."""
     if KERNEL is None:
         pytest.skip("privest._kernel is not built")
-    KERNEL.use_vectors(request.param)
+    KERNEL.use_vectors(request.param != "portable")
+    KERNEL.use_avx512_support(request.param == "avx512")
     yield KERNEL
     KERNEL.use_vectors(True)
 
