@@ -1358,9 +1358,12 @@ static PyObject *ibu_matrix(PyObject *self, PyObject *args) {
     Py_ssize_t t = 0, worst_row;
     Py_BEGIN_ALLOW_THREADS
     ok = summarise(A, NULL, M, f, k, m, &worst_error, &worst_row) && worst_error <= atol;
-    /* m^0[z] > 0: column z has a positive entry (every entry >= 0, f > 0); one whose products with f all underflow
-       to 0 fails here, and the general path takes it */
-    for (Py_ssize_t z = 0; z < m && ok; z++) ok = M[z] > 0.0 && w[z] > 0.0 && w[z] <= 1.7976931348623157e308;
+    /* m^0[z] >= 2^-511 (THETA_FLOOR), so that column z has an entry >= 2^-511 (m^0[z] = f sum_x A[x, z] and f = 1/k):
+       a column whose largest entry is below that (as privest/groups.py's _FAINT_COLUMN) fails here, and the general
+       path, which scales such a column (its products with theta could underflow to 0), takes it; and so does a column
+       of no positive entry, whose error that path names */
+    for (Py_ssize_t z = 0; z < m && ok; z++)
+        ok = M[z] >= THETA_FLOOR && w[z] > 0.0 && w[z] <= 1.7976931348623157e308;
     if (ok) {
         for (Py_ssize_t x = 0; x < k; x++) T[x] = f;
         const double *G = aligned_matrix(A, k * m, max_iter, &owned);

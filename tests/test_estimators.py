@@ -318,6 +318,25 @@ def test_the_compiled_loops_vector_and_portable_paths_give_the_same_bits(k):
     assert np.array_equal(portable.theta, fast.theta) and portable.log_likelihood == fast.log_likelihood
 
 
+def test_a_reported_column_of_only_tiny_entries_gives_a_finite_estimate_not_nans():
+    # Column 3 can only come from secret 0, with probability c: at c = 5e-324 its products with theta underflow to 0
+    # (once L = -inf and every estimate NaN, without a word). IBU's updates do not change when a column is scaled,
+    # so the estimate is that of c = 1e-100 (no scaling) and L differs by w_3 (log c - log 1e-100); every path agrees.
+    q = np.array([10.0, 20, 30, 40])
+    def with_entry(c):
+        return np.array([[0.5 - c, 0.5, 0, c], [0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 0]])
+    plain = est.ibu(with_entry(1e-100), q, delta=1e-12)
+    for c in (5e-324, 1e-300, 1e-160):
+        faint = est.ibu(with_entry(c), q, delta=1e-12)
+        assert np.isfinite(faint.theta).all() and np.isfinite(faint.log_likelihood)
+        np.testing.assert_allclose(faint.theta, plain.theta, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(faint.log_likelihood - plain.log_likelihood, 0.4 * (np.log(c) - np.log(1e-100)),
+                                   rtol=1e-9)
+        lists = est.ibu(with_entry(c).tolist(), q.tolist(), delta=1e-12)  # the general path, not the one call
+        assert np.array_equal(faint.theta, lists.theta) and faint.log_likelihood == lists.log_likelihood
+        assert np.isfinite(estimators.gibu([(with_entry(c), q)]).theta).all()  # SQUAREM to the gap, too
+
+
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
 @pytest.mark.parametrize("vectors", [True, False])
 def test_ibu_takes_its_first_product_from_the_check_of_a_and_keeps_every_bit(vectors, monkeypatch):
