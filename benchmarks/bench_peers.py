@@ -19,6 +19,10 @@ Rows, for k = 16, 256, 1024 and eps = 1, 4 (theta = Binomial(k - 1, 1/2), n = ``
 - **GIBU from GRR reports**: ``privest.gibu([(grr, reports)])`` end to end (the reports grouped, then GIBU) against
   multi-freq-ldpy's ``GRR_Aggregator_IBU`` (its counting included), for 100 iterations each (the same work) and to
   each library's own stop;
+- **a notebook's MLE and bootstrap** (issue 47): OUE at k = 50, eps = 1, n = 10^5, on Dirichlet(1) and binomial
+  secrets: ``gibu([(oue, reports)])`` and ``bootstrap`` with every default of privest's (its threads too, in a child
+  process), how far below the MLE's log-likelihood it stops, and multi-freq-ldpy's ``UE_Aggregator_IBU`` beside it
+  (IBU on the bits' counts, not the same work: no ratio);
 - **clients**: privest's vectorised ``sample`` on the n users against each peer's client called once per user on
   ``--peer-users`` users (the peers have no vectorised client);
 - **unbiased estimates**: privest's ``estimate`` on the n reports against the peers' aggregators on the same reports
@@ -33,16 +37,17 @@ Rows, for k = 16, 256, 1024 and eps = 1, 4 (theta = Binomial(k - 1, 1/2), n = ``
 
 import functools
 import os
+import sys
 
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
                   "PRIVEST_THREADS"):
-    os.environ.setdefault(_variable, "1")  # before numpy and numba load: one thread (BLAS, numba, privest)
+    if _variable != "PRIVEST_THREADS" or "--notebook-child" not in sys.argv:  # that child: privest's own default
+        os.environ.setdefault(_variable, "1")  # before numpy and numba load: one thread (BLAS, numba, privest)
 
 import argparse  # noqa: E402
 import platform  # noqa: E402
 import resource  # noqa: E402
 import subprocess  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
@@ -270,6 +275,59 @@ def bench_memory(tables: dict[str, Table], n: int) -> None:
                              unit=lambda b: f"{b / 2**20:,.0f} MiB")
 
 
+# issue 47's notebook case: OUE at k = 50, eps = 1 on n = 10^5 users, privest's estimator and bootstrap as a notebook
+# calls them (every default, its threads included: a child process without PRIVEST_THREADS), on two data sets: every
+# value present (theta from Dirichlet(1), as bench_squarem.py) and this record's binomial secrets (tails near 0, where
+# the MLE has zeros, which EM approaches slowly)
+NOTEBOOK = {"k": 50, "eps": 1.0, "users": 100_000}
+
+
+def notebook_child(rounds: int) -> dict[str, dict[str, float]]:
+    """In a fresh process with privest's default threads, for each data set: ``gibu([(oue, reports)])`` and
+    multi-freq-ldpy's ``UE_Aggregator_IBU`` with its defaults on the same reports (interleaved), how far each stops
+    below the MLE's log-likelihood (the MLE by the certified gap rule at delta = 1e-14), and one ``bootstrap`` with its
+    defaults."""
+    k, eps, n = NOTEBOOK["k"], NOTEBOOK["eps"], NOTEBOOK["users"]
+    oue = protocols.oue(k, eps)
+    rng = sampling.rng_for(SEED, "bench_peers", "notebook")
+    data = {"every value present (theta ~ Dirichlet(1))": rng.choice(k, n, p=rng.dirichlet(np.ones(k))),
+            "binomial secrets (tails near 0)": secrets_for(k, n)}
+    mfl_aggregate("oue", oue.sample(np.arange(k), rng), "IBU", k, eps)  # numba compiles here
+    got = {}
+    for name, secrets in data.items():
+        reports = oue.sample(secrets, rng)
+        t = interleaved({"ours": lambda r=reports: privest.gibu([(oue, r)]),
+                         "mfl": lambda r=reports: mfl_aggregate("oue", r, "IBU", k, eps)}, rounds)
+        ours, mle = privest.gibu([(oue, reports)]), privest.gibu([(oue, reports)], delta=1e-14)
+        theirs = np.asarray(mfl_aggregate("oue", reports, "IBU", k, eps), dtype=float)
+        start = time.perf_counter()
+        privest.bootstrap([(oue, reports)], sampling.rng_for(SEED, "bench_peers", "notebook bootstrap", name))
+        got[name] = {**t, "bootstrap": time.perf_counter() - start, "updates": ours.iterations,
+                     "below ours": mle.log_likelihood - ours.log_likelihood,
+                     "below mfl": mle.log_likelihood - privest.estimators.log_likelihood(theirs, [(oue, reports)]),
+                     "threads": privest.estimators._bits.threads_from_environment()}
+    return got
+
+
+def bench_notebook(tables: dict[str, Table], rounds: int) -> None:
+    import json
+
+    environment = {key: value for key, value in os.environ.items() if key != "PRIVEST_THREADS"}
+    command = [sys.executable, __file__, "--notebook-child", str(rounds)]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, cwd=os.path.dirname(__file__),
+                         env=environment)
+    case = f"OUE, k = {NOTEBOOK['k']}, eps = {NOTEBOOK['eps']:g}, n = {powers(NOTEBOOK['users'])}"
+    for data, got in json.loads(out.stdout.splitlines()[-1]).items():
+        tables["notebook"].add(f"{case}, {data}: `gibu([(oue, reports)])`", got["ours"],
+                               note=f"{got['updates']:,} updates; L(MLE) - L {got['below ours']:.1e}; "
+                                    f"multi-freq-ldpy's `UE_Aggregator_IBU` {seconds(got['mfl'])}, L(MLE) - L "
+                                    f"{got['below mfl']:.1e} (IBU on the bits' counts: not the reports' MLE, so no "
+                                    "ratio)")
+        tables["notebook"].add(f"{case}, {data}: `bootstrap([(oue, reports)], rng)`, 200 replicates",
+                               got["bootstrap"], note=f"one run; {got['threads']} threads (privest's default here); "
+                                                      "no peer has one")
+
+
 TUTORIAL_GRIDS = {"single": "single attribute (notebook 1): 8 protocols × {eps} eps, Adult ages, n = {users:,}",
                   "longitudinal": "longitudinal (notebook 3): 6 protocols × {eps} eps_perm, Adult ages, n = {users:,}",
                   "multidim": "multidimensional (notebook 2): SPL, SMP, RS+FD with ADP × {eps} eps, d = 6, "
@@ -310,9 +368,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="reports of the peers' O(n k) aggregators (LH, SS)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; each time is their median")
     parser.add_argument("--ks", type=int, nargs="*", default=list(KS))
-    parser.add_argument("--sections", nargs="*", default=["ibu", "gibu", "client", "memory"],
-                        help="ibu, gibu, client (clients and unbiased estimates), memory; or iteration: only IBU's "
-                             "per-iteration rows; tutorials: multi-freq-ldpy's tutorial grids (not by default)")
+    parser.add_argument("--sections", nargs="*", default=["ibu", "gibu", "notebook", "client", "memory"],
+                        help="ibu, gibu, notebook (OUE's estimate and bootstrap with privest's defaults), client "
+                             "(clients and unbiased estimates), memory; or iteration: only IBU's per-iteration rows; "
+                             "tutorials: multi-freq-ldpy's tutorial grids (not by default)")
     parser.add_argument("--adult", default="../shared/datasets",
                         help="the directory of adult.data and adult.test (tutorials; default the config's mirror)")
     parser.add_argument("--tutorial-users", type=int, help="the tutorials on the first this many users (default all)")
@@ -321,10 +380,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--protocols", nargs="*", default=list(NAMES), help="the clients' and estimates' protocols")
     parser.add_argument("--output", help="also write the record (markdown) to this file")
     parser.add_argument("--memory-child", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--notebook-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_child:
         library, name, k, eps, n = args.memory_child
         print(memory_child(library, name, int(k), float(eps), int(n)))
+        return
+    if args.notebook_child:
+        import json
+
+        print(json.dumps(notebook_child(args.notebook_child)))
         return
     missing = [p for p in ("multi-freq-ldpy", "pure-ldp", "numba") if version(p) == "not installed"]
     if missing:
@@ -338,6 +403,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                                                   "10^4 iterations; iterations privest / numba."),
         ("gibu", "GIBU from GRR reports, end to end", "`privest.gibu([(grr, reports)])` against multi-freq-ldpy's "
                                                       "`GRR_Aggregator_IBU` (its counting included)."),
+        ("notebook", "A notebook's MLE and bootstrap, privest's defaults", "OUE's reports of two data sets: "
+                     "privest's `gibu` and `bootstrap` with every default (SQUAREM, its stopping rules, its threads) "
+                     "beside multi-freq-ldpy's `UE_Aggregator_IBU` with its defaults (max |Δθ| < 1e-12, 10^4 "
+                     "iterations), in a process of its own; L(MLE) from the certified gap rule at delta = 1e-14."),
         ("client", "Clients (perturbing users)", "per user: privest's vectorised `sample` against the peers' "
                                                  "clients called once per user."),
         ("estimate", "Unbiased estimates on the same reports", "per report: privest's `estimate` against "
@@ -362,6 +431,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             if "client" in args.sections:
                 for name in args.protocols:
                     bench_protocol(tables, name, k, eps, args.users, args)
+    if "notebook" in args.sections:
+        bench_notebook(tables, args.rounds)
     if "memory" in args.sections:
         bench_memory(tables, args.users)
     if "tutorials" in args.sections:

@@ -217,6 +217,12 @@ def matrix_group(A: np.ndarray, counts: np.ndarray) -> Group:
     return _reported_columns(A, check_weights(counts, A.shape[1], "counts"), column_max)
 
 
+# A reported column whose largest entry is below this is scaled to a largest entry of 1 (``_reported_columns``): its
+# products with theta (whose entries IBU floors at 2^-511) could underflow to 0. No mechanism of the papers or of
+# privest's constructors has one; other columns keep their entries, and so every result its bits.
+_FAINT_COLUMN = 2.0**-511
+
+
 def _reported_columns(A: np.ndarray, counts: np.ndarray, column_max: np.ndarray | None = None,
                       start: tuple[float, np.ndarray] | None = None) -> Group:
     """``matrix_group`` on a checked A and counts (and A's column maxima, if the check gave them; and IBU's first
@@ -228,9 +234,18 @@ def _reported_columns(A: np.ndarray, counts: np.ndarray, column_max: np.ndarray 
         G = np.compress(seen, A, axis=1)
         column_max = None if column_max is None else column_max[seen]
         start = None if start is None else (start[0], start[1][seen])
-    if (G.max(axis=0) if column_max is None else column_max).min() <= 0:
+    column_max = G.max(axis=0) if column_max is None else column_max
+    if column_max.min() <= 0:
         raise ValueError("counts: an observable was reported that no secret can produce under A")
-    group = Group._of_checked(G, counts[seen], np.zeros(G.shape[1]))
+    log_scale = np.zeros(G.shape[1])
+    faint = column_max < _FAINT_COLUMN
+    if faint.any():  # such a column's products with theta underflow to 0 (L = -inf, NaN estimates): its entries
+        # over its largest, that scale in log_scale (P(z | x) = exp(log_scale[z]) G[x, z], IBU's updates unchanged)
+        G = G.copy() if G is A else G
+        G[:, faint] /= column_max[faint]
+        log_scale[faint] = np.log(column_max[faint])
+        start = None
+    group = Group._of_checked(G, counts[seen], log_scale)
     if start is not None:
         object.__setattr__(group, "_start", start)
     return group

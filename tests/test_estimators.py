@@ -318,6 +318,25 @@ def test_the_compiled_loops_vector_and_portable_paths_give_the_same_bits(k):
     assert np.array_equal(portable.theta, fast.theta) and portable.log_likelihood == fast.log_likelihood
 
 
+def test_a_reported_column_of_only_tiny_entries_gives_a_finite_estimate_not_nans():
+    # Column 3 can only come from secret 0, with probability c: at c = 5e-324 its products with theta underflow to 0
+    # (once L = -inf and every estimate NaN, without a word). IBU's updates do not change when a column is scaled,
+    # so the estimate is that of c = 1e-100 (no scaling) and L differs by w_3 (log c - log 1e-100); every path agrees.
+    q = np.array([10.0, 20, 30, 40])
+    def with_entry(c):
+        return np.array([[0.5 - c, 0.5, 0, c], [0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 0]])
+    plain = est.ibu(with_entry(1e-100), q, delta=1e-12)
+    for c in (5e-324, 1e-300, 1e-160):
+        faint = est.ibu(with_entry(c), q, delta=1e-12)
+        assert np.isfinite(faint.theta).all() and np.isfinite(faint.log_likelihood)
+        np.testing.assert_allclose(faint.theta, plain.theta, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(faint.log_likelihood - plain.log_likelihood, 0.4 * (np.log(c) - np.log(1e-100)),
+                                   rtol=1e-9)
+        lists = est.ibu(with_entry(c).tolist(), q.tolist(), delta=1e-12)  # the general path, not the one call
+        assert np.array_equal(faint.theta, lists.theta) and faint.log_likelihood == lists.log_likelihood
+        assert np.isfinite(estimators.gibu([(with_entry(c), q)]).theta).all()  # SQUAREM to the gap, too
+
+
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
 @pytest.mark.parametrize("vectors", [True, False])
 def test_ibu_takes_its_first_product_from_the_check_of_a_and_keeps_every_bit(vectors, monkeypatch):
@@ -400,7 +419,7 @@ def test_ibus_one_compiled_call_declines_what_its_checks_refuse_and_the_general_
     cases = [(matrix, q) for matrix in bad_entries.values()] + [(A, counts) for counts in bad_counts.values()]
     messages = []
     for matrix, counts in cases:
-        work = np.empty(2 * 4 + 4 * 4)
+        work = np.empty(2 * 4 + 4 * 4 + _iteration._kernel.WORK_PAD)
         with np.errstate(all="ignore"):
             weights = counts / counts.sum()
         assert _iteration._kernel.ibu_matrix(matrix, weights, work, 4, 4, 0.25, 1e-9, 1e-10, 10,
@@ -417,8 +436,68 @@ def test_ibus_one_compiled_call_declines_what_its_checks_refuse_and_the_general_
     # a column whose one positive entry times the start underflows to 0 (the one call tests m^0 > 0, not the column's
     # largest entry): declined, so that the general path takes it
     underflow = np.array([[0.5, 0.5, 0, 5e-324], [0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 0]])
-    assert _iteration._kernel.ibu_matrix(underflow, q / q.sum(), np.empty(24), 4, 4, 0.25, 1e-9, 1e-10, 10,
-                                         False) is None
+    assert _iteration._kernel.ibu_matrix(underflow, q / q.sum(), np.empty(24 + _iteration._kernel.WORK_PAD), 4, 4,
+                                         0.25, 1e-9, 1e-10, 10, False) is None
+
+
+@pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
+@pytest.mark.parametrize("vectors", [True, False], ids=["avx", "portable"])
+def test_ibus_one_call_refuses_a_negative_entry_wherever_it_lies_and_declines_a_negative_zero(vectors):
+    # The one call's vector pass tests signs by the OR of the entries' bits, in blocks of 16 columns, then of 4, then
+    # one at a time (m = 23: all three): a negative entry in each part is refused as the general path refuses it; a
+    # -0.0 entry (a set sign bit, not an error: the vector pass declines it, the portable one takes it) gives the
+    # estimate of +0.0 either way.
+    kernel = _iteration._kernel
+    k, m = 5, 23
+    A = np.full((k, m), 1 / m)
+    q = np.arange(1.0, m + 1)
+    try:
+        kernel.use_vectors(vectors)
+        for column in (3, 18, 21):  # a 16-column block, the 4-column block, the last columns one at a time
+            negative = A.copy()
+            negative[2, column], negative[2, (column + 1) % m] = -0.01, 1 / m + 0.01
+            work = np.empty(2 * k + 4 * m + kernel.WORK_PAD)
+            assert kernel.ibu_matrix(negative, q / q.sum(), work, k, m, 1 / k, 1e-9, 1e-10, 10, False) is None
+            with pytest.raises(ValueError) as raised:
+                est.ibu(negative, q)
+            with pytest.raises(ValueError) as from_lists:
+                est.ibu(negative.tolist(), q.tolist())
+            assert str(raised.value) == str(from_lists.value)
+            signed_zero = A.copy()
+            signed_zero[1, column], signed_zero[1, (column + 1) % m] = -0.0, 2 / m
+            unsigned = np.where(signed_zero == 0, 0.0, signed_zero)
+            for matrix in (signed_zero, signed_zero.tolist()):  # the one call (or its decline), the general path
+                assert np.array_equal(est.ibu(matrix, q).theta, est.ibu(unsigned, q).theta)
+    finally:
+        kernel.use_vectors(True)
+
+
+@pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
+@pytest.mark.parametrize("max_iter", [3, 200])  # a short run uses G as it lies, a long one an aligned copy of it
+def test_the_compiled_loop_gives_the_same_bits_wherever_g_and_its_buffers_lie_in_memory(max_iter):
+    # numpy aligns a large array to 16 bytes; the kernel copies a G not on a 32-byte boundary for long runs, and
+    # aligns its own buffers inside work: neither may change a bit, at any offset of G or of work.
+    kernel = _iteration._kernel
+    rng = rng_for(5, "aligned")
+    for k, m, strided in ((7, 9, False), (130, 130, True)):
+        A = rng.dirichlet(np.ones(m), size=k)
+        q = rng.multinomial(10_000, A.mean(axis=0)).astype(float) + 1
+        results = set()
+        for offset in range(4):  # G at 0, 8, 16 and 24 bytes past a 32-byte boundary, and work likewise
+            G = np.empty(A.size + 8)
+            start = (-G.ctypes.data // 8) % 4 + offset
+            G = G[start : start + A.size].reshape(k, m)
+            G[:] = A
+            work = np.empty(2 * k + 4 * m + kernel.WORK_PAD + 8)
+            start = (-work.ctypes.data // 8) % 4 + offset
+            work = work[start : start + 2 * k + 4 * m + kernel.WORK_PAD]
+            t, L, capped = kernel.ibu_matrix(G, q / q.sum(), work, k, m, _iteration._uniform(k), 1e-9, 0.0, max_iter,
+                                             strided)
+            results.add((t, L, capped, work[:k].tobytes()))
+            assert G.ctypes.data % 32 == offset * 8 and np.array_equal(G, A)  # G itself untouched
+        assert len(results) == 1
+        assert np.array_equal(np.frombuffer(results.pop()[3]), est.ibu(A.copy(), q, delta=1e-300, max_iter=max_iter,
+                                                                        **est.PLAIN_IBU).theta)
 
 
 @pytest.mark.skipif(not est.COMPILED_KERNEL, reason="privest._kernel is not built")
@@ -448,11 +527,12 @@ def test_the_compiled_loop_is_built_where_a_c_compiler_is_and_rejects_bad_buffer
         kernel.ibu_updates(G, np.full(k, 1 / k), T, M, ratio, k, k, 2)
     with pytest.raises(ValueError, match="not C-contiguous"):
         kernel.ibu_updates(np.eye(k * 2)[::2, ::2], np.full(k, 1 / k), T, M, ratio, k, k, 1)
-    work = np.empty(2 * k + 4 * k)
+    work = np.empty(2 * k + 4 * k + kernel.WORK_PAD)
     work[:k], work[2 * k : 3 * k] = 1 / k, 1 / k
     assert kernel.ibu_run(G, np.full(k, 1 / k), work, k, k, 1e-10, 5, False, 0.0)[0] == 1  # a fixed point: L still
-    with pytest.raises(ValueError, match="work must be a C-contiguous float64 array of at least 18"):
-        kernel.ibu_run(G, np.full(k, 1 / k), np.empty(17), k, k, 1e-10, 5, False, 0.0)
+    too_short = f"work must be a C-contiguous float64 array of at least {18 + kernel.WORK_PAD}"
+    with pytest.raises(ValueError, match=too_short):
+        kernel.ibu_run(G, np.full(k, 1 / k), np.empty(17 + kernel.WORK_PAD), k, k, 1e-10, 5, False, 0.0)
     with pytest.raises(ValueError, match="k, m and max_iter must be >= 1"):
         kernel.ibu_matrix(G, np.full(k, 1 / k), work, k, k, 1 / k, 1e-9, 1e-10, 0, False)
     combined = np.empty(3)

@@ -317,7 +317,8 @@ def _iterate_compiled(G: np.ndarray, w: np.ndarray, offset: float, theta: np.nda
     ``combine_rows``."""
     k, columns = G.shape
     G, w = np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
-    work = np.empty(2 * k + 4 * columns)  # theta^t and theta^(t-1), m^t and m^(t-1), ratio, logs
+    # theta^t and theta^(t-1), m^t and m^(t-1), ratio, logs (the kernel aligns the last three inside the pad)
+    work = np.empty(2 * k + 4 * columns + _kernel.WORK_PAD)
     theta0, m0 = work[:k], work[2 * k : 2 * k + columns]
     theta0[:] = theta
     if start is not None and (theta == start[0]).all():
@@ -334,7 +335,7 @@ def _ibu_matrix(A: np.ndarray, w: np.ndarray, n: float, delta: float, max_iter: 
     checks and first product in one pass, then ``_iterate_compiled``'s iteration (the same bits). None where a check
     fails or a column was not reported (then ``ibu``'s own path, which names the error or drops the column)."""
     k, m = A.shape
-    work = np.empty(2 * k + 4 * m)
+    work = np.empty(2 * k + 4 * m + _kernel.WORK_PAD)
     out = _kernel.ibu_matrix(A, w, work, k, m, _uniform(k), 1e-9, delta, max_iter, A.size >= _STRIDED_START)
     if out is None:
         return None

@@ -99,25 +99,34 @@ class DBitFlipPM:
         it."""
         check_choice(post, "post", POSTS)
         reports = self._reports(reports)
-        n, b, d, e = reports.shape[0], self.buckets, self.bits, math.exp(self.eps / 2)
-        if n == 0:
-            raise ValueError(f"{self.name}: reports must not be empty")
-        drawn, ones = (reports >= 0).sum(axis=0), (reports == 1).sum(axis=0)
-        raw = b / (n * d) * (ones * (e + 1) - drawn) / (e - 1)
-        variance = b * e / (d * n * (e - 1) ** 2) if post in NEEDS_VARIANCE else None
+        n, e = reports.shape[0], math.exp(self.eps / 2)
+        raw = self._raw(reports)
+        variance = self.buckets * e / (self.bits * n * (e - 1) ** 2) if post in NEEDS_VARIANCE else None
         return apply(raw, post, variance=variance, n=n)
 
     def estimate_variance(self, reports: Any) -> np.ndarray:
         """The raw estimate's variance for users drawn i.i.d.: ((b/d) (e / (e - 1)^2 + f_v) - f_v^2) / n, with f_v
         the raw estimate clipped to [0, 1]."""
-        n, e = self.count(reports), math.exp(self.eps / 2)
-        f = np.clip(self.estimate(reports), 0.0, 1.0)
-        return (self.buckets / self.bits * (e / (e - 1) ** 2 + f) - f**2) / n
+        return self._raw_variance(self._reports(reports))
 
     def interval(self, reports: Any, level: float = 0.95) -> Interval:
         """Normal-approximation intervals from ``estimate`` and ``estimate_variance`` (``Protocol.interval``)."""
-        return normal_interval(self.estimate(reports), self.estimate_variance(reports), level,
-                               reports=self.count(reports))
+        reports = self._reports(reports)  # checked once for the three
+        return normal_interval(self._raw(reports), self._raw_variance(reports), level, reports=len(reports))
+
+    def _raw(self, reports: np.ndarray) -> np.ndarray:
+        """``estimate``'s raw estimate of checked reports."""
+        n, b, d, e = reports.shape[0], self.buckets, self.bits, math.exp(self.eps / 2)
+        if n == 0:
+            raise ValueError(f"{self.name}: reports must not be empty")
+        drawn, ones = (reports >= 0).sum(axis=0), (reports == 1).sum(axis=0)
+        return b / (n * d) * (ones * (e + 1) - drawn) / (e - 1)
+
+    def _raw_variance(self, reports: np.ndarray) -> np.ndarray:
+        """``estimate_variance`` of checked reports."""
+        e = math.exp(self.eps / 2)
+        f = np.clip(self._raw(reports), 0.0, 1.0)
+        return (self.buckets / self.bits * (e / (e - 1) ** 2 + f) - f**2) / len(reports)
 
     def _factors(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(log of each report's prefactor, (n, b) each bucket's factor: e^(eps/2), e^(-eps/2) or 1)."""

@@ -157,16 +157,16 @@ def joint_group(protocol: _Memoised, rounds: Sequence[Any]) -> Group:
     c = np.arange(R + 1)
     if protocol._kind == "rr":
         t = p2**c * q2 ** (R - c)
-        size = protocol._memo_size
-        if isinstance(first, HashReports):  # c_b of the g hashed values, from the reported values
-            memo_counts = np.zeros((n, size), dtype=np.int32)
+        hashed = isinstance(first, HashReports)  # the memo of the g hashed values, not of x itself
+        if hashed:  # c_b of the g hashed values, from the reported values, beside s_x
+            memo_counts = np.zeros((n, protocol._memo_size), dtype=np.int32)
             for reports in rounds:
                 memo_counts[np.arange(n), reports.values] += 1
-        else:
-            memo_counts = held
-        keys = np.concatenate([held, memo_counts], axis=1) if memo_counts is not held else held
+            keys = np.concatenate([held, memo_counts], axis=1)
+        else:  # a k-RR memo of x: c_b is s_b
+            keys = held
         patterns, counts = np.unique(keys, axis=0, return_counts=True)
-        total = q1 * t[patterns[:, k:] if memo_counts is not held else patterns].sum(axis=1)
+        total = q1 * t[patterns[:, k:] if hashed else patterns].sum(axis=1)
         likelihood = total[None, :] + (p1 - q1) * t[patterns[:, :k]].T
         log_scale = np.zeros(patterns.shape[0])
     else:
