@@ -149,3 +149,24 @@ def test_bernoulli_words_are_the_same_compiled_or_not(q, size, monkeypatch):
     monkeypatch.setattr(packed, "_kernel", None)
     np.testing.assert_array_equal(compiled, packed.bernoulli_words(q, size, theirs))
     assert ours.bit_generator.state == theirs.bit_generator.state
+
+
+@pytest.mark.skipif(privest.protocols.packed._kernel is None, reason="privest._kernel is not built")
+def test_compiled_pcg64_draws_hold_the_bit_generator_s_lock():
+    # numpy's draws hold the bit generator's lock, so threads sharing a generator each see the state advance once; the
+    # compiled words (read the state, advance it in C, write it back) must hold it too: a draw waits while it is held.
+    import threading
+
+    rng = np.random.default_rng(3)
+    done = threading.Event()
+    with rng.bit_generator.lock:
+        worker = threading.Thread(target=lambda: (_laplace._words(rng, 16), packed.bernoulli_words(0.3, 16, rng),
+                                                  done.set()))
+        worker.start()
+        assert not done.wait(0.3)  # blocked on the lock
+    worker.join(10)
+    assert done.is_set()
+    expected = np.random.default_rng(3)
+    expected.bit_generator.random_raw(16)
+    packed.bernoulli_words(0.3, 16, expected)
+    assert rng.bit_generator.state == expected.bit_generator.state

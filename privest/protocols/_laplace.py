@@ -21,7 +21,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-from privest.protocols.packed import pcg64_state, set_pcg64_state
+from privest.protocols.packed import on_pcg64
 
 try:  # the words and the first try compiled (privest/_kernel.c), built with the package where a C compiler is found
     from privest import _kernel
@@ -67,13 +67,10 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
 def _words(rng: np.random.Generator, size: int) -> np.ndarray:
     """``size`` raw 64-bit words of the generator's bit generator, as ``random_raw`` gives them (in the compiled
     kernel for PCG64, the generator's state then advanced by ``size`` words as ``random_raw`` would)."""
-    compiled = None if _kernel is None else pcg64_state(rng)
-    if compiled is None:
-        return rng.bit_generator.random_raw(size)
     words = np.empty(size, dtype=np.uint64)
-    state, halves = compiled
-    set_pcg64_state(rng, state, _kernel.pcg64_words(words, size, *halves))
-    return words
+    if on_pcg64(rng, lambda *halves: _kernel.pcg64_words(words, size, *halves)):
+        return words
+    return rng.bit_generator.random_raw(size)
 
 
 def laplace(rng: np.random.Generator, shape: tuple[int, ...], scale: float) -> np.ndarray:

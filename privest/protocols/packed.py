@@ -142,22 +142,21 @@ class PackedBits:
         return (histogram.reshape(width, 256) @ by_bit).ravel()[:self.k]
 
 
-def pcg64_state(rng: np.random.Generator) -> tuple[dict, tuple[int, int, int, int]] | None:
-    """For a PCG64 generator where the compiled kernel has its words (``privest._kernel``): its state, and the
-    state and increment as the kernel takes them (high and low 64-bit halves); else None."""
+def on_pcg64(rng: np.random.Generator, draw: Callable[[int, int, int, int], tuple[int, int]]) -> bool:
+    """Where rng is a PCG64 generator and the compiled kernel has its words (``privest._kernel``): ``draw`` called
+    with the 128-bit state and increment as the kernel takes them (high and low 64-bit halves), returning the advanced
+    state's halves, which become the generator's; all under the bit generator's lock, as numpy's own draws hold it
+    (threads sharing a generator see its state advance once per draw). True then; False, having drawn nothing,
+    otherwise (the caller then draws through numpy)."""
     generator = rng.bit_generator
     if _kernel is None or not hasattr(_kernel, "pcg64_words") or type(generator) is not np.random.PCG64:
-        return None
-    state = generator.state
-    now, inc = state["state"]["state"], state["state"]["inc"]
-    return state, (now >> 64, now & _LOW_64, inc >> 64, inc & _LOW_64)
-
-
-def set_pcg64_state(rng: np.random.Generator, state: dict, advanced: tuple[int, int]) -> None:
-    """The generator's state after the kernel's words: the state ``pcg64_state`` gave, its 128-bit state replaced by
-    the kernel's (high, low) halves."""
-    rng.bit_generator.state = {**state, "state": {"state": (advanced[0] << 64) | advanced[1],
-                                                  "inc": state["state"]["inc"]}}
+        return False
+    with generator.lock:
+        state = generator.state
+        now, inc = state["state"]["state"], state["state"]["inc"]
+        high, low = draw(now >> 64, now & _LOW_64, inc >> 64, inc & _LOW_64)
+        generator.state = {**state, "state": {"state": (high << 64) | low, "inc": inc}}
+    return True
 
 
 def bernoulli_words(q: float, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -187,13 +186,9 @@ def bernoulli_words(q: float, size: int, rng: np.random.Generator) -> np.ndarray
         return np.zeros(size, dtype=np.uint64)
     if target >= 2**53:
         return np.full(size, _ALL)
-    compiled = pcg64_state(rng)
-    if compiled is not None:  # the same steps on the same words (rng.integers of the full range is random_raw), in C
-        words = np.empty(size, dtype=np.uint64)
-        state, halves = compiled
-        set_pcg64_state(rng, state, _kernel.bernoulli_pcg64(words, np.empty(3 * size, dtype=np.uint64), size, target,
-                                                            _FIRST_CHECK, *halves))
-        return words
+    words, scratch = np.empty(size, dtype=np.uint64), np.empty(3 * size, dtype=np.uint64)
+    if on_pcg64(rng, lambda *halves: _kernel.bernoulli_pcg64(words, scratch, size, target, _FIRST_CHECK, *halves)):
+        return words  # the same steps on the same words (rng.integers of the full range is random_raw), in C
     words = np.zeros(size, dtype=np.uint64)
     undecided = np.full(size, _ALL)
     where: np.ndarray | None = None  # the words with undecided lanes; None while that is every word
