@@ -2011,7 +2011,7 @@ static PyObject *floyd_subsets(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* Random words and Laplace noise for SHE (privest/protocols/laplace.py).
+/* Random words and Laplace noise for SHE (privest/protocols/_laplace.py).
 
    pcg64_words: numpy's PCG64 (the 128-bit LCG state = state * M + inc, then the XSL-RR output of the new state),
    the words of numpy.random.PCG64.random_raw from the same state, one after another without a call a word.
@@ -2020,7 +2020,7 @@ static PyObject *floyd_subsets(PyObject *self, PyObject *args) {
    2000) for the exponential: bit 0 the sign, bits 3..10 the layer, bits 11..63 the 53-bit uniform u; |noise| =
    u width[layer] (width already times the scale), accepted where u < accept[layer] (inside the layer's rectangle
    under the density). The words not accepted (about 1.1%, the wedges and the tail) are left as they are and their
-   positions written to `rejected` in increasing order, for laplace.py to finish in numpy. One multiply a word and
+   positions written to `rejected` in increasing order, for _laplace.py to finish in numpy. One multiply a word and
    a sign flip: numpy gives the same bits from the same words. */
 #ifdef __SIZEOF_INT128__
 #define PCG64_MULTIPLIER (((__uint128_t)2549297995355413924ULL << 64) | 4865540595714422341ULL)
@@ -2086,7 +2086,7 @@ static PyObject *pcg64_words(PyObject *self, PyObject *args) {
 /* privest/protocols/packed.py's bernoulli_words on PCG64's words, the same steps on the same words: size words of
    64 lanes, each lane comparing a 53-bit uniform (one bit a random word, most significant first) with Q = target;
    a step draws one random word for every word with undecided lanes, in order; from step first_check on the words
-   whose lanes are all decided leave. out (size,) uint64 written; scratch (2 size,) uint64. */
+   whose lanes are all decided leave. out (size,) uint64 written; scratch (3 size,) uint64. */
 static PyObject *bernoulli_pcg64(PyObject *self, PyObject *args) {
     PyObject *out_object, *scratch_object;
     Py_ssize_t size;
@@ -2355,7 +2355,7 @@ static PyMethodDef methods[] = {
 #endif
     {"laplace_words", laplace_words, METH_VARARGS,
      "laplace_words(words, width, accept, rejected, n) -> count: the ziggurat's first try on each random word, in\n"
-     "place (privest/protocols/laplace.py): accepted words become float64 noise; the positions of the others, left\n"
+     "place (privest/protocols/_laplace.py): accepted words become float64 noise; the positions of the others, left\n"
      "as they are, written to rejected (n,) int64; returns their count. width (256,) float64, accept (256,) uint64."},
     {"byte_histograms", byte_histograms, METH_VARARGS,
      "byte_histograms(bits, counts, n, width): counts[b, v] += #{i < n: bits[i, b] == v}, the per-byte histograms of\n"
