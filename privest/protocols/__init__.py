@@ -66,8 +66,9 @@ The package holds one family a module, re-exported here (import from ``privest.p
 ``sketches``            ``Sketch`` and CMS, HCMS: oracles for items 0..k-1, k up to 2^64, estimated item by item
 ``fast_hashing``        FLH, fast local hashing (a ``Sketch``: OLH on a finite hash family, items up to 2^64)
 ``hadamard_mechanism``  HM, the Hadamard mechanism (a ``Sketch``: no hashing, any k up to 2^64)
+``count_sketch``        PCS, Private Count Sketch (a ``Sketch``: hash pairs (cell, sign), width coins a report)
 ``factories``           ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, ``cms``, ``hcms``,
-                        ``flh``, ``hm``, and ``by_name``
+                        ``flh``, ``hm``, ``pcs``, and ``by_name``
 ======================  ================================================================================================
 
 Examples
@@ -87,6 +88,7 @@ True
 
 from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
 from privest.protocols.bitflip import DBitFlipPM
+from privest.protocols.count_sketch import PCS, PcsReports
 from privest.protocols.digests import item_ids, xxh32_decimal_wide, xxh64_decimal
 from privest.protocols.factories import (
     HISTOGRAM_NAMES,
@@ -114,6 +116,7 @@ from privest.protocols.factories import (
     l_sue,
     olh,
     oue,
+    pcs,
     she,
     ss,
     sue,
@@ -158,6 +161,7 @@ __all__ = [
     "OLH_EPS_MAX",
     "OPTIONS",
     "OUE",
+    "PCS",
     "RSFD_PROTOCOLS",
     "SHE",
     "SKETCH_NAMES",
@@ -172,6 +176,7 @@ __all__ = [
     "MultiReports",
     "Multidimensional",
     "PackedBits",
+    "PcsReports",
     "Protocol",
     "Rounds",
     "Sketch",
@@ -197,6 +202,7 @@ __all__ = [
     "l_sue",
     "olh",
     "oue",
+    "pcs",
     "rsfd",
     "she",
     "smp",

@@ -331,11 +331,7 @@ class CMS(_HashedSketch):
         """How many users of each hash index reported each cell's bit set, shape (hashes, width) int64, from
         per-byte histograms of the packed bits (never unpacked)."""
         reports = self._reports(reports)
-        order = np.argsort(reports.hashes, kind="stable")
-        bounds = np.concatenate([[0], np.cumsum(np.bincount(reports.hashes, minlength=self.hashes))])
-        bits = reports.bits.bits[order]
-        return np.stack([PackedBits(bits[bounds[j]:bounds[j + 1]], self.width).column_counts()
-                         for j in range(self.hashes)])
+        return _bit_counts(reports.hashes, reports.bits, self.hashes)
 
     def _moments(self, reports: CmsReports, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         sketch = self.sketch(reports)
@@ -368,6 +364,15 @@ class CMS(_HashedSketch):
 
     def _audit_description(self, x1: int, x2: int) -> str:
         return f"bit h_j({x1}) set and bit h_j({x2}) clear"
+
+
+def _bit_counts(hashes: np.ndarray, bits: PackedBits, count: int) -> np.ndarray:
+    """How many users of each hash index (0..count-1) have each bit set, shape (count, bits.k) int64, from per-byte
+    histograms of the packed bits (never unpacked): CMS's and PCS's sketch."""
+    order = np.argsort(hashes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(hashes, minlength=count))])
+    packed = bits.bits[order]
+    return np.stack([PackedBits(packed[bounds[j]:bounds[j + 1]], bits.k).column_counts() for j in range(count)])
 
 
 def _hadamard_sign(rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
