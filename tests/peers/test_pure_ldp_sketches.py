@@ -1,10 +1,11 @@
 """privest's sketch oracles against pure-LDP's: CMS and HCMS (CMSClient/CMSServer), FLH (FastLHClient/FastLHServer,
-use_olh) and HM (HadamardMechClient/Server).
+use_olh), HM (HadamardMechClient/Server) and PCS (PCSClient/PCSServer, its mean over hashes: ``use_median=False``).
 
 (a) The hashes: privest's vectorised xxh64 and xxh32 of decimal strings up to 2^64 - 1 and ``item_ids`` equal the
 xxhash package's, which pure-LDP calls (its ``generate_hash`` for CMS and HCMS, FastLH's xxh32 with seed j).
 (b) The same reports give the same estimates: pure-LDP's clients' reports, aggregated by its server (which returns
-counts) and converted to privest's report types; privest's estimate times n equals the server's, item by item.
+counts) and converted to privest's report types; privest's estimate times n equals the server's, item by item (PCS:
+times n / c, c = (e^eps + 1)/(e^eps - 1), which pure-LDP's server never divides by).
 (c) The client distributions: N = 10^5 reports of one item from each side, two-sample chi-square tests (p > 1e-4)
 on the report's kept-or-not statistic, with their power against a 3% error in the keep probability asserted
 (``homogeneity_power``), and on the full report cells (hash, row or cell, sign).
@@ -27,6 +28,7 @@ from conformance import ALPHA, MIN_POWER, SEED, N, homogeneity, homogeneity_powe
 from pure_ldp.frequency_oracles.apple_cms import CMSClient, CMSServer
 from pure_ldp.frequency_oracles.hadamard_mechanism import HadamardMechClient, HadamardMechServer
 from pure_ldp.frequency_oracles.local_hashing import FastLHClient, FastLHServer
+from pure_ldp.frequency_oracles.priv_count_sketch import PCSClient, PCSServer
 
 from privest import protocols, rng_for
 from privest.protocols.sketches import _hadamard_sign
@@ -218,3 +220,47 @@ def test_hm_client_distribution_equals_pure_ldps():
     assert kept_power(math.exp(EPS) / (math.exp(EPS) + 2**HM_T - 1), 1) >= MIN_POWER
     assert homogeneity(kept(ours), kept(theirs)) > ALPHA
     assert homogeneity(cells(ours), cells(theirs)) > ALPHA
+
+
+def pcs_reports(raw) -> "protocols.PcsReports":
+    """pure-LDP's (v, j) PCS reports as privest's."""
+    vectors, hashes = zip(*raw, strict=True)
+    bits = np.packbits(np.asarray(vectors) == 1, axis=1)
+    return protocols.PcsReports(np.asarray(hashes, dtype=np.int64), protocols.PackedBits(bits, WIDTH))
+
+
+def pcs_pair():
+    server = PCSServer(EPS, HASHES, WIDTH, use_median=False)
+    return PCSClient(EPS, HASHES, WIDTH, server.get_hash_funcs()), server
+
+
+def test_pcs_estimates_equal_pure_ldps_on_its_reports(numpy_zeros_of_none):
+    client, server = pcs_pair()
+    items = rng_for(SEED, "peers", "pcs items").integers(0, 40, ESTIMATE_USERS)
+    with peer_seed(SEED):
+        raw = [client.privatise(int(x)) for x in items]
+    queried = np.arange(45)
+    ours = protocols.pcs(2**64, EPS, HASHES, WIDTH).estimate(pcs_reports(raw), queried)
+    scale = ESTIMATE_USERS * math.tanh(EPS / 2)  # n / c
+    assert np.allclose(ours * scale, peer_estimates(server, raw, queried), rtol=1e-9, atol=1e-7)
+
+
+def test_pcs_client_distribution_equals_pure_ldps(numpy_zeros_of_none):
+    client, _ = pcs_pair()
+    with peer_seed(SEED):
+        theirs = pcs_reports([client.privatise(ITEM) for _ in range(N)])
+    sketch = protocols.pcs(2**64, EPS, HASHES, WIDTH)
+    ours = sketch.sample(np.full(N, ITEM), rng_for(SEED, "peers", "pcs client"))
+    cells, signs = sketch.cells_and_signs(np.array([ITEM]))
+
+    def kept(reports):  # v[h_j(ITEM)] = g_j(ITEM) or not
+        own = reports.bits.unpack()[np.arange(N), cells[reports.hashes, 0]]
+        return np.bincount((own == (signs[reports.hashes, 0] > 0)).astype(np.int64), minlength=2)
+
+    def set_bits(reports):
+        return np.bincount(reports.bits.set_counts(), minlength=WIDTH + 1)
+
+    assert kept_power(sketch.keep, 1) >= MIN_POWER
+    assert homogeneity(kept(ours), kept(theirs)) > ALPHA
+    assert homogeneity(set_bits(ours), set_bits(theirs)) > ALPHA
+    assert homogeneity(np.bincount(ours.hashes, minlength=HASHES), np.bincount(theirs.hashes, minlength=HASHES)) > ALPHA
