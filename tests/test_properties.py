@@ -227,7 +227,8 @@ def _reports():
 
 def _sketch(name: str) -> "protocols.Sketch":
     """A small sketch of each kind on 100 items."""
-    options = {"cms": {"hashes": 4, "width": 16}, "hcms": {"hashes": 4, "width": 16}, "flh": {"hashes": 4}}
+    options = {"cms": {"hashes": 4, "width": 16}, "hcms": {"hashes": 4, "width": 16}, "flh": {"hashes": 4},
+               "pcs": {"hashes": 4, "width": 16}}
     return protocols.by_name(name, 100, 1.0, **options.get(name, {}))
 
 
@@ -504,13 +505,13 @@ CASES: list[Case] = [
     # sketch oracles (constructors, factories, methods, reports and hashes)
     *[Case((f"protocols.{cls.__name__}", f"protocols.{cls.__name__.lower()}"), cls,
            lambda: dict(k=2**40, eps=1.0, hashes=4, width=16), {"k": K2, "eps": EPS, "hashes": N1, "width": K2})
-      for cls in (protocols.CMS, protocols.HCMS)],
+      for cls in (protocols.CMS, protocols.HCMS, protocols.PCS)],
     Case(("protocols.FLH", "protocols.flh"), protocols.FLH, lambda: dict(k=2**40, eps=1.0, hashes=4),
          {"k": K2, "eps": EPS, "hashes": N1}),
     Case(("protocols.HM", "protocols.hm"), protocols.HM, lambda: dict(k=2**40, eps=1.0, t=2),
          {"k": K2, "eps": EPS, "t": Arg("int", minimum=1, skip=("none",))}),
     *[Case((), factory, lambda: dict(k=2**40, eps=1.0), {"k": K2, "eps": EPS})
-      for factory in (protocols.cms, protocols.hcms, protocols.flh, protocols.hm)],
+      for factory in (protocols.cms, protocols.hcms, protocols.flh, protocols.hm, protocols.pcs)],
     *[Case(("protocols.Sketch.sample",), lambda items, rng, name=name: _sketch(name).sample(items, rng),
            lambda: dict(items=np.array([0, 1, 99]), rng=np.random.default_rng(0)), {"items": INDICES, "rng": RNG})
       for name in protocols.SKETCH_NAMES],
@@ -527,16 +528,21 @@ CASES: list[Case] = [
       for name in protocols.SKETCH_NAMES],
     *[Case((f"protocols.{name.upper()}.sketch",), lambda reports, name=name: _sketch(name).sketch(reports),
            lambda name=name: dict(reports=_sketch_reports(name)), {"reports": Arg("object")})
-      for name in ("cms", "hcms")],
+      for name in ("cms", "hcms", "pcs")],
     *[Case(("protocols.Sketch.candidate_group",),
            lambda reports, candidates, name=name: _sketch(name).candidate_group(reports, candidates),
            lambda name=name: dict(reports=_sketch_reports(name), candidates=np.array([0, 5])),
-           {"reports": Arg("object"), "candidates": INDICES}) for name in ("cms", "hcms", "flh")],
+           {"reports": Arg("object"), "candidates": INDICES}) for name in ("cms", "hcms", "flh", "pcs")],
     Case(("protocols.FLH.cells",), lambda items: _sketch("flh").cells(items), lambda: dict(items=np.array([0, 7])),
          {"items": INDICES}),
     Case(("protocols.CmsReports",), protocols.CmsReports, lambda: dict(
         hashes=np.array([0, 1]), bits=protocols.PackedBits(np.zeros((2, 1), dtype=np.uint8), 8)),
          {"hashes": Arg("indices", skip=("out_of_range",)), "bits": Arg("object")}),
+    Case(("protocols.PcsReports",), protocols.PcsReports, lambda: dict(
+        hashes=np.array([0, 1]), bits=protocols.PackedBits(np.zeros((2, 1), dtype=np.uint8), 8)),
+         {"hashes": Arg("indices", skip=("out_of_range",)), "bits": Arg("object")}),
+    Case(("protocols.PCS.cells_and_signs",), lambda items: _sketch("pcs").cells_and_signs(items),
+         lambda: dict(items=np.array([0, 7])), {"items": INDICES}),
     Case(("protocols.HcmsReports",), protocols.HcmsReports,
          lambda: dict(hashes=np.array([0, 1]), rows=np.array([3, 2]), signs=np.array([1, -1])),
          {"hashes": INDICES, "rows": Arg("indices", ("length",), skip=("out_of_range",)), "signs": INDICES}),
@@ -838,7 +844,8 @@ def _case_id(case: Case) -> str:
     return case.names[0] if case.names else f"{case.call.__module__.split('.')[-1]}.{case.call.__qualname__}"
 
 
-SKETCH_PUBLIC = {"CMS", "HCMS", "FLH", "HM", "Sketch", "CmsReports", "HcmsReports", "HmReports", "xxh64_decimal",
+SKETCH_PUBLIC = {"CMS", "HCMS", "FLH", "HM", "PCS", "Sketch", "CmsReports", "HcmsReports", "HmReports", "PcsReports",
+                 "xxh64_decimal",
                  "xxh32_decimal_wide", "item_ids", *protocols.SKETCH_NAMES}
 """The sketch oracles' public names: their cases are a test function of their own ("sketches"), the protocols' one
 being near the stack's limit of parametrized cases."""
