@@ -67,8 +67,9 @@ The package holds one family a module, re-exported here (import from ``privest.p
 ``fast_hashing``        FLH, fast local hashing (a ``Sketch``: OLH on a finite hash family, items up to 2^64)
 ``hadamard_mechanism``  HM, the Hadamard mechanism (a ``Sketch``: no hashing, any k up to 2^64)
 ``count_sketch``        PCS, Private Count Sketch (a ``Sketch``: hash pairs (cell, sign), width coins a report)
+``rappor_bloom``        RAPPOR with Bloom filters (a ``Sketch``) and Google's decoding, LASSO then least squares
 ``factories``           ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, ``cms``, ``hcms``,
-                        ``flh``, ``hm``, ``pcs``, and ``by_name``
+                        ``flh``, ``hm``, ``pcs``, ``rappor_bloom``, and ``by_name``
 ======================  ================================================================================================
 
 Examples
@@ -117,6 +118,7 @@ from privest.protocols.factories import (
     olh,
     oue,
     pcs,
+    rappor_bloom,
     she,
     ss,
     sue,
@@ -129,6 +131,7 @@ from privest.protocols.histogram import SHE, THE, the_threshold
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE
 from privest.protocols.multidim import RSFD_PROTOCOLS, Multidimensional, MultiReports, rsfd, smp, spl
 from privest.protocols.packed import PackedBits
+from privest.protocols.rappor_bloom import BloomReports, RapporBloom, RapporDecoding, nonnegative_lasso
 from privest.protocols.response import GRR, HR
 from privest.protocols.rounds import Rounds, joint_group
 from privest.protocols.sketches import CMS, HCMS, CmsReports, HcmsReports, Sketch
@@ -168,6 +171,7 @@ __all__ = [
     "SS",
     "SUE",
     "THE",
+    "BloomReports",
     "CmsReports",
     "DBitFlipPM",
     "HashReports",
@@ -178,6 +182,8 @@ __all__ = [
     "PackedBits",
     "PcsReports",
     "Protocol",
+    "RapporBloom",
+    "RapporDecoding",
     "Rounds",
     "Sketch",
     "adp",
@@ -200,9 +206,11 @@ __all__ = [
     "l_oue",
     "l_soue",
     "l_sue",
+    "nonnegative_lasso",
     "olh",
     "oue",
     "pcs",
+    "rappor_bloom",
     "rsfd",
     "she",
     "smp",
