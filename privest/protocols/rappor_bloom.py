@@ -229,6 +229,33 @@ class RapporBloom(Sketch):
             state = new
         return state.sum(axis=(1, 2))[inverse]
 
+    def regression(self, reports: BloomReports, candidates: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Google's regression y ~ X theta (Erlingsson et al. section 4): y[(c, j)] = (ones_cj / n_c - f/2)/(1 - f),
+        the estimated share of cohort c's users whose true filter has bit j set, and X[(c, j), d] = 1 if bit j of
+        B_c(d) is set, over the cohorts with users (rows cohort-major).
+
+        Parameters
+        ----------
+        reports, candidates
+            As in ``decode``.
+
+        Returns
+        -------
+        (X, y) : numpy.ndarray of shapes (r, c) and (r,)
+        """
+        users, ones = self.counts(reports)
+        candidates = check_items(candidates, "candidates", self.k, ndim=1)
+        if len(reports) == 0 or candidates.size == 0 or np.unique(candidates).size != candidates.size:
+            raise ValueError(f"{self.name}: reports must not be empty and candidates must be distinct items, at least "
+                             f"one, got {len(reports)} reports and {candidates.size} candidates")
+        kept = users > 0
+        y = ((ones[kept] / users[kept, None] - self.f / 2) / (1 - self.f)).ravel()
+        X = np.zeros((self.cohorts, self.bits, candidates.size))
+        filters = self.filters(candidates)
+        for s in range(self.hashes):
+            X[np.arange(self.cohorts)[:, None], filters[:, s], np.arange(candidates.size)[None, :]] = 1.0
+        return X[kept].reshape(-1, candidates.size), y
+
     def decode(self, reports: BloomReports, candidates: Any, alpha: float = 0.05, penalty: float = 0.01
                ) -> RapporDecoding:
         """Google's decoding (module docstring): the LASSO's selection among the candidates, least squares on it, and
@@ -250,19 +277,10 @@ class RapporBloom(Sketch):
         -------
         RapporDecoding
         """
-        users, ones = self.counts(reports)
-        candidates = check_items(candidates, "candidates", self.k, ndim=1)
         alpha = check_between(alpha, "alpha", 1e-300, 1 - 1e-12)
         penalty = check_between(penalty, "penalty", 0.0, 1.0)
-        if len(reports) == 0 or candidates.size == 0:
-            raise ValueError(f"{self.name}: reports and candidates must not be empty")
-        kept = users > 0
-        y = ((ones[kept] / users[kept, None] - self.f / 2) / (1 - self.f)).ravel()
-        X = np.zeros((self.cohorts, self.bits, candidates.size))
-        filters = self.filters(candidates)
-        for s in range(self.hashes):
-            X[np.arange(self.cohorts)[:, None], filters[:, s], np.arange(candidates.size)[None, :]] = 1.0
-        X = X[kept].reshape(-1, candidates.size)
+        X, y = self.regression(reports, candidates)
+        candidates = np.empty(X.shape[1])
         top = max(float((X.T @ y).max()) / X.shape[0], 0.0)
         selected = nonnegative_lasso(X, y, penalty * top) > 0
         coefficients, std_error = np.zeros(candidates.size), np.zeros(candidates.size)

@@ -1,5 +1,7 @@
 """privest's sketch oracles against pure-LDP's: CMS and HCMS (CMSClient/CMSServer), FLH (FastLHClient/FastLHServer,
-use_olh), HM (HadamardMechClient/Server) and PCS (PCSClient/PCSServer, its mean over hashes: ``use_median=False``).
+use_olh), HM (HadamardMechClient/Server), PCS (PCSClient/PCSServer, its mean over hashes: ``use_median=False``) and
+RAPPOR with Bloom filters (RAPPORClient/RAPPORServer: its regression's X and y equal ours on its reports, and our
+LASSO equals scikit-learn's, which its server calls).
 
 (a) The hashes: privest's vectorised xxh64 and xxh32 of decimal strings up to 2^64 - 1 and ``item_ids`` equal the
 xxhash package's, which pure-LDP calls (its ``generate_hash`` for CMS and HCMS, FastLH's xxh32 with seed j).
@@ -25,10 +27,13 @@ import pure_ldp.core._freq_oracle_server as peer_server_base
 import pytest
 import xxhash
 from conformance import ALPHA, MIN_POWER, SEED, N, homogeneity, homogeneity_power, peer_seed
+from pure_ldp.core import generate_hash
 from pure_ldp.frequency_oracles.apple_cms import CMSClient, CMSServer
 from pure_ldp.frequency_oracles.hadamard_mechanism import HadamardMechClient, HadamardMechServer
 from pure_ldp.frequency_oracles.local_hashing import FastLHClient, FastLHServer
 from pure_ldp.frequency_oracles.priv_count_sketch import PCSClient, PCSServer
+from pure_ldp.frequency_oracles.rappor import RAPPORClient, RAPPORServer
+from sklearn.linear_model import Lasso
 
 from privest import protocols, rng_for
 from privest.protocols.sketches import _hadamard_sign
@@ -264,3 +269,66 @@ def test_pcs_client_distribution_equals_pure_ldps(numpy_zeros_of_none):
     assert homogeneity(kept(ours), kept(theirs)) > ALPHA
     assert homogeneity(set_bits(ours), set_bits(theirs)) > ALPHA
     assert homogeneity(np.bincount(ours.hashes, minlength=HASHES), np.bincount(theirs.hashes, minlength=HASHES)) > ALPHA
+
+
+BLOOM_BITS, BLOOM_HASHES, BLOOM_COHORTS, BLOOM_DOMAIN = 32, 2, 4, 40
+
+
+def rappor_pair(sketch):
+    """pure-LDP's RAPPOR client and server at our f, their hash functions replaced by ours (its server draws random
+    seeds; ``generate_hash(m, seed)`` is xxh64(str(x), seed) mod m, ours with seed c h + s)."""
+    server = RAPPORServer(sketch.f, BLOOM_BITS, BLOOM_HASHES, BLOOM_DOMAIN, BLOOM_COHORTS)
+    server.hash_family = [[generate_hash(BLOOM_BITS, int(seed)) for seed in row] for row in sketch.seeds]
+    return RAPPORClient(sketch.f, BLOOM_BITS, server.hash_family, BLOOM_COHORTS), server
+
+
+def bloom_reports(raw) -> "protocols.BloomReports":
+    filters, cohorts = zip(*raw, strict=True)
+    bits = np.packbits(np.asarray(filters) == 1, axis=1)
+    return protocols.BloomReports(np.asarray(cohorts, dtype=np.int64), protocols.PackedBits(bits, BLOOM_BITS))
+
+
+def test_rappor_regression_equals_pure_ldps_and_the_lasso_scikit_learns():
+    sketch = protocols.rappor_bloom(2**64, 2.0, BLOOM_HASHES, BLOOM_BITS, BLOOM_COHORTS)
+    client, server = rappor_pair(sketch)
+    assert server.epsilon == pytest.approx(2.0)
+    items = rng_for(SEED, "peers", "rappor items").integers(0, 10, ESTIMATE_USERS)
+    with peer_seed(SEED):
+        raw = [client.privatise(int(x) + 1) for x in items]
+    for report in raw:
+        server.aggregate(report)
+    reports = bloom_reports(raw)
+    X, y = sketch.regression(reports, np.arange(BLOOM_DOMAIN))
+    users = np.bincount(reports.cohorts, minlength=BLOOM_COHORTS)
+    assert np.array_equal(X, server._create_X())
+    assert np.allclose(y * np.repeat(users, BLOOM_BITS), server._create_y(), rtol=1e-12, atol=1e-9)
+    peer = Lasso(alpha=0.002, positive=True, fit_intercept=False, tol=1e-12, max_iter=100_000).fit(X, y).coef_
+    assert np.allclose(protocols.nonnegative_lasso(X, y, 0.002), peer, atol=1e-6)
+
+
+def test_rappor_client_equals_pure_ldps_off_the_filter_and_pure_ldps_never_clears_a_filter_bit():
+    """pure-LDP's ``_perturb`` sets bit i to 1 with probability 1 - f/2 if it is a filter bit, f/2 if not, and
+    otherwise leaves it as it was: a filter bit is never reported 0 (P(1 | true 1) = 1, not 1 - f/2), so its client is
+    not eps-LDP (a 0 rules out every item with that bit). Off the filter both draw f/2."""
+    sketch = protocols.rappor_bloom(2**64, 2.0, BLOOM_HASHES, BLOOM_BITS, BLOOM_COHORTS)
+    client, _ = rappor_pair(sketch)
+    with peer_seed(SEED):
+        theirs = bloom_reports([client.privatise(ITEM + 1) for _ in range(N)])
+    ours = sketch.sample(np.full(N, ITEM), rng_for(SEED, "peers", "rappor client"))
+    filters = sketch.filters(np.array([ITEM]))[:, :, 0]  # (cohorts, hashes)
+
+    def on_filter(reports):  # (N, bits) bool: the user's filter bits
+        out = np.zeros((N, BLOOM_BITS), dtype=bool)
+        out[np.arange(N)[:, None], filters[reports.cohorts]] = True
+        return out
+
+    def off_cells(reports):  # set bits off the filter, by cohort and bit, and the cohorts' sizes
+        bits = reports.bits.unpack() & ~on_filter(reports)
+        keys = reports.cohorts[:, None] * BLOOM_BITS + np.arange(BLOOM_BITS)[None, :]
+        return np.concatenate([np.bincount(reports.cohorts, minlength=BLOOM_COHORTS),
+                               np.bincount(keys[bits], minlength=BLOOM_COHORTS * BLOOM_BITS)])
+
+    assert np.all(theirs.bits.unpack()[on_filter(theirs)])  # pure-LDP: every filter bit reported 1
+    on_ours = ours.bits.unpack()[on_filter(ours)]
+    assert abs(on_ours.mean() - (1 - sketch.f / 2)) < 4.5 * math.sqrt(sketch.f / 2 * (1 - sketch.f / 2) / on_ours.size)
+    assert homogeneity(off_cells(ours), off_cells(theirs)) > ALPHA
