@@ -6,7 +6,7 @@ IBU loop, sits below everything):
     _checks -> metrics -> alphabets -> simplex -> consistency -> intervals -> rappor -> groups -> lp -> shokri
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> digests -> packed -> base -> response, unary, subsets, hashing -> histogram, longitudinal
-       -> rounds, bitflip -> sketches -> fast_hashing, hadamard_mechanism, count_sketch
+       -> rounds, bitflip -> sketches -> fast_hashing, hadamard_mechanism, count_sketch, rappor_bloom
        -> factories -> multidim)
     -> estimators (_calls -> _bits, _sets -> _iteration -> _squarem -> iterative -> inversion -> mixtures, closed_form,
        rappor, likely, bootstrap)
@@ -79,6 +79,7 @@ ORDER = (
     "privest.protocols.fast_hashing",
     "privest.protocols.hadamard_mechanism",
     "privest.protocols.count_sketch",
+    "privest.protocols.rappor_bloom",
     "privest.protocols.factories",
     "privest.protocols.multidim",
     "privest.protocols",

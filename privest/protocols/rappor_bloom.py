@@ -32,7 +32,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from privest._checks import check_between, check_indices, check_instance, check_int, check_items, check_packed_bits
+from privest._checks import (
+    check_between,
+    check_finite,
+    check_indices,
+    check_instance,
+    check_int,
+    check_items,
+    check_non_negative,
+    check_packed_bits,
+)
 from privest.protocols.digests import xxh64_decimal
 from privest.protocols.packed import PackedBits, set_bit, unary_packed
 from privest.protocols.sketches import _BLOCK, Sketch, _bit_counts
@@ -102,6 +111,11 @@ def nonnegative_lasso(X: np.ndarray, y: np.ndarray, penalty: float, tol: float =
     -------
     numpy.ndarray, shape (c,)
     """
+    X = check_finite(X, "X", ndim=2)
+    y = check_finite(y, "y", shape=(X.shape[0],))
+    penalty = check_non_negative(penalty, "penalty")
+    if X.shape[0] == 0:
+        raise ValueError("X must have at least one row")
     rows = X.shape[0]
     gram, target = X.T @ X / rows, X.T @ y / rows
     b = np.zeros(X.shape[1])
