@@ -1,6 +1,8 @@
 """Sketch oracles for domains too large to enumerate (pure-LDP's, Cormode, Maddock and Maple, PVLDB 2021): Apple's
 Count Mean Sketch (CMS) and Hadamard CMS (HCMS), and the base ``Sketch`` of these, of fast local hashing (FLH,
-``privest.protocols.fast_hashing``) and of the Hadamard mechanism (HM, ``privest.protocols.hadamard_mechanism``).
+``privest.protocols.fast_hashing``), of the Hadamard mechanism (HM, ``privest.protocols.hadamard_mechanism``), of
+Private Count Sketch (PCS, ``privest.protocols.count_sketch``) and of RAPPOR with Bloom filters
+(``privest.protocols.rappor_bloom``).
 
 The items are the integers 0..k-1, k up to 2^64 (URLs, words or app names become items by
 ``privest.protocols.item_ids``, a seeded xxh64 of their UTF-8 bytes). Nothing here is ever of size k: a sketch answers
@@ -142,7 +144,8 @@ class Sketch:
         Returns
         -------
         reports
-            The sketch's reports (``CmsReports``, ``HcmsReports``, ``HashReports`` for FLH, ``HmReports``).
+            The sketch's reports (``CmsReports``, ``HcmsReports``, ``HashReports`` for FLH, ``HmReports``,
+            ``PcsReports``, ``BloomReports``).
         """
         return self._sample(check_items(items, "items", self.k, ndim=1), check_rng(rng))
 
