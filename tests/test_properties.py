@@ -542,8 +542,9 @@ CASES: list[Case] = [
            lambda reports, candidates, method=method: getattr(_sketch("rappor_bloom"), method)(reports, candidates),
            lambda: dict(reports=_sketch_reports("rappor_bloom"), candidates=np.array([0, 5])),
            {"reports": Arg("object"), "candidates": INDICES}) for method in ("decode", "regression")],
-    Case(("protocols.RapporBloom.counts",), lambda reports: _sketch("rappor_bloom").counts(reports),
-         lambda: dict(reports=_sketch_reports("rappor_bloom")), {"reports": Arg("object")}),
+    *[Case((f"protocols.RapporBloom.{method}",), lambda reports, method=method: getattr(
+        _sketch("rappor_bloom"), method)(reports), lambda: dict(reports=_sketch_reports("rappor_bloom")),
+           {"reports": Arg("object")}) for method in ("counts", "co_occurrence")],
     Case(("protocols.RapporBloom.filters",), lambda items: _sketch("rappor_bloom").filters(items),
          lambda: dict(items=np.array([0, 7])), {"items": INDICES}),
     Case(("protocols.nonnegative_lasso",), protocols.nonnegative_lasso,

@@ -123,3 +123,17 @@ def test_decode_recovers_a_well_separated_distribution():
     assert np.abs(decoding.theta - truth).max() < 4.5 * decoding.std_error[:4].max()
     with pytest.raises(ValueError, match="penalty"):
         sketch.decode(reports, QUERIED, penalty=2.0)
+
+
+@pytest.mark.parametrize("hashes", [1, 2, 3])
+def test_bloom_moments_equal_the_per_user_contributions(hashes):
+    sketch = protocols.rappor_bloom(2**64, EPS, hashes=hashes, bits=8, cohorts=3)  # narrow: repeated bits occur
+    reports = sketch.sample(rng_for(2026, "bloom moments items").integers(0, 20, 5000), rng_for(2026, "bloom mom"))
+    queried = np.arange(25)
+    cells = sketch.filters(queried)[reports.cohorts]  # (n, h, q)
+    ones = reports.bits.unpack()[np.arange(len(reports))[:, None, None], cells].sum(axis=1)
+    beta = 1 - (1 - 1 / sketch.bits) ** hashes
+    contributions = ((ones / hashes - sketch.f / 2) / (1 - sketch.f) - beta) / (1 - beta)
+    assert np.allclose(sketch.estimate(reports, queried), contributions.mean(axis=0), rtol=1e-12, atol=1e-12)
+    assert np.allclose(sketch.estimate_variance(reports, queried), contributions.var(axis=0, ddof=1) / len(reports),
+                       rtol=1e-9)

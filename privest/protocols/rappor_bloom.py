@@ -194,19 +194,35 @@ class RapporBloom(Sketch):
     def _beta(self) -> float:
         return 1 - (1 - 1 / self.bits) ** self.hashes
 
+    def co_occurrence(self, reports: BloomReports) -> np.ndarray:
+        """How many users of each cohort reported both bits i and j set, shape (cohorts, bits, bits) int64 (the
+        diagonal: each bit's count), by one matrix product of the unpacked bits a cohort."""
+        reports = self._reports(reports)
+        order = np.argsort(reports.cohorts, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(reports.cohorts, minlength=self.cohorts))])
+        packed = reports.bits.bits[order]
+        out = np.zeros((self.cohorts, self.bits, self.bits), dtype=np.int64)
+        for c in range(self.cohorts):
+            for first in range(bounds[c], bounds[c + 1], _BLOCK // self.bits):  # float64 sums exact below 2^53
+                last = min(first + _BLOCK // self.bits, bounds[c + 1])
+                unpacked = np.unpackbits(packed[first:last], axis=1, count=self.bits).astype(np.float64)
+                out[c] += np.rint(unpacked.T @ unpacked).astype(np.int64)
+        return out
+
     def _moments(self, reports: BloomReports, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        filters, n, bits = self.filters(items), len(reports), reports.bits.bits
-        hist = np.zeros((items.size, self.hashes + 1))  # users whose h bits of d hold s ones
-        step = max(1, _BLOCK // max(1, self.hashes * items.size))
-        for start in range(0, n, step):
-            cohorts = reports.cohorts[start:start + step]
-            cells = filters[cohorts]  # (users, h, q)
-            rows = np.arange(start, start + cohorts.size)[:, None, None]
-            ones = ((bits[rows, cells // 8] >> (7 - cells % 8).astype(np.uint8)) & 1).sum(axis=1)  # (users, q)
-            hist += np.stack([np.bincount(ones[:, d], minlength=self.hashes + 1) for d in range(items.size)])
-        t = (np.arange(self.hashes + 1) / self.hashes - self.f / 2) / (1 - self.f)
-        y = (t - self._beta()) / (1 - self._beta())
-        return hist @ y, hist @ y**2
+        """Y = a S + b0, S the number of d's h bits (with repeats) reported 1 in the user's cohort: sum S from the
+        bits' counts and sum S^2 = sum over hash pairs (s, s') of the co-occurrence of bits h_s(d), h_s'(d)."""
+        filters, n = self.filters(items), len(reports)  # (cohorts, h, q)
+        together = self.co_occurrence(reports)
+        cohort = np.arange(self.cohorts)[:, None]
+        first = np.stack([together[cohort, filters[:, s], filters[:, s]] for s in range(self.hashes)]).sum(axis=(0, 1))
+        second = sum(together[cohort, filters[:, s], filters[:, r]].sum(axis=0)
+                     for s in range(self.hashes) for r in range(self.hashes))
+        beta = self._beta()
+        a = 1 / (self.hashes * (1 - self.f) * (1 - beta))
+        b0 = (-self.f / 2 / (1 - self.f) - beta) / (1 - beta)
+        first, second = first.astype(np.float64), np.asarray(second, dtype=np.float64)
+        return a * first + n * b0, a**2 * second + 2 * a * b0 * first + n * b0**2
 
     def _candidate_likelihood(self, reports: BloomReports, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """P(report | d) relative to a filter of no bits: e^(a) for each bit of B_c(d) reported 1, e^(-a) for each
