@@ -537,7 +537,7 @@ CASES: list[Case] = [
            lambda reports, candidates, name=name: _sketch(name).candidate_group(reports, candidates),
            lambda name=name: dict(reports=_sketch_reports(name), candidates=np.array([0, 5])),
            {"reports": Arg("object"), "candidates": INDICES})
-      for name in ("cms", "hcms", "flh", "pcs", "rappor_bloom")],
+      for name in ("cms", "hcms", "flh", "hm", "pcs", "rappor_bloom")],
     *[Case((f"protocols.RapporBloom.{method}",),
            lambda reports, candidates, method=method: getattr(_sketch("rappor_bloom"), method)(reports, candidates),
            lambda: dict(reports=_sketch_reports("rappor_bloom"), candidates=np.array([0, 5])),

@@ -220,8 +220,8 @@ class Sketch:
         P(report | candidate d) is the sketch's own likelihood (module docstring); P(report | other) is that of an
         item whose hashes are uniform and independent (the sketches' random-hash model): CMS, the average over the
         width cells; HCMS, 1/2 but for row 0 (all +1), where the sign keeps its law; FLH, 1/g; PCS, 1/2 for the
-        item's entry; RAPPOR-Bloom, the mean over h uniform bits. HM has none (its "other" would depend on the rank
-        of each report's rows). Distinct likelihood columns are grouped; memory
+        item's entry; RAPPOR-Bloom, the mean over h uniform bits; HM (which hashes nothing), an item uniform over the
+        K columns, from the GF(2) rank of each report's rows. Distinct likelihood columns are grouped; memory
         O(n (c + 1)).
 
         Parameters
