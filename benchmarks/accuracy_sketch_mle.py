@@ -29,7 +29,7 @@ import numpy as np
 import privest
 from privest import protocols, rng_for
 
-SKETCHES = ("cms", "hcms", "flh", "pcs", "rappor_bloom")
+SKETCHES = ("cms", "hcms", "flh", "hm", "pcs", "rappor_bloom")
 EPS = (1.0, 4.0)
 
 
