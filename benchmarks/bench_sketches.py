@@ -1,4 +1,5 @@
-"""privest's sketch oracles (CMS, HCMS, FLH, HM) against pure-LDP's on the same work, as interleaved ratios (issue 51).
+"""privest's sketch oracles (CMS, HCMS, FLH, HM, PCS, RAPPOR-Bloom) against pure-LDP's on the same work, as
+interleaved ratios (issue 51).
 
 Run from the repository root with the peers installed: ``.venv/bin/python benchmarks/bench_sketches.py [--users N ...]
 [--rounds R]``. Every BLAS runs on one thread (set below, before numpy loads). In each round privest and pure-LDP run
@@ -13,7 +14,15 @@ The work, at eps = 2 on n users whose items are drawn from a Zipf(1.1) law over 
   hash matrix over the 1024 items included in neither).
 
 Parameters: CMS and HCMS 256 hashes of width 1024 (privest's defaults), FLH 256 hashes, HM on d = 1024 with pure-LDP's
-optimal t (privest's default). pure-LDP's items are 1..d for FLH and HM (privest's x is its x + 1).
+optimal t (privest's default), PCS 256 hashes of width 1024 (pure-LDP's server with ``use_median=False``, its
+unbiased-up-to-scale mean), RAPPOR-Bloom 2 hashes, 128 bits, 64 cohorts (privest's defaults; pure-LDP's client and
+server given privest's f and hash functions). pure-LDP's items are 1..d for FLH, HM and RAPPOR (privest's x is its
+x + 1). RAPPOR's server work differs in kind: pure-LDP's ``estimate`` fits its regression over the d items (scikit-
+learn's Lasso, d > 1000, then ElasticNet); privest's row "rappor_bloom" times ``estimate`` (per-item unbiased) and
+the row "rappor_decode" times ``decode`` on the d items as candidates (LASSO then least squares), both against it.
+pure-LDP's RAPPOR client never clears a filter bit (tests/peers/test_pure_ldp_sketches.py): its timing is of that
+client. Where pure-LDP's RAPPOR server fails (its Lasso, alpha 0.8 on counts, can select no item, and ElasticNet
+then refuses an empty design: seen at n = 2000), its time is nan.
 """
 
 import os
@@ -28,9 +37,12 @@ import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pure_ldp.core._freq_oracle_server as peer_server_base  # noqa: E402
+from pure_ldp.core import generate_hash  # noqa: E402
 from pure_ldp.frequency_oracles.apple_cms import CMSClient, CMSServer  # noqa: E402
 from pure_ldp.frequency_oracles.hadamard_mechanism import HadamardMechClient, HadamardMechServer  # noqa: E402
 from pure_ldp.frequency_oracles.local_hashing import FastLHClient, FastLHServer  # noqa: E402
+from pure_ldp.frequency_oracles.priv_count_sketch import PCSClient, PCSServer  # noqa: E402
+from pure_ldp.frequency_oracles.rappor import RAPPORClient, RAPPORServer  # noqa: E402
 
 from privest import protocols, rng_for  # noqa: E402
 
@@ -54,8 +66,9 @@ peer_server_base.np = _Numpy()
 
 def ours(name: str):
     options = {"cms": {"hashes": HASHES, "width": WIDTH}, "hcms": {"hashes": HASHES, "width": WIDTH},
-               "flh": {"hashes": FLH_HASHES}, "hm": {}}[name]
-    return protocols.by_name(name, D, EPS, **options)
+               "flh": {"hashes": FLH_HASHES}, "hm": {}, "pcs": {"hashes": HASHES, "width": WIDTH},
+               "rappor_bloom": {}, "rappor_decode": {}}[name]
+    return protocols.by_name(name.replace("rappor_decode", "rappor_bloom"), D, EPS, **options)
 
 
 def peer(name: str):
@@ -66,6 +79,14 @@ def peer(name: str):
     if name == "flh":
         server = FastLHServer(EPS, D, FLH_HASHES, use_olh=True)
         return FastLHClient(EPS, D, FLH_HASHES, use_olh=True), server, 1
+    if name == "pcs":
+        server = PCSServer(EPS, HASHES, WIDTH, use_median=False)
+        return PCSClient(EPS, HASHES, WIDTH, server.get_hash_funcs()), server, 0
+    if name in ("rappor_bloom", "rappor_decode"):
+        sketch = ours(name)
+        server = RAPPORServer(sketch.f, sketch.bits, sketch.hashes, D, sketch.cohorts)
+        server.hash_family = [[generate_hash(sketch.bits, int(seed)) for seed in row] for row in sketch.seeds]
+        return RAPPORClient(sketch.f, sketch.bits, server.hash_family, sketch.cohorts), server, 1
     t = ours("hm").t
     return HadamardMechClient(EPS, D, t), HadamardMechServer(EPS, D, t), 1
 
@@ -83,7 +104,10 @@ def one_round(name: str, items: np.ndarray, seed: int, peer_first: bool) -> dict
 
     def privest_side():
         t_client, reports = timed(lambda: sketch.sample(items, rng_for(2026, "bench sketches", name, str(seed))))
-        t_server, estimate = timed(lambda: sketch.estimate(reports, queried))
+        if name == "rappor_decode":
+            t_server, estimate = timed(lambda: sketch.decode(reports, queried).theta)
+        else:
+            t_server, estimate = timed(lambda: sketch.estimate(reports, queried))
         return t_client, t_server, estimate
 
     def peer_side():
@@ -96,7 +120,11 @@ def one_round(name: str, items: np.ndarray, seed: int, peer_first: bool) -> dict
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 return np.array([server.estimate(int(x) + offset, suppress_warnings=True) for x in queried])
-        t_server, estimate = timed(aggregate_and_estimate)
+        try:
+            t_server, estimate = timed(aggregate_and_estimate)
+        except ValueError as error:  # pure-LDP's RAPPOR: its Lasso may select no item, then ElasticNet refuses
+            print(f"pure-LDP's {name} server failed: {error}", flush=True)
+            return t_client, float("nan"), None
         return t_client, t_server, estimate / items.size
 
     sides = [("peer", peer_side), ("privest", privest_side)] if peer_first else [("privest", privest_side),
@@ -110,7 +138,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--names", nargs="+", default=["cms", "hcms", "flh", "hm"])
+    parser.add_argument("--names", nargs="+",
+                        default=["cms", "hcms", "flh", "hm", "pcs", "rappor_bloom", "rappor_decode"])
     args = parser.parse_args()
     print("| sketch | n | privest client s | pure-LDP client s | ratio | privest server s | pure-LDP server s "
           "| ratio |")

@@ -7,7 +7,7 @@ IBU loop, sits below everything):
     -> mechanisms (linear, planar, properties -> lookup) -> sampling
     -> protocols (xxh32 -> digests -> packed -> _laplace -> base -> response, unary, subsets, hashing -> histogram,
        longitudinal
-       -> rounds, bitflip -> sketches -> fast_hashing, hadamard_mechanism
+       -> rounds, bitflip -> sketches -> fast_hashing, hadamard_mechanism, count_sketch, rappor_bloom
        -> factories -> multidim)
     -> estimators (_calls -> _bits, _sets -> _iteration -> _squarem -> iterative -> inversion -> mixtures, closed_form,
        rappor, likely, bootstrap)
@@ -80,6 +80,8 @@ ORDER = (
     "privest.protocols.sketches",
     "privest.protocols.fast_hashing",
     "privest.protocols.hadamard_mechanism",
+    "privest.protocols.count_sketch",
+    "privest.protocols.rappor_bloom",
     "privest.protocols.factories",
     "privest.protocols.multidim",
     "privest.protocols",

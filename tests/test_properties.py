@@ -227,7 +227,8 @@ def _reports():
 
 def _sketch(name: str) -> "protocols.Sketch":
     """A small sketch of each kind on 100 items."""
-    options = {"cms": {"hashes": 4, "width": 16}, "hcms": {"hashes": 4, "width": 16}, "flh": {"hashes": 4}}
+    options = {"cms": {"hashes": 4, "width": 16}, "hcms": {"hashes": 4, "width": 16}, "flh": {"hashes": 4},
+               "pcs": {"hashes": 4, "width": 16}, "rappor_bloom": {"bits": 16, "cohorts": 4}}
     return protocols.by_name(name, 100, 1.0, **options.get(name, {}))
 
 
@@ -504,13 +505,17 @@ CASES: list[Case] = [
     # sketch oracles (constructors, factories, methods, reports and hashes)
     *[Case((f"protocols.{cls.__name__}", f"protocols.{cls.__name__.lower()}"), cls,
            lambda: dict(k=2**40, eps=1.0, hashes=4, width=16), {"k": K2, "eps": EPS, "hashes": N1, "width": K2})
-      for cls in (protocols.CMS, protocols.HCMS)],
+      for cls in (protocols.CMS, protocols.HCMS, protocols.PCS)],
     Case(("protocols.FLH", "protocols.flh"), protocols.FLH, lambda: dict(k=2**40, eps=1.0, hashes=4),
          {"k": K2, "eps": EPS, "hashes": N1}),
     Case(("protocols.HM", "protocols.hm"), protocols.HM, lambda: dict(k=2**40, eps=1.0, t=2),
          {"k": K2, "eps": EPS, "t": Arg("int", minimum=1, skip=("none",))}),
     *[Case((), factory, lambda: dict(k=2**40, eps=1.0), {"k": K2, "eps": EPS})
-      for factory in (protocols.cms, protocols.hcms, protocols.flh, protocols.hm)],
+      for factory in (protocols.cms, protocols.hcms, protocols.flh, protocols.hm, protocols.pcs,
+                      protocols.rappor_bloom)],
+    Case(("protocols.RapporBloom", "protocols.rappor_bloom"), protocols.RapporBloom,
+         lambda: dict(k=2**40, eps=1.0, hashes=2, bits=16, cohorts=4),
+         {"k": K2, "eps": EPS, "hashes": N1, "bits": K2, "cohorts": N1}),
     *[Case(("protocols.Sketch.sample",), lambda items, rng, name=name: _sketch(name).sample(items, rng),
            lambda: dict(items=np.array([0, 1, 99]), rng=np.random.default_rng(0)), {"items": INDICES, "rng": RNG})
       for name in protocols.SKETCH_NAMES],
@@ -527,16 +532,37 @@ CASES: list[Case] = [
       for name in protocols.SKETCH_NAMES],
     *[Case((f"protocols.{name.upper()}.sketch",), lambda reports, name=name: _sketch(name).sketch(reports),
            lambda name=name: dict(reports=_sketch_reports(name)), {"reports": Arg("object")})
-      for name in ("cms", "hcms")],
+      for name in ("cms", "hcms", "pcs")],
     *[Case(("protocols.Sketch.candidate_group",),
            lambda reports, candidates, name=name: _sketch(name).candidate_group(reports, candidates),
            lambda name=name: dict(reports=_sketch_reports(name), candidates=np.array([0, 5])),
-           {"reports": Arg("object"), "candidates": INDICES}) for name in ("cms", "hcms", "flh")],
+           {"reports": Arg("object"), "candidates": INDICES})
+      for name in ("cms", "hcms", "flh", "hm", "pcs", "rappor_bloom")],
+    *[Case((f"protocols.RapporBloom.{method}",),
+           lambda reports, candidates, method=method: getattr(_sketch("rappor_bloom"), method)(reports, candidates),
+           lambda: dict(reports=_sketch_reports("rappor_bloom"), candidates=np.array([0, 5])),
+           {"reports": Arg("object"), "candidates": INDICES}) for method in ("decode", "regression")],
+    *[Case((f"protocols.RapporBloom.{method}",), lambda reports, method=method: getattr(
+        _sketch("rappor_bloom"), method)(reports), lambda: dict(reports=_sketch_reports("rappor_bloom")),
+           {"reports": Arg("object")}) for method in ("counts", "co_occurrence")],
+    Case(("protocols.RapporBloom.filters",), lambda items: _sketch("rappor_bloom").filters(items),
+         lambda: dict(items=np.array([0, 7])), {"items": INDICES}),
+    Case(("protocols.nonnegative_lasso",), protocols.nonnegative_lasso,
+         lambda: dict(X=np.eye(3), y=np.array([0.5, 0.2, 0.0]), penalty=0.01),
+         {"X": Arg("finite", ("ndim",)), "y": Arg("finite", ("length",)), "penalty": Arg("non_negative")}),
+    Case(("protocols.BloomReports",), protocols.BloomReports, lambda: dict(
+        cohorts=np.array([0, 1]), bits=protocols.PackedBits(np.zeros((2, 1), dtype=np.uint8), 8)),
+         {"cohorts": Arg("indices", skip=("out_of_range",)), "bits": Arg("object")}),
     Case(("protocols.FLH.cells",), lambda items: _sketch("flh").cells(items), lambda: dict(items=np.array([0, 7])),
          {"items": INDICES}),
     Case(("protocols.CmsReports",), protocols.CmsReports, lambda: dict(
         hashes=np.array([0, 1]), bits=protocols.PackedBits(np.zeros((2, 1), dtype=np.uint8), 8)),
          {"hashes": Arg("indices", skip=("out_of_range",)), "bits": Arg("object")}),
+    Case(("protocols.PcsReports",), protocols.PcsReports, lambda: dict(
+        hashes=np.array([0, 1]), bits=protocols.PackedBits(np.zeros((2, 1), dtype=np.uint8), 8)),
+         {"hashes": Arg("indices", skip=("out_of_range",)), "bits": Arg("object")}),
+    Case(("protocols.PCS.cells_and_signs",), lambda items: _sketch("pcs").cells_and_signs(items),
+         lambda: dict(items=np.array([0, 7])), {"items": INDICES}),
     Case(("protocols.HcmsReports",), protocols.HcmsReports,
          lambda: dict(hashes=np.array([0, 1]), rows=np.array([3, 2]), signs=np.array([1, -1])),
          {"hashes": INDICES, "rows": Arg("indices", ("length",), skip=("out_of_range",)), "signs": INDICES}),
@@ -788,6 +814,7 @@ NO_DATA = {
     "privest.estimators.IbuResult": "a result record that the estimators build, not an input",
     "privest.shokri.ShokriSolution": "a result record that solve_shokri builds, not an input",
     "privest.lp.Solution": "a result record that LinearProgram.solve builds, not an input",
+    "privest.protocols.RapporDecoding": "a result record that RapporBloom.decode builds, not an input",
     "privest.lp.LPError": "an exception class: its argument is the message",
     "privest.lp.solver_description": "method is free text describing how the solver was driven; no data",
     "privest.counts.solver_description": "no arguments",
@@ -838,7 +865,9 @@ def _case_id(case: Case) -> str:
     return case.names[0] if case.names else f"{case.call.__module__.split('.')[-1]}.{case.call.__qualname__}"
 
 
-SKETCH_PUBLIC = {"CMS", "HCMS", "FLH", "HM", "Sketch", "CmsReports", "HcmsReports", "HmReports", "xxh64_decimal",
+SKETCH_PUBLIC = {"CMS", "HCMS", "FLH", "HM", "PCS", "Sketch", "CmsReports", "HcmsReports", "HmReports", "PcsReports",
+                 "RapporBloom", "BloomReports", "RapporDecoding", "nonnegative_lasso",
+                 "xxh64_decimal",
                  "xxh32_decimal_wide", "item_ids", *protocols.SKETCH_NAMES}
 """The sketch oracles' public names: their cases are a test function of their own ("sketches"), the protocols' one
 being near the stack's limit of parametrized cases."""

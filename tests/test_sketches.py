@@ -227,7 +227,7 @@ def test_candidate_group_is_the_exact_channel_with_a_uniform_other_cell(name, op
     assert np.allclose(exact.sum(axis=0), 1.0, rtol=1e-12)  # every cell's reports: a distribution
 
 
-@pytest.mark.parametrize(("name", "options"), SKETCHES[:3])
+@pytest.mark.parametrize(("name", "options"), SKETCHES[:4])
 def test_candidate_mle_is_close_to_the_truth_and_nonnegative(name, options):
     sketch = protocols.by_name(name, 2**64, EPS, **options)
     reports = sketch.sample(users("mle" + name), rng_for(2026, "sketch mle", name))
@@ -241,11 +241,27 @@ def test_candidate_mle_is_close_to_the_truth_and_nonnegative(name, options):
     assert np.array_equal(group.counts.sum(), len(reports))
 
 
-def test_candidate_group_refuses_repeated_candidates_and_hm():
+def test_candidate_group_refuses_repeated_candidates():
     sketch = protocols.cms(100, 1.0, hashes=4, width=16)
     reports = sketch.sample(np.array([1, 2, 3]), rng_for(2026, "cand"))
     with pytest.raises(ValueError, match="candidates must be distinct"):
         sketch.candidate_group(reports, np.array([1, 1]))
-    hm = protocols.hm(100, 1.0)
-    with pytest.raises(ValueError, match="HM has no candidate-list likelihood"):
-        hm.candidate_group(hm.sample(np.array([1, 2]), rng_for(2026, "cand")), np.array([1]))
+
+
+@pytest.mark.parametrize("t", [1, 2, 3])
+def test_hm_candidate_group_is_the_exact_channel_with_a_uniform_other_item(t):
+    """HM's "other" cell: the mean of P(report | x) over the K columns, enumerated (K = 8: rows often dependent)."""
+    sketch = protocols.hm(8, EPS, t=t)
+    reports = sketch.sample(rng_for(2026, "hm cand items").integers(0, 8, 400), rng_for(2026, "hm cand", str(t)))
+    candidates = np.array([1, 5], dtype=np.uint64)
+    likelihood, log_scale = sketch._candidate_likelihood(sketch._reports(reports), candidates)
+    exact = likelihood * np.exp(log_scale)[:, None]
+    keep = math.exp(EPS) / (math.exp(EPS) + 2**t - 1)
+
+    def probability(x):
+        own = np.all(_hadamard_sign(reports.rows, np.uint64(x)) == reports.signs, axis=1)
+        return np.where(own, keep, (1 - keep) / (2**t - 1)) / 8**t
+
+    for d, x in enumerate(candidates):
+        assert np.allclose(exact[:, d], probability(x), rtol=1e-12, atol=0)
+    assert np.allclose(exact[:, -1], np.mean([probability(x) for x in range(8)], axis=0), rtol=1e-12, atol=0)

@@ -66,8 +66,10 @@ The package holds one family a module, re-exported here (import from ``privest.p
 ``sketches``            ``Sketch`` and CMS, HCMS: oracles for items 0..k-1, k up to 2^64, estimated item by item
 ``fast_hashing``        FLH, fast local hashing (a ``Sketch``: OLH on a finite hash family, items up to 2^64)
 ``hadamard_mechanism``  HM, the Hadamard mechanism (a ``Sketch``: no hashing, any k up to 2^64)
+``count_sketch``        PCS, Private Count Sketch (a ``Sketch``: hash pairs (cell, sign), width coins a report)
+``rappor_bloom``        RAPPOR with Bloom filters (a ``Sketch``) and Google's decoding, LASSO then least squares
 ``factories``           ``grr``, ``sue``, ..., ``she``, ``the``, ``adp``, ``l_grr``, ..., ``l_adp``, ``cms``, ``hcms``,
-                        ``flh``, ``hm``, and ``by_name``
+                        ``flh``, ``hm``, ``pcs``, ``rappor_bloom``, and ``by_name``
 ======================  ================================================================================================
 
 Examples
@@ -87,6 +89,7 @@ True
 
 from privest.protocols.base import EPS_MAX, EPS_MIN, Protocol
 from privest.protocols.bitflip import DBitFlipPM
+from privest.protocols.count_sketch import PCS, PcsReports
 from privest.protocols.digests import item_ids, xxh32_decimal_wide, xxh64_decimal
 from privest.protocols.factories import (
     HISTOGRAM_NAMES,
@@ -114,6 +117,8 @@ from privest.protocols.factories import (
     l_sue,
     olh,
     oue,
+    pcs,
+    rappor_bloom,
     she,
     ss,
     sue,
@@ -126,6 +131,7 @@ from privest.protocols.histogram import SHE, THE, the_threshold
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE
 from privest.protocols.multidim import RSFD_PROTOCOLS, Multidimensional, MultiReports, rsfd, smp, spl
 from privest.protocols.packed import PackedBits
+from privest.protocols.rappor_bloom import BloomReports, RapporBloom, RapporDecoding, nonnegative_lasso
 from privest.protocols.response import GRR, HR
 from privest.protocols.rounds import Rounds, joint_group
 from privest.protocols.sketches import CMS, HCMS, CmsReports, HcmsReports, Sketch
@@ -158,12 +164,14 @@ __all__ = [
     "OLH_EPS_MAX",
     "OPTIONS",
     "OUE",
+    "PCS",
     "RSFD_PROTOCOLS",
     "SHE",
     "SKETCH_NAMES",
     "SS",
     "SUE",
     "THE",
+    "BloomReports",
     "CmsReports",
     "DBitFlipPM",
     "HashReports",
@@ -172,7 +180,10 @@ __all__ = [
     "MultiReports",
     "Multidimensional",
     "PackedBits",
+    "PcsReports",
     "Protocol",
+    "RapporBloom",
+    "RapporDecoding",
     "Rounds",
     "Sketch",
     "adp",
@@ -195,8 +206,11 @@ __all__ = [
     "l_oue",
     "l_soue",
     "l_sue",
+    "nonnegative_lasso",
     "olh",
     "oue",
+    "pcs",
+    "rappor_bloom",
     "rsfd",
     "she",
     "smp",

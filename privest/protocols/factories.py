@@ -9,11 +9,13 @@ from privest._checks import (
 )
 from privest.protocols.base import Protocol
 from privest.protocols.bitflip import DBitFlipPM, dbitflip
+from privest.protocols.count_sketch import PCS
 from privest.protocols.fast_hashing import FLH
 from privest.protocols.hadamard_mechanism import HM
 from privest.protocols.hashing import BLH, OLH
 from privest.protocols.histogram import SHE, THE, adp
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE, l_adp
+from privest.protocols.rappor_bloom import RapporBloom
 from privest.protocols.response import GRR, HR
 from privest.protocols.sketches import CMS, HCMS, Sketch
 from privest.protocols.subsets import SS
@@ -45,6 +47,8 @@ __all__ = [
     "l_sue",
     "olh",
     "oue",
+    "pcs",
+    "rappor_bloom",
     "she",
     "ss",
     "sue",
@@ -63,9 +67,10 @@ LONGITUDINAL_NAMES = ("l_grr", "l_sue", "l_oue", "l_osue", "l_soue", "l_adp", "l
 report's level, default eps / 2) and, for L-GRR, L-ADP and local hashing, calibration; and dBitFlipPM
 (``privest.protocols.bitflip``: one memoised report, ``buckets`` and ``bits``)."""
 
-SKETCH_NAMES = ("cms", "hcms", "flh", "hm")
+SKETCH_NAMES = ("cms", "hcms", "flh", "hm", "pcs", "rappor_bloom")
 """The sketch oracles for large domains (``privest.protocols.sketches``, items 0..k-1 with k up to 2^64): ``by_name``
-knows them, with ``hashes`` and ``width`` (CMS, HCMS), ``hashes`` (FLH) and ``t`` (HM)."""
+knows them, with ``hashes`` and ``width`` (CMS, HCMS, PCS), ``hashes`` (FLH), ``t`` (HM) and ``hashes``, ``bits`` and
+``cohorts`` (RAPPOR with Bloom filters)."""
 
 
 def grr(k: int, eps: float) -> GRR:
@@ -171,6 +176,18 @@ def hcms(k: int, eps: float, hashes: int = 256, width: int = 1024) -> HCMS:
     return HCMS(k, eps, hashes, width)
 
 
+def pcs(k: int, eps: float, hashes: int = 256, width: int = 1024) -> PCS:
+    """Private Count Sketch on items 0..k-1 (k in 2..2^64) at eps: ``hashes`` hash pairs (1..2^16) into ``width``
+    cells (2..2^20) and a sign (``privest.protocols.count_sketch``)."""
+    return PCS(k, eps, hashes, width)
+
+
+def rappor_bloom(k: int, eps: float, hashes: int = 2, bits: int = 128, cohorts: int = 64) -> RapporBloom:
+    """RAPPOR with Bloom filters on items 0..k-1 (k in 2..2^64) at eps: ``hashes`` hash functions (1..64) into
+    ``bits`` bits (2..2^16) in each of ``cohorts`` cohorts (1..2^16) (``privest.protocols.rappor_bloom``)."""
+    return RapporBloom(k, eps, hashes, bits, cohorts)
+
+
 def flh(k: int, eps: float, hashes: int = 1024) -> FLH:
     """Fast local hashing on items 0..k-1 (k in 2..2^64) at eps (at most ln(2^32 - 1)): OLH on ``hashes`` hash
     functions (1..2^32)."""
@@ -186,23 +203,25 @@ def hm(k: int, eps: float, t: int | None = None) -> HM:
 _FACTORIES: dict[str, Callable[..., Protocol | DBitFlipPM | Sketch]] = {
     "grr": grr, "sue": sue, "oue": oue, "blh": blh, "olh": olh, "ss": ss, "hr": hr, "she": she, "the": the,
     "adp": adp, "l_grr": l_grr, "l_sue": l_sue, "l_oue": l_oue, "l_osue": l_osue, "l_soue": l_soue, "l_adp": l_adp,
-    "l_blh": l_blh, "l_olh": l_olh, "dbitflip": dbitflip, "cms": cms, "hcms": hcms, "flh": flh, "hm": hm}
+    "l_blh": l_blh, "l_olh": l_olh, "dbitflip": dbitflip, "cms": cms, "hcms": hcms, "flh": flh, "hm": hm, "pcs": pcs,
+    "rappor_bloom": rappor_bloom}
 OPTIONS = {"blh": ("hashes",), "olh": ("hashes",), "the": ("threshold",), "l_grr": ("eps1", "calibration"),
             "l_sue": ("eps1",), "l_oue": ("eps1",), "l_osue": ("eps1",), "l_soue": ("eps1",),
             "l_adp": ("eps1", "calibration"), "l_blh": ("eps1", "calibration", "hashes"),
             "l_olh": ("eps1", "calibration", "hashes"), "dbitflip": ("buckets", "bits"),
-            "cms": ("hashes", "width"), "hcms": ("hashes", "width"), "flh": ("hashes",), "hm": ("t",)}
+            "cms": ("hashes", "width"), "hcms": ("hashes", "width"), "flh": ("hashes",), "hm": ("t",),
+            "pcs": ("hashes", "width"), "rappor_bloom": ("hashes", "bits", "cohorts")}
 """The options ``by_name`` takes, by protocol name (a name not listed takes none): what a config may give a protocol
 beside k and eps."""
 
 
 def by_name(name: str, k: int, eps: float, **options: Any) -> Protocol | DBitFlipPM | Sketch:
     """The protocol called ``name`` (one of ``NAMES``, ``HISTOGRAM_NAMES``, ``LONGITUDINAL_NAMES`` or
-    ``SKETCH_NAMES``, any case) on k
-    values at eps; options: ``hashes`` for BLH, OLH, L-BLH and L-OLH, ``threshold`` for THE, ``eps1`` for every
-    longitudinal protocol but dBitFlipPM (which takes ``buckets`` and ``bits``) and ``calibration`` for L-GRR,
-    L-ADP, L-BLH and L-OLH; ``hashes`` and ``width`` for CMS and HCMS, ``hashes`` for FLH, ``t`` for HM (the
-    sketches, whose k may be up to 2^64). "adp" gives a GRR or an OUE instance
+    ``SKETCH_NAMES``, any case) on k values at eps; options: ``hashes`` for BLH, OLH, L-BLH and L-OLH, ``threshold``
+    for THE, ``eps1`` for every longitudinal protocol but dBitFlipPM (which takes ``buckets`` and ``bits``) and
+    ``calibration`` for L-GRR, L-ADP, L-BLH and L-OLH; ``hashes`` and ``width`` for CMS, HCMS and PCS, ``hashes`` for
+    FLH, ``t`` for HM, ``hashes``, ``bits`` and ``cohorts`` for RAPPOR-Bloom (the sketches, whose k may be up to
+    2^64). "adp" gives a GRR or an OUE instance
     (``adp``), "l_adp" an L-GRR or an L-OSUE.
 
     Raises

@@ -3,7 +3,8 @@ oracle (``privest.protocols.sketches.Sketch``) on items 0..k-1, k up to 2^64, th
 random coefficients of its item's column of the Hadamard matrix of order K (the smallest power of 2 at or above k),
 under GRR over the 2^t sign vectors; the estimate of theta_d is the mean of sum_s s_s H[r_s, d] / (t (2p' - 1)),
 p' = (e^eps + 2^(t-1) - 1)/(e^eps + 2^t - 1), unbiased for every k since the rows are uniform on 0..K-1 and
-sum_r H[r, x] H[r, d] = K 1[x = d].
+sum_r H[r, x] H[r, d] = K 1[x = d]. Its candidate-list likelihood (``Sketch.candidate_group``) takes as "other" an
+item uniform over the K columns (``_match_other``: the GF(2) rank of a report's rows).
 """
 
 import math
@@ -123,6 +124,20 @@ class HM(Sketch):
             squares[start:start + per] = values**2 @ counts
         return total, squares
 
+    def _candidate_likelihood(self, reports: HmReports, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """P(report | d) = K^-t (keep if the signs are H[r_s, d] else (1 - keep)/(2^t - 1)); "other", an item uniform
+        over the K columns: its t signs are uniform on a coset of dimension rank(rows) over GF(2) when the reported
+        signs satisfy every linear dependency among the rows, so P(signs are its) = 2^-rank there, else 0
+        (``_match_other``)."""
+        keep = 1 / (1 + (2**self.t - 1) * math.exp(-self.eps))
+        low = (1 - keep) / (2**self.t - 1)
+        own = np.stack([np.all(_hadamard_sign(reports.rows, np.uint64(d)) == reports.signs, axis=1)
+                        for d in candidates], axis=1)
+        match = _match_other(reports.rows, reports.signs)
+        other = keep * match + low * (1 - match)
+        log_scale = np.full(len(reports), -self.t * (self.order.bit_length() - 1) * math.log(2))
+        return np.column_stack([np.where(own, keep, low), other]), log_scale
+
     def _audit_event(self, reports: HmReports, x1: int, x2: int) -> np.ndarray:
         """The signs are x1's true ones, which differ from x2's: ratio e^eps (GRR over 2^t)."""
         reports = self._reports(reports)
@@ -131,3 +146,30 @@ class HM(Sketch):
 
     def _audit_description(self, x1: int, x2: int) -> str:
         return f"the t signs are {x1}'s, which differ from {x2}'s"
+
+
+def _match_other(rows: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """P over an item x uniform on the columns that H[rows_s, x] = signs_s for every s, per report: 2^-rank of the
+    rows over GF(2) if the sign bits agree with every XOR dependency among the rows, else 0. An XOR basis a report,
+    built row by row (each row reduced by the basis from the highest pivot down), vectorised over reports."""
+    n, t = rows.shape
+    basis = np.zeros((n, 64), dtype=np.uint64)
+    labels = np.zeros((n, 64), dtype=np.uint8)
+    rank = np.zeros(n, dtype=np.int64)
+    consistent = np.ones(n, dtype=bool)
+    users = np.arange(n)
+    for s in range(t):
+        vector, label = rows[:, s].copy(), (signs[:, s] < 0).astype(np.uint8)
+        for pivot in range(63, -1, -1):
+            hit = ((vector >> np.uint64(pivot)) & np.uint64(1)).astype(bool) & (basis[:, pivot] != 0)
+            vector = np.where(hit, vector ^ basis[:, pivot], vector)
+            label = np.where(hit, label ^ labels[:, pivot], label)
+        fresh = vector != 0
+        consistent &= fresh | (label == 0)
+        top = np.zeros(n, dtype=np.int64)  # the highest set bit of each fresh vector
+        for bit in range(64):
+            top = np.where(((vector >> np.uint64(bit)) & np.uint64(1)).astype(bool), bit, top)
+        basis[users[fresh], top[fresh]] = vector[fresh]
+        labels[users[fresh], top[fresh]] = label[fresh]
+        rank += fresh
+    return np.where(consistent, np.exp2(-rank.astype(np.float64)), 0.0)

@@ -1,6 +1,8 @@
 """Sketch oracles for domains too large to enumerate (pure-LDP's, Cormode, Maddock and Maple, PVLDB 2021): Apple's
 Count Mean Sketch (CMS) and Hadamard CMS (HCMS), and the base ``Sketch`` of these, of fast local hashing (FLH,
-``privest.protocols.fast_hashing``) and of the Hadamard mechanism (HM, ``privest.protocols.hadamard_mechanism``).
+``privest.protocols.fast_hashing``), of the Hadamard mechanism (HM, ``privest.protocols.hadamard_mechanism``), of
+Private Count Sketch (PCS, ``privest.protocols.count_sketch``) and of RAPPOR with Bloom filters
+(``privest.protocols.rappor_bloom``).
 
 The items are the integers 0..k-1, k up to 2^64 (URLs, words or app names become items by
 ``privest.protocols.item_ids``, a seeded xxh64 of their UTF-8 bytes). Nothing here is ever of size k: a sketch answers
@@ -142,7 +144,8 @@ class Sketch:
         Returns
         -------
         reports
-            The sketch's reports (``CmsReports``, ``HcmsReports``, ``HashReports`` for FLH, ``HmReports``).
+            The sketch's reports (``CmsReports``, ``HcmsReports``, ``HashReports`` for FLH, ``HmReports``,
+            ``PcsReports``, ``BloomReports``).
         """
         return self._sample(check_items(items, "items", self.k, ndim=1), check_rng(rng))
 
@@ -216,8 +219,9 @@ class Sketch:
 
         P(report | candidate d) is the sketch's own likelihood (module docstring); P(report | other) is that of an
         item whose hashes are uniform and independent (the sketches' random-hash model): CMS, the average over the
-        width cells; HCMS, 1/2 but for row 0 (all +1), where the sign keeps its law; FLH, 1/g. HM has none (its
-        "other" would depend on the rank of each report's rows). Distinct likelihood columns are grouped; memory
+        width cells; HCMS, 1/2 but for row 0 (all +1), where the sign keeps its law; FLH, 1/g; PCS, 1/2 for the
+        item's entry; RAPPOR-Bloom, the mean over h uniform bits; HM (which hashes nothing), an item uniform over the
+        K columns, from the GF(2) rank of each report's rows. Distinct likelihood columns are grouped; memory
         O(n (c + 1)).
 
         Parameters
@@ -331,11 +335,7 @@ class CMS(_HashedSketch):
         """How many users of each hash index reported each cell's bit set, shape (hashes, width) int64, from
         per-byte histograms of the packed bits (never unpacked)."""
         reports = self._reports(reports)
-        order = np.argsort(reports.hashes, kind="stable")
-        bounds = np.concatenate([[0], np.cumsum(np.bincount(reports.hashes, minlength=self.hashes))])
-        bits = reports.bits.bits[order]
-        return np.stack([PackedBits(bits[bounds[j]:bounds[j + 1]], self.width).column_counts()
-                         for j in range(self.hashes)])
+        return _bit_counts(reports.hashes, reports.bits, self.hashes)
 
     def _moments(self, reports: CmsReports, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         sketch = self.sketch(reports)
@@ -368,6 +368,15 @@ class CMS(_HashedSketch):
 
     def _audit_description(self, x1: int, x2: int) -> str:
         return f"bit h_j({x1}) set and bit h_j({x2}) clear"
+
+
+def _bit_counts(hashes: np.ndarray, bits: PackedBits, count: int) -> np.ndarray:
+    """How many users of each hash index (0..count-1) have each bit set, shape (count, bits.k) int64, from per-byte
+    histograms of the packed bits (never unpacked): CMS's and PCS's sketch."""
+    order = np.argsort(hashes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(hashes, minlength=count))])
+    packed = bits.bits[order]
+    return np.stack([PackedBits(packed[bounds[j]:bounds[j + 1]], bits.k).column_counts() for j in range(count)])
 
 
 def _hadamard_sign(rows: np.ndarray, columns: np.ndarray) -> np.ndarray:

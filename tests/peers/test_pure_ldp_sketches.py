@@ -1,10 +1,13 @@
 """privest's sketch oracles against pure-LDP's: CMS and HCMS (CMSClient/CMSServer), FLH (FastLHClient/FastLHServer,
-use_olh) and HM (HadamardMechClient/Server).
+use_olh), HM (HadamardMechClient/Server), PCS (PCSClient/PCSServer, its mean over hashes: ``use_median=False``) and
+RAPPOR with Bloom filters (RAPPORClient/RAPPORServer: its regression's X and y equal ours on its reports, and our
+LASSO equals scikit-learn's, which its server calls).
 
 (a) The hashes: privest's vectorised xxh64 and xxh32 of decimal strings up to 2^64 - 1 and ``item_ids`` equal the
 xxhash package's, which pure-LDP calls (its ``generate_hash`` for CMS and HCMS, FastLH's xxh32 with seed j).
 (b) The same reports give the same estimates: pure-LDP's clients' reports, aggregated by its server (which returns
-counts) and converted to privest's report types; privest's estimate times n equals the server's, item by item.
+counts) and converted to privest's report types; privest's estimate times n equals the server's, item by item (PCS:
+times n / c, c = (e^eps + 1)/(e^eps - 1), which pure-LDP's server never divides by).
 (c) The client distributions: N = 10^5 reports of one item from each side, two-sample chi-square tests (p > 1e-4)
 on the report's kept-or-not statistic, with their power against a 3% error in the keep probability asserted
 (``homogeneity_power``), and on the full report cells (hash, row or cell, sign).
@@ -24,9 +27,13 @@ import pure_ldp.core._freq_oracle_server as peer_server_base
 import pytest
 import xxhash
 from conformance import ALPHA, MIN_POWER, SEED, N, homogeneity, homogeneity_power, peer_seed
+from pure_ldp.core import generate_hash
 from pure_ldp.frequency_oracles.apple_cms import CMSClient, CMSServer
 from pure_ldp.frequency_oracles.hadamard_mechanism import HadamardMechClient, HadamardMechServer
 from pure_ldp.frequency_oracles.local_hashing import FastLHClient, FastLHServer
+from pure_ldp.frequency_oracles.priv_count_sketch import PCSClient, PCSServer
+from pure_ldp.frequency_oracles.rappor import RAPPORClient, RAPPORServer
+from sklearn.linear_model import Lasso
 
 from privest import protocols, rng_for
 from privest.protocols.sketches import _hadamard_sign
@@ -218,3 +225,110 @@ def test_hm_client_distribution_equals_pure_ldps():
     assert kept_power(math.exp(EPS) / (math.exp(EPS) + 2**HM_T - 1), 1) >= MIN_POWER
     assert homogeneity(kept(ours), kept(theirs)) > ALPHA
     assert homogeneity(cells(ours), cells(theirs)) > ALPHA
+
+
+def pcs_reports(raw) -> "protocols.PcsReports":
+    """pure-LDP's (v, j) PCS reports as privest's."""
+    vectors, hashes = zip(*raw, strict=True)
+    bits = np.packbits(np.asarray(vectors) == 1, axis=1)
+    return protocols.PcsReports(np.asarray(hashes, dtype=np.int64), protocols.PackedBits(bits, WIDTH))
+
+
+def pcs_pair():
+    server = PCSServer(EPS, HASHES, WIDTH, use_median=False)
+    return PCSClient(EPS, HASHES, WIDTH, server.get_hash_funcs()), server
+
+
+def test_pcs_estimates_equal_pure_ldps_on_its_reports(numpy_zeros_of_none):
+    client, server = pcs_pair()
+    items = rng_for(SEED, "peers", "pcs items").integers(0, 40, ESTIMATE_USERS)
+    with peer_seed(SEED):
+        raw = [client.privatise(int(x)) for x in items]
+    queried = np.arange(45)
+    ours = protocols.pcs(2**64, EPS, HASHES, WIDTH).estimate(pcs_reports(raw), queried)
+    scale = ESTIMATE_USERS * math.tanh(EPS / 2)  # n / c
+    assert np.allclose(ours * scale, peer_estimates(server, raw, queried), rtol=1e-9, atol=1e-7)
+
+
+def test_pcs_client_distribution_equals_pure_ldps(numpy_zeros_of_none):
+    client, _ = pcs_pair()
+    with peer_seed(SEED):
+        theirs = pcs_reports([client.privatise(ITEM) for _ in range(N)])
+    sketch = protocols.pcs(2**64, EPS, HASHES, WIDTH)
+    ours = sketch.sample(np.full(N, ITEM), rng_for(SEED, "peers", "pcs client"))
+    cells, signs = sketch.cells_and_signs(np.array([ITEM]))
+
+    def kept(reports):  # v[h_j(ITEM)] = g_j(ITEM) or not
+        own = reports.bits.unpack()[np.arange(N), cells[reports.hashes, 0]]
+        return np.bincount((own == (signs[reports.hashes, 0] > 0)).astype(np.int64), minlength=2)
+
+    def set_bits(reports):
+        return np.bincount(reports.bits.set_counts(), minlength=WIDTH + 1)
+
+    assert kept_power(sketch.keep, 1) >= MIN_POWER
+    assert homogeneity(kept(ours), kept(theirs)) > ALPHA
+    assert homogeneity(set_bits(ours), set_bits(theirs)) > ALPHA
+    assert homogeneity(np.bincount(ours.hashes, minlength=HASHES), np.bincount(theirs.hashes, minlength=HASHES)) > ALPHA
+
+
+BLOOM_BITS, BLOOM_HASHES, BLOOM_COHORTS, BLOOM_DOMAIN = 32, 2, 4, 40
+
+
+def rappor_pair(sketch):
+    """pure-LDP's RAPPOR client and server at our f, their hash functions replaced by ours (its server draws random
+    seeds; ``generate_hash(m, seed)`` is xxh64(str(x), seed) mod m, ours with seed c h + s)."""
+    server = RAPPORServer(sketch.f, BLOOM_BITS, BLOOM_HASHES, BLOOM_DOMAIN, BLOOM_COHORTS)
+    server.hash_family = [[generate_hash(BLOOM_BITS, int(seed)) for seed in row] for row in sketch.seeds]
+    return RAPPORClient(sketch.f, BLOOM_BITS, server.hash_family, BLOOM_COHORTS), server
+
+
+def bloom_reports(raw) -> "protocols.BloomReports":
+    filters, cohorts = zip(*raw, strict=True)
+    bits = np.packbits(np.asarray(filters) == 1, axis=1)
+    return protocols.BloomReports(np.asarray(cohorts, dtype=np.int64), protocols.PackedBits(bits, BLOOM_BITS))
+
+
+def test_rappor_regression_equals_pure_ldps_and_the_lasso_scikit_learns():
+    sketch = protocols.rappor_bloom(2**64, 2.0, BLOOM_HASHES, BLOOM_BITS, BLOOM_COHORTS)
+    client, server = rappor_pair(sketch)
+    assert server.epsilon == pytest.approx(2.0)
+    items = rng_for(SEED, "peers", "rappor items").integers(0, 10, ESTIMATE_USERS)
+    with peer_seed(SEED):
+        raw = [client.privatise(int(x) + 1) for x in items]
+    for report in raw:
+        server.aggregate(report)
+    reports = bloom_reports(raw)
+    X, y = sketch.regression(reports, np.arange(BLOOM_DOMAIN))
+    users = np.bincount(reports.cohorts, minlength=BLOOM_COHORTS)
+    assert np.array_equal(X, server._create_X())
+    assert np.allclose(y * np.repeat(users, BLOOM_BITS), server._create_y(), rtol=1e-12, atol=1e-9)
+    peer = Lasso(alpha=0.002, positive=True, fit_intercept=False, tol=1e-12, max_iter=100_000).fit(X, y).coef_
+    assert np.allclose(protocols.nonnegative_lasso(X, y, 0.002), peer, atol=1e-6)
+
+
+def test_rappor_client_equals_pure_ldps_off_the_filter_and_pure_ldps_never_clears_a_filter_bit():
+    """pure-LDP's ``_perturb`` sets bit i to 1 with probability 1 - f/2 if it is a filter bit, f/2 if not, and
+    otherwise leaves it as it was: a filter bit is never reported 0 (P(1 | true 1) = 1, not 1 - f/2), so its client is
+    not eps-LDP (a 0 rules out every item with that bit). Off the filter both draw f/2."""
+    sketch = protocols.rappor_bloom(2**64, 2.0, BLOOM_HASHES, BLOOM_BITS, BLOOM_COHORTS)
+    client, _ = rappor_pair(sketch)
+    with peer_seed(SEED):
+        theirs = bloom_reports([client.privatise(ITEM + 1) for _ in range(N)])
+    ours = sketch.sample(np.full(N, ITEM), rng_for(SEED, "peers", "rappor client"))
+    filters = sketch.filters(np.array([ITEM]))[:, :, 0]  # (cohorts, hashes)
+
+    def on_filter(reports):  # (N, bits) bool: the user's filter bits
+        out = np.zeros((N, BLOOM_BITS), dtype=bool)
+        out[np.arange(N)[:, None], filters[reports.cohorts]] = True
+        return out
+
+    def off_cells(reports):  # set bits off the filter, by cohort and bit, and the cohorts' sizes
+        bits = reports.bits.unpack() & ~on_filter(reports)
+        keys = reports.cohorts[:, None] * BLOOM_BITS + np.arange(BLOOM_BITS)[None, :]
+        return np.concatenate([np.bincount(reports.cohorts, minlength=BLOOM_COHORTS),
+                               np.bincount(keys[bits], minlength=BLOOM_COHORTS * BLOOM_BITS)])
+
+    assert np.all(theirs.bits.unpack()[on_filter(theirs)])  # pure-LDP: every filter bit reported 1
+    on_ours = ours.bits.unpack()[on_filter(ours)]
+    assert abs(on_ours.mean() - (1 - sketch.f / 2)) < 4.5 * math.sqrt(sketch.f / 2 * (1 - sketch.f / 2) / on_ours.size)
+    assert homogeneity(off_cells(ours), off_cells(theirs)) > ALPHA
