@@ -30,6 +30,8 @@ Rows, for k = 16, 256, 1024 and eps = 1, 4 (theta = Binomial(k - 1, 1/2), n = ``
   largest difference between the estimates;
 - **memory** of n unary-encoded (SUE, OUE) and SS reports at k = 1024, each library in a fresh process: the growth
   of the resident set once its client has produced them and holds them;
+- **sketches** (issue 51): pure-LDP's sketch oracles (CMS, HCMS, FLH, HM, PCS, RAPPOR with Bloom filters) against
+  privest's on the same items, clients and servers (``bench_sketches.one_round``);
 - **tutorials** (not in the default sections: the peer takes about a quarter of an hour): multi-freq-ldpy's three
   tutorial grids on one seed, its clients and aggregators as its notebooks call them against privest's vectorised
   sample and estimate, and GIBU (``bench_tutorials``), run with ``--sections tutorials``.
@@ -328,6 +330,32 @@ def bench_notebook(tables: dict[str, Table], rounds: int) -> None:
                                                       "no peer has one")
 
 
+SKETCHES = ("cms", "hcms", "flh", "hm", "pcs", "rappor_bloom", "rappor_decode")
+
+
+def bench_sketches(tables: dict[str, Table], n: int, rounds: int) -> None:
+    """The sketch oracles' rows (issue 51): ``bench_sketches.one_round`` for each, privest's client and server against
+    pure-LDP's on the same items (Zipf(1.1) over 1024 items, eps = 2; its module docstring gives the parameters), the
+    order of the two alternating round by round."""
+    import bench_sketches
+
+    weights = 1 / np.arange(1, bench_sketches.D + 1) ** 1.1
+    items = sampling.rng_for(SEED, "bench_peers", "sketches", n).choice(bench_sketches.D, n, p=weights / weights.sum())
+    for name in SKETCHES:
+        runs = [bench_sketches.one_round(name, items, r, peer_first=r % 2 == 1) for r in range(rounds)]
+        median = {key: float(np.median([run[key] for run in runs])) for key in runs[0]}
+        label = {"rappor_bloom": "RAPPOR-Bloom estimate", "rappor_decode": "RAPPOR-Bloom LASSO + least squares"}
+        case = f"{label.get(name, name.upper())}, d = {bench_sketches.D}, eps = {bench_sketches.EPS:g}"
+        tables["sketches"].add(f"{case}: client", median["privest client"], pure=median["peer client"],
+                               note=f"{powers(n)} users, pure-LDP's `privatise` once a user")
+        server_note = ("pure-LDP's regression over the d items (scikit-learn)" if name.startswith("rappor")
+                       else "all d items queried")
+        tables["sketches"].add(f"{case}: server", median["privest server"],
+                               pure=None if np.isnan(median["peer server"]) else median["peer server"],
+                               note=server_note + ("" if not np.isnan(median["peer server"]) else
+                                                   "; pure-LDP's server failed (its Lasso selected no item)"))
+
+
 TUTORIAL_GRIDS = {"single": "single attribute (notebook 1): 8 protocols × {eps} eps, Adult ages, n = {users:,}",
                   "longitudinal": "longitudinal (notebook 3): 6 protocols × {eps} eps_perm, Adult ages, n = {users:,}",
                   "multidim": "multidimensional (notebook 2): SPL, SMP, RS+FD with ADP × {eps} eps, d = 6, "
@@ -368,10 +396,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="reports of the peers' O(n k) aggregators (LH, SS)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; each time is their median")
     parser.add_argument("--ks", type=int, nargs="*", default=list(KS))
-    parser.add_argument("--sections", nargs="*", default=["ibu", "gibu", "notebook", "client", "memory"],
+    parser.add_argument("--sections", nargs="*", default=["ibu", "gibu", "notebook", "client", "memory", "sketches"],
                         help="ibu, gibu, notebook (OUE's estimate and bootstrap with privest's defaults), client "
-                             "(clients and unbiased estimates), memory; or iteration: only IBU's per-iteration rows; "
-                             "tutorials: multi-freq-ldpy's tutorial grids (not by default)")
+                             "(clients and unbiased estimates), memory, sketches (pure-LDP's sketch oracles); or "
+                             "iteration: only IBU's per-iteration rows; tutorials: multi-freq-ldpy's tutorial grids "
+                             "(not by default)")
     parser.add_argument("--adult", default="../shared/datasets",
                         help="the directory of adult.data and adult.test (tutorials; default the config's mirror)")
     parser.add_argument("--tutorial-users", type=int, help="the tutorials on the first this many users (default all)")
@@ -414,6 +443,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                      "estimate)."),
         ("memory", "Memory of the reports", "growth of the resident set once each client has produced the reports "
                                             "and holds them (a fresh process each)."),
+        ("sketches", "Sketch oracles (domains too large to enumerate)", "privest's sketch oracles against "
+                     "pure-LDP's on the same items (Zipf(1.1) over d = 1024, eps = 2; `benchmarks/bench_sketches.py`'s "
+                     "parameters): the clients on every user, the servers' estimates of all d items from those reports "
+                     "(RAPPOR-Bloom: privest's per-item unbiased estimate, and its LASSO + least-squares decoding, "
+                     "against pure-LDP's regression)."),
         ("tutorials", "multi-freq-ldpy's tutorial grids, one seed", "each grid's time summed over its (protocol, "
                       "eps) cells, run in turn: the peer's clients on every user and its `*_Aggregator_MI`, as its "
                       "notebooks call them, against privest's vectorised `sample` and `estimate(post="
@@ -435,6 +469,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         bench_notebook(tables, args.rounds)
     if "memory" in args.sections:
         bench_memory(tables, args.users)
+    if "sketches" in args.sections:
+        bench_sketches(tables, args.users, args.rounds)
     if "tutorials" in args.sections:
         bench_tutorial_grids(tables, args)
     header = (f"Run {started} (`benchmarks/bench_peers.py`, {args.rounds} interleaved rounds, medians; "
