@@ -20,7 +20,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from privest_studies import own_study, uncertainty
@@ -39,7 +38,8 @@ PAIR = ("SW+EMS", "geometric+IBU")
 NOT_RUN = ("The LA riots ages (issue 50) are not run: the data set is not in the project's data mirror "
            "(../shared/datasets holds Adult and Gowalla only) and no public source is pinned for it.")
 SUMMARY_COLUMNS = ["column", "unit", "eps", "line", "runs", "emd_mean", "emd_sd", "mean_mean", "mean_lower_mean",
-                   "mean_upper_mean", "mean_true", "mean_error_mean", "mean_covered", "mean_of", "iterations_mean", "capped_runs"]
+                   "mean_upper_mean", "mean_true", "mean_error_mean", "mean_covered", "mean_of", "iterations_mean",
+                   "capped_runs"]
 PAIRED_COLUMNS = ["column", "unit", "eps", "first", "second", "runs", "level", "difference", "low", "high",
                   "first_mean", "second_mean"]
 
@@ -112,8 +112,9 @@ def runs_by_line(scores: pd.DataFrame) -> pd.DataFrame:
 
 def summary(scores: pd.DataFrame, config: Mapping[str, Any]) -> list[dict]:
     """Per (column, eps, line): runs, mean and s.d. of the EMD (in the column's unit), the mean of the mean estimates
-    and of their interval's ends (Square Wave's 95% interval, ``NumericMechanism.mean_interval``), the data's mean, the mean absolute error of the mean, the share of runs whose mean interval holds the data's mean
-    (Square Wave's 95% interval; NaN for a histogram's mean), the mean iterations and the runs the cap stopped."""
+    and of their interval's ends (Square Wave's 95% interval, ``NumericMechanism.mean_interval``; NaN for a
+    histogram's mean), the data's mean, the mean absolute error of the mean, the share of runs whose interval holds
+    the data's mean, the mean iterations and the runs the cap stopped."""
     columns = study_config(config, STUDY)["columns"]
     rows = []
     for (column, eps, line), runs in runs_by_line(scores).groupby(["column", "eps", "line"], sort=False):

@@ -8,6 +8,7 @@ catalogue (``checks:`` of an item in workflow/report/papers.yaml).
 
 from collections.abc import Callable
 
+from privest_studies.reproduction.checks_beyond import sw_or_geometric
 from privest_studies.reproduction.checks_counts import (
     counts_close,
     counts_objectives,
@@ -19,7 +20,6 @@ from privest_studies.reproduction.checks_counts import (
     properties_table,
     um_chance,
 )
-from privest_studies.reproduction.checks_beyond import sw_or_geometric
 from privest_studies.reproduction.checks_free_will import fw_findings, fw_noninformative, fw_propositions, fw_verdicts
 from privest_studies.reproduction.checks_ibu import (
     adult_persons,
