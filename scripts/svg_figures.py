@@ -45,7 +45,7 @@ def main() -> None:
         mean.errorbar(sw["eps"], sw["mean_mean"], yerr=[sw["mean_mean"] - sw["mean_lower_mean"],
                                                         sw["mean_upper_mean"] - sw["mean_mean"]],
                       color="C0", marker="o", markersize=4, capsize=3,
-                      label="Square Wave's unbiased mean (bars: its mean 95% interval)")
+                      label="Square Wave's unbiased mean (bars: its 95% interval, ends averaged over runs)")
         mean.plot(geo["eps"], geo["mean_mean"], color="C3", linestyle="--", marker="x",
                   label="geometric+IBU: the histogram's mean (no interval)")
         mean.axhline(float(sw["mean_true"].iloc[0]), color="0.3", linewidth=0.9, linestyle=":",
@@ -54,15 +54,17 @@ def main() -> None:
         mean.set_xlabel("eps (LDP level over the column's range)")
         mean.set_ylabel(f"mean estimate, averaged over runs ({unit})")
         mean.set_title("The mean", fontsize=9)
-        mean.legend(fontsize=7, loc="best", framealpha=0.9)
+        mean.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14))
         for ax in (emd, diff, mean):
             ax.set_xticks(sorted(pair["eps"]), [f"{e:g}" for e in sorted(pair["eps"])])
         fig.suptitle(f"Beyond the papers: SW+EMS or geometric+IBU? {svg.column_label(config, column)}, every person "
                      f"once a run (scale: {config['scale']})", fontsize=10)
         rule = config[svg.STUDY]["ibu"]
-        fig.text(0.5, -0.01, "SW+EMS: Square Wave (Li et al. 2020) with EMS on the bins, the paper's stopping rule; "
-                 "SW+EM: EM on its discretised channel to the MLE; geometric+IBU: the truncated geometric mechanism on "
-                 f"the bins with IBU (stop at ΔL < {rule['delta']:g} or {rule['max_iter']:,} iterations).",
+        fig.text(0.5, -0.12, "SW+EMS: Square Wave (Li et al. 2020) with EMS on the bins, the paper's stopping rule; "
+                 "SW+EM: EM on its discretised channel to the MLE;\ngeometric+IBU: the truncated geometric mechanism on "
+                 f"the bins with IBU (stop at ΔL < {rule['delta']:g} or {rule['max_iter']:,} iterations); runs stopped "
+                 "by that cap: " + ", ".join(f"{line} {int(rows['capped_runs'].sum())}" for line, rows in lines.items())
+                 + ".",
                  ha="center", va="top", fontsize=7.5)
         fig.subplots_adjust(top=0.86, wspace=0.3)
         pdf, png = (p for p in outputs if PurePath(p).stem == column)
