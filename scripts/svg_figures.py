@@ -60,11 +60,11 @@ def main() -> None:
         fig.suptitle(f"Beyond the papers: SW+EMS or geometric+IBU? {svg.column_label(config, column)}, every person "
                      f"once a run (scale: {config['scale']})", fontsize=10)
         rule = config[svg.STUDY]["ibu"]
+        capped = ", ".join(f"{line} {int(rows['capped_runs'].sum())}" for line, rows in lines.items())
         fig.text(0.5, -0.12, "SW+EMS: Square Wave (Li et al. 2020) with EMS on the bins, the paper's stopping rule; "
-                 "SW+EM: EM on its discretised channel to the MLE;\ngeometric+IBU: the truncated geometric mechanism on "
-                 f"the bins with IBU (stop at ΔL < {rule['delta']:g} or {rule['max_iter']:,} iterations); runs stopped "
-                 "by that cap: " + ", ".join(f"{line} {int(rows['capped_runs'].sum())}" for line, rows in lines.items())
-                 + ".",
+                 "SW+EM: EM on its discretised channel to the MLE;\ngeometric+IBU: the truncated geometric mechanism "
+                 f"on the bins with IBU (stop at ΔL < {rule['delta']:g} or {rule['max_iter']:,} iterations); runs "
+                 f"stopped by that cap: {capped}.",
                  ha="center", va="top", fontsize=7.5)
         fig.subplots_adjust(top=0.86, wspace=0.3)
         pdf, png = (p for p in outputs if PurePath(p).stem == column)

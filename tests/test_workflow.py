@@ -480,7 +480,8 @@ def test_standard_protocols_builds_a_figure_per_dataset_the_summary_and_its_repo
     beyond = items[items["study"] == "standard_protocols"]
     assert len(beyond) == 3 and set(beyond["status"]) == {"built, nothing to check"}
     summary_text = (tiny_run / "results" / "reproduction_summary.txt").read_text()
-    assert f"{len(items) - 12} paper items" in summary_text and "And 12 items beyond the papers" in summary_text
+    assert f"{len(items) - 16} paper items" in summary_text and "And 16 items beyond the papers" in summary_text
+    assert "of their 2 decision rules" in summary_text  # sw_vs_geometric's two columns
 
 
 # The estimator-comparison study (workflow/rules/estimator_comparison.smk) in the tiny run.
