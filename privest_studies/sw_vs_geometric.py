@@ -24,6 +24,7 @@ import pandas as pd
 
 from privest_studies import own_study, uncertainty
 from privest_studies.configuration import scale_config, study_config
+from privest_studies.datasets import ADULT_COLUMNS
 from privest_studies.experiment import Experiment
 
 STUDY = "sw_vs_geometric"
@@ -76,8 +77,9 @@ def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
 
 
 def check(config: Mapping[str, Any]) -> None:
-    """What the schema cannot say: no eps listed twice, each column a numeric alphabet an own study accepts (through
-    ``own_study.experiments``), at least two runs (the paired intervals need them). One line naming the key."""
+    """What the schema cannot say: no eps listed twice, at least two runs (the paired intervals need them), each
+    column an Adult column on a numeric alphabet an own study accepts (``own_study.experiments``). One line naming the
+    key."""
     key = f"config key scales.{config['scale']}.{STUDY}"
     sizes = scale_config(config, STUDY)
     if len(set(sizes["eps"])) != len(sizes["eps"]):
@@ -85,15 +87,22 @@ def check(config: Mapping[str, Any]) -> None:
     if int(sizes["runs"]) < 2:
         raise ValueError(f"{key}.runs: at least 2 (the paired intervals over runs need two), got {sizes['runs']}")
     for column, spec in study_config(config, STUDY)["columns"].items():
+        where = f"config key {STUDY}.columns.{column}"
+        if spec["column"] not in ADULT_COLUMNS:
+            raise ValueError(f"{where}.column: {spec['column']!r} is not an Adult column; known: "
+                             f"{', '.join(ADULT_COLUMNS)}")
         if not spec["min"] < spec["max"]:
-            raise ValueError(f"config key {STUDY}.columns.{column}: min must be below max, got {spec['min']} and "
-                             f"{spec['max']}")
-    experiments(config)
+            raise ValueError(f"{where}: min must be below max, got {spec['min']} and {spec['max']}")
+        try:
+            own_study.experiments({"studies": {STUDY: _own_study(config, column)}})
+        except ValueError as error:
+            raise ValueError(f"{where}: {str(error).split(': ', 1)[-1]}") from None
 
 
 def _column_of(experiment: str) -> str:
-    return experiment.rsplit("_", 1)[0] if experiment.endswith("_geometric") else experiment.removesuffix(
-        "_square_wave")
+    """The column of an experiment ``<column>_<kind>``."""
+    (column,) = [experiment.removesuffix(f"_{kind}") for kind in KINDS if experiment.endswith(f"_{kind}")]
+    return column
 
 
 def runs_by_line(scores: pd.DataFrame) -> pd.DataFrame:

@@ -100,3 +100,14 @@ def test_check_refuses_what_the_intervals_cannot_use_naming_the_key(change, mess
     config["scales"]["quick"]["sw_vs_geometric"].update(change)
     with pytest.raises(ValueError, match=message.replace(".", r"\.")):
         svg.check(config)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"column": "agee"}, "config key sw_vs_geometric.columns.ages.column: 'agee' is not an Adult column"),
+    ({"min": 90, "max": 17}, "config key sw_vs_geometric.columns.ages: min must be below max"),
+])
+def test_check_refuses_a_column_that_is_not_a_numeric_adult_range(change, message):
+    config = copy.deepcopy(CONFIG)
+    config["sw_vs_geometric"]["columns"]["ages"].update(change)
+    with pytest.raises(ValueError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        svg.check(config)
