@@ -58,8 +58,8 @@ GEOMETRIC_KINDS = ("geometric", "laplace")
 """The mechanisms that need a geometry (a linear or planar alphabet): categories have none."""
 ONE_MECHANISM = ("inv", "rap", "ibu")
 """Estimator families that take one mechanism per point; the others ([e]_R, [e]_M, GIBU) take any mixture."""
-RESERVED = ("data", "ibu_consistency", "free_will", "constrained_counts", "standard_protocols", "report", "tables",
-            "figures")
+RESERVED = ("data", "ibu_consistency", "free_will", "constrained_counts", "standard_protocols", "sw_vs_geometric",
+            "report", "tables", "figures")
 BUILTIN = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
 STOPPING = {"delta": 1e-10, "max_iter": 10_000}
 

@@ -73,6 +73,17 @@ def summary_table(items: Sequence[Item]) -> str:
     return "\n".join(["| | count |", "|---|---|"] + [f"| {key} | {value} |" for key, value in n.items()])
 
 
+def _rules_text(beyond: Sequence[Item]) -> str:
+    """'; of their 2 decision rules 2 hold, 0 fail, 0 undecided' for the items beyond the papers that judge a rule
+    (``reproduction.checks_beyond``); '' when none does."""
+    judged = [i for i in beyond if i.comparisons]
+    if not judged:
+        return ""
+    held, failed = sum(i.status == REPRODUCED for i in judged), sum(i.status == DIFFERS for i in judged)
+    return (f"; of their {len(judged)} decision rules {held} hold, {failed} fail, "
+            f"{sum(i.status == UNDECIDED for i in judged)} undecided at this scale")
+
+
 def summary_text(items: Sequence[Item], figures: int, where: Mapping[str, str], beyond: Sequence[Item] = ()) -> str:
     """The one-screen summary `make reproduce` prints: files, counts of the papers' items (``items``; ``beyond``:
     the items of studies beyond the papers, counted apart), and every difference in one line each."""
@@ -82,7 +93,7 @@ def summary_text(items: Sequence[Item], figures: int, where: Mapping[str, str], 
              f"construction, {n[UNAVAILABLE]} not reproducible here, {n[BUILT]} built with nothing to check; of "
              f"{n['numbers judged']} judged numbers {n['numbers: agrees']} agree, {n['numbers: differs']} differ, "
              f"{n['numbers: undecided']} are undecided and {n['numbers: by construction']} agree by construction."
-             + (f" And {len(beyond)} items beyond the papers, built." if beyond else ""), ""]
+             + (f" And {len(beyond)} items beyond the papers, built{_rules_text(beyond)}." if beyond else ""), ""]
     lines += [f"  {i.tally}" for i in items if i.tally]
     lines += [""] if any(i.tally for i in items) else []
     lines += [f"  {name}: {path}" for name, path in where.items()]

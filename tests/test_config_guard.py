@@ -91,7 +91,8 @@ CONFIG_WILDCARDS = {
     "own_study": [("studies",)],
     "own_figure": [("studies", "*", "experiments")],  # a figure is named after its experiment's config key
     "experiment": [("studies", "*", "experiments"), ("ibu_consistency", "experiments"),
-                   ("free_will", "mechanism_sets")],
+                   ("free_will", "mechanism_sets"), ("sw_vs_geometric", "columns")],  # <column>_<kind>
+    "column": [("sw_vs_geometric", "columns")],
     "dataset": [("ibu_consistency", "synthetic")],
 }
 """Wildcard -> the config mappings whose keys it takes (`*`: any key)."""

@@ -23,7 +23,7 @@ The study layer (``privest_studies``) keeps an order of its own, lowest first (`
     -> ibu_theory -> reproduction (records -> placeholders -> printed -> checks -> judging) -> report -> rendering
                                                                            the papers' theory, checks and report
     -> constrained_counts, ibu_consistency, free_will, standard_protocols, estimator_comparison,
-       multi_freq_ldpy_tutorials, own_study -> own_figures
+       multi_freq_ldpy_tutorials, own_study -> own_figures, sw_vs_geometric
                                                                            the studies
 
 Between layers: the library (``privest``) never imports the study code (``privest_studies``), the workflow
@@ -144,6 +144,7 @@ STUDY_ORDER = (
     "privest_studies.reproduction.checks_ibu",
     "privest_studies.reproduction.checks_counts",
     "privest_studies.reproduction.checks_free_will",
+    "privest_studies.reproduction.checks_beyond",
     "privest_studies.reproduction.checks",
     "privest_studies.reproduction.judging",
     "privest_studies.reproduction",
@@ -158,6 +159,7 @@ STUDY_ORDER = (
     "privest_studies.multi_freq_ldpy_tutorials",
     "privest_studies.own_study",
     "privest_studies.own_figures",
+    "privest_studies.sw_vs_geometric",
 )
 """Every module of privest_studies, lowest first: a module imports only modules before it."""
 

@@ -212,6 +212,22 @@ def test_a_study_beyond_the_papers_is_listed_without_a_section_or_an_empty_numbe
     assert report.subcategory({"item": "Zipf"}) == "Zipf"
     summary = rendering.summary_text([paper], 2, {}, [beyond])
     assert "1 paper items" in summary and "And 1 items beyond the papers" in summary
+    assert "decision rules" not in summary  # nothing beyond the papers judged a rule
+
+
+def test_the_summary_counts_the_decision_rules_beyond_the_papers_apart():
+    """Items beyond the papers that judge a rule (reproduction.checks_beyond) are counted by their rule's outcome,
+    never among the papers' items."""
+    def rule(item: str, status: str, agrees: bool | None) -> reproduction.Item:
+        return reproduction.Item("b", "Beyond", item, "", "t", [], status, "",
+                                 [reproduction.Comparison("d", "SW+EMS", "x", "below 0", agrees,
+                                                          undecided=agrees is None)])
+    beyond = [rule("ages", reproduction.REPRODUCED, True), rule("hours", reproduction.DIFFERS, False),
+              rule("income", reproduction.UNDECIDED, None),
+              reproduction.Item("b", "Beyond", "table", "", "t", [], reproduction.BUILT, "shown")]
+    summary = rendering.summary_text([], 0, {}, beyond)
+    assert "And 4 items beyond the papers, built; of their 3 decision rules 1 hold, 1 fail, 1 undecided" in summary
+    assert "0 paper items" in summary
 
 
 def test_scale_changes_lists_the_items_and_numbers_whose_verdict_moved():

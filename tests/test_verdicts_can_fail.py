@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import verdict_cases
+import verdict_cases_beyond
 import verdict_cases_counts
 import verdict_cases_free_will
 import verdict_cases_ibu
@@ -13,7 +14,8 @@ import yaml
 
 from privest_studies import reproduction
 
-CASES = verdict_cases_ibu.CASES + verdict_cases_counts.CASES + verdict_cases_free_will.CASES
+CASES = (verdict_cases_ibu.CASES + verdict_cases_counts.CASES + verdict_cases_free_will.CASES
+         + verdict_cases_beyond.CASES)
 CATALOGUE = Path(__file__).resolve().parents[1] / "workflow" / "report" / "papers.yaml"
 
 

@@ -236,7 +236,8 @@ def test_the_chains_longest_estimate_jobs_go_first_once_their_inputs_exist(tiny_
     fresh = _dry_run_jobs(snakemake("--dry-run", "--cores", "2", "--directory", str(tmp_path), "chain_inputs",
                                     "--config", "scale=paper", cwd=tmp_path).stdout)
     assert {job["rule"] for job in fresh} == {"fetch", "discretise_adult", "discretise_checkins", "fw_alphabet",
-                                              "fw_shokri", "ibu_synthetic", "sp_zipf", "mt_data", "chain_inputs"}
+                                              "fw_shokri", "ibu_synthetic", "sp_zipf", "mt_data", "svg_data",
+                                              "chain_inputs"}
     assert all(job["priority"] == 0 for job in fresh)
 
 
@@ -244,7 +245,7 @@ def test_every_study_is_a_target_and_a_nested_config_override_of_a_number_is_acc
     (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
     targets = snakemake("--list-target-rules", "--directory", str(tmp_path), cwd=tmp_path).stdout.split()
     assert {"all", "ibu_consistency", "ibu_theory", "constrained_counts", "free_will", "standard_protocols",
-            "estimator_comparison", "multi_freq_ldpy_tutorials"} <= set(targets)
+            "estimator_comparison", "multi_freq_ldpy_tutorials", "sw_vs_geometric"} <= set(targets)
     result = snakemake("--dry-run", "--directory", str(tmp_path), "ibu_consistency", "--config",
                        'ibu_consistency={"ibu": {"max_iter": 5000}}', cwd=tmp_path)
     assert "rule ibu_boxplot:" in result.stdout and "rule fw_tables:" not in result.stdout
@@ -479,7 +480,8 @@ def test_standard_protocols_builds_a_figure_per_dataset_the_summary_and_its_repo
     beyond = items[items["study"] == "standard_protocols"]
     assert len(beyond) == 3 and set(beyond["status"]) == {"built, nothing to check"}
     summary_text = (tiny_run / "results" / "reproduction_summary.txt").read_text()
-    assert f"{len(items) - 12} paper items" in summary_text and "And 12 items beyond the papers" in summary_text
+    assert f"{len(items) - 16} paper items" in summary_text and "And 16 items beyond the papers" in summary_text
+    assert "of their 2 decision rules" in summary_text  # sw_vs_geometric's two columns
 
 
 # The estimator-comparison study (workflow/rules/estimator_comparison.smk) in the tiny run.
@@ -522,6 +524,47 @@ def test_multi_freq_ldpy_tutorials_builds_every_grid_both_estimators_and_its_rep
     items = pd.read_csv(tiny_run / "results" / "reproduction.csv", keep_default_na=False)
     beyond = items[items["study"] == "multi_freq_ldpy_tutorials"]
     assert len(beyond) == 5 and set(beyond["status"]) == {"built, nothing to check"}
+
+
+# The SW+EMS or geometric+IBU study (workflow/rules/sw_vs_geometric.smk), its target alone on the tiny mirror.
+
+
+def test_sw_vs_geometric_builds_both_columns_figures_paired_differences_and_its_judged_items(tmp_path):
+    """`snakemake sw_vs_geometric` on the tiny mirror's 400 persons at the quick scale's eps with 2 runs: both
+    columns' figures, the summary's three lines per (column, eps) from the chain's scores, the paired differences
+    equal to the scores' per-run differences, and the report's check judging them."""
+    from privest_studies import files, reproduction
+
+    write_tiny_mirror(tmp_path / "mirror")
+    config = tiny_config(tmp_path / "mirror")
+    config["scales"]["quick"]["sw_vs_geometric"] = {"eps": [1.0, 4.0], "runs": 2}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    snakemake("--cores", "2", "--directory", str(tmp_path), "sw_vs_geometric", cwd=tmp_path)
+    results = tmp_path / "results" / "sw_vs_geometric"
+    for column in ("ages", "hours"):
+        for ext in ("pdf", "png"):
+            assert (results / "figures" / f"{column}.{ext}").stat().st_size > 1000, column
+    scores = pd.read_csv(results / "tables" / "scores.csv")
+    assert set(scores["experiment"]) == {"ages_square_wave", "ages_geometric", "hours_square_wave",
+                                         "hours_geometric"}
+    for column in ("ages", "hours"):
+        values = files.load_npz(results / "data" / f"{column}.npz")["values"]
+        assert values.size == 400  # every tiny person kept as a number
+        assert np.allclose(scores.loc[scores["experiment"].str.startswith(column), "mean_true"], values.mean())
+    summary = pd.read_csv(results / "tables" / "summary.csv")
+    assert len(summary) == 2 * 2 * 3 and set(summary["runs"]) == {2} and summary["emd_mean"].gt(0).all()
+    paired = pd.read_csv(results / "tables" / "paired.csv")
+    for row in paired.itertuples():
+        rows = scores[(scores["point"] == row.eps) & scores["experiment"].str.startswith(row.column)]
+        sw = rows[(rows["experiment"].str.endswith("square_wave")) & (rows["method"] == "EMS")].sort_values("run")
+        geo = rows[(rows["experiment"].str.endswith("geometric")) & (rows["method"] == "IBU")].sort_values("run")
+        assert row.difference == pytest.approx((sw["emd"].to_numpy() - geo["emd"].to_numpy()).mean())
+        assert row.low <= row.difference <= row.high
+    assert "LA riots ages" in (results / "tables" / "summary.md").read_text()
+    outputs = {"sw_vs_geometric/tables/paired.csv": files.load_table(results / "tables" / "paired.csv")}
+    for column in ("ages", "hours"):
+        (comparison,) = reproduction.CHECKS["sw_or_geometric"](outputs, config, column=column).comparisons
+        assert comparison.verdict in reproduction.VERDICTS and "eps 4:" in comparison.ours
 
 
 def test_reproduction_lists_every_paper_item_and_every_figure_built(tiny_run):

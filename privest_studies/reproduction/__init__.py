@@ -9,7 +9,7 @@ Nothing here reads a file: scripts/reproduction.py loads the outputs, this packa
 - ``placeholders``: the catalogue's {config...}, {scale...} and {published...} filled in;
 - ``printed``: numbers in short form, and equal to the paper's to its printed precision;
 - ``checks_ibu``, ``checks_counts``, ``checks_free_will``: the checks of each paper's items, each a function of the
-  outputs and the config;
+  outputs and the config; ``checks_beyond``: those of the studies beyond the papers that judge a decision rule;
 - ``checks``: all of them by name (``CHECKS``), as the catalogue names them;
 - ``judging``: one catalogue entry through its checks to an item with a status.
 
@@ -17,6 +17,7 @@ Imports point down in that order.
 """
 
 from privest_studies.reproduction.checks import CHECKS, SHOWN_ONLY
+from privest_studies.reproduction.checks_beyond import sw_or_geometric
 from privest_studies.reproduction.checks_counts import (
     counts_close,
     counts_objectives,
@@ -176,6 +177,7 @@ __all__ = [
     "similar",
     "status_of",
     "surfaces",
+    "sw_or_geometric",
     "table_cells",
     "tally",
     "threshold_sensitivity",

@@ -8,6 +8,7 @@ catalogue (``checks:`` of an item in workflow/report/papers.yaml).
 
 from collections.abc import Callable
 
+from privest_studies.reproduction.checks_beyond import sw_or_geometric
 from privest_studies.reproduction.checks_counts import (
     counts_close,
     counts_objectives,
@@ -44,5 +45,5 @@ CHECKS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
     adult_persons, planar_checkins, fig08_emd, ranking, ibu_better, similar, ibu_emd, surfaces, rappor_concavity,
     fixed_points, section7_6, likely, counts_published, properties_table, flowchart, counts_objectives, um_chance,
     optimal_properties, counts_ordering, counts_close, counts_scores,
-    fw_findings, fw_verdicts, fw_propositions, fw_noninformative,
+    fw_findings, fw_verdicts, fw_propositions, fw_noninformative, sw_or_geometric,
 )}

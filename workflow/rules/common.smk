@@ -16,6 +16,7 @@ import privest_studies.multi_freq_ldpy_tutorials
 import privest_studies.own_study
 import privest_studies.report
 import privest_studies.standard_protocols
+import privest_studies.sw_vs_geometric
 
 # Any error of the config or the data: its one line on stderr, then exit 1 (what Snakemake logged meanwhile, held by
 # the Snakefile's HELD_LOG, is dropped; on success, or on any other error, it is printed).
@@ -30,6 +31,7 @@ with privest_studies.configuration.one_line_errors(HELD_LOG):
         "free_will": privest_studies.free_will,
         "standard_protocols": privest_studies.standard_protocols,
         "multi_freq_ldpy_tutorials": privest_studies.multi_freq_ldpy_tutorials,
+        "sw_vs_geometric": privest_studies.sw_vs_geometric,
     }
     for _module in [*STUDY_MODULES.values(), privest_studies.constrained_counts]:
         _module.check(config)
@@ -169,5 +171,6 @@ def study_targets() -> list[str]:
         rules.standard_protocols,
         rules.estimator_comparison,
         rules.multi_freq_ldpy_tutorials,
+        rules.sw_vs_geometric,
     ]
     return [str(path) for study in studies for path in study.input]
