@@ -69,7 +69,10 @@ def check(key: str, study: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
     ``key``: the experiment's config key (``config key studies.<study>.experiments.<label>``). Checks the keys, the
     data source (a CSV file; its header holds each column), each column's alphabet, the solution, and the solution
     with its protocol on the columns' sizes at every eps (as ``privest.protocols`` builds it)."""
-    if unknown := sorted(set(spec) - set(KEYS)):
+    if int(spec.get("rounds", 1)) != 1:  # the schema's default is 1
+        raise ValueError(f"{key}.rounds: a multi-column experiment reports each tuple once a run; rounds are for the "
+                         "longitudinal protocols of a single-column experiment")
+    if unknown := sorted(set(spec) - set(KEYS) - {"rounds"}):
         raise ValueError(f"{key}.{unknown[0]}: a multi-column experiment takes only {', '.join(KEYS)}")
     if missing := [name for name in KEYS if name not in spec]:
         raise ValueError(f"{key}: a multi-column experiment needs {', '.join(missing)}")
