@@ -110,10 +110,10 @@ def check(key: str, study: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
         except (TypeError, ValueError) as error:
             raise ValueError(f"{key}.protocol: {solution} with {protocol!r} at eps = {float(e):g}: {error}") from None
     estimators = spec["estimators"]
-    if not isinstance(estimators, Sequence) or not estimators or (bad := [f for f in estimators
-                                                                          if f not in ESTIMATORS]):
+    bad = [f for f in estimators if f not in ESTIMATORS] if isinstance(estimators, Sequence) else [estimators]
+    if bad or not estimators:
         raise ValueError(f"{key}.estimators: each attribute is estimated from its column alone, by "
-                         f"{' or '.join(ESTIMATORS)}; got {estimators!r}")
+                         f"{' or '.join(ESTIMATORS)}; got {bad or estimators!r}")
 
 
 def _k(alphabet: Mapping[str, Any]) -> int:
@@ -144,11 +144,15 @@ def load(data: Mapping[str, Any], columns: Mapping[str, Mapping[str, Any]]) -> t
     ------
     ValueError
         In one line naming the file, the line and the column of the first bad value of the first column that has one
-        (``own_data.load``: blank, not a number, outside the column's alphabet), with how many such values.
+        (``own_data.load``: blank, not a number, outside the column's alphabet), with how many such values; or a
+        categorical column of one category.
     """
     secrets, alphabets = [], []
     for column, alphabet in columns.items():
         values, alphabet_file, _ = own_data.load(_column_data(data, str(column)), {**alphabet, "outside": "error"})
+        if alphabet_file["k"] < 2:  # a categorical column of one value: nothing to estimate, and no protocol has k 1
+            raise ValueError(f"{data['csv']}: column {column} holds one category only "
+                             f"({alphabet_file['categories'][0]!r}); a column to estimate needs at least two")
         secrets.append(values)
         alphabets.append(alphabet_file)
     if len({s.size for s in secrets}) != 1:  # cannot happen when nothing is dropped; guard the tuples' alignment

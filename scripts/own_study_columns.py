@@ -1,7 +1,7 @@
 """Rule own_study_columns: a multi-column experiment of one's own study (privest_studies.own_columns): the columns
 read jointly, the tuples reported, each attribute estimated and scored; the scores table and the figure."""
 
-from privest_studies import jobs, files, own_columns, own_figures, own_study, plotting
+from privest_studies import files, jobs, own_columns, own_figures, own_study, plotting
 
 
 def main() -> None:

@@ -91,6 +91,15 @@ def test_a_bad_value_in_any_column_is_refused_naming_the_file_line_and_column(tm
     assert "\n" not in str(error.value)
 
 
+def test_a_categorical_column_of_one_category_is_refused_naming_the_file_and_column(tmp_path):
+    config = config_with(tmp_path, CSV.replace(",M,", ",F,"))
+    study = config["studies"]["mine"]
+    with pytest.raises(ValueError) as error:
+        own_columns.load(study["data"], study["experiments"]["age_and_sex"]["columns"])
+    assert str(error.value) == (f"{tmp_path / 'people.csv'}: column sex holds one category only ('F'); a column to "
+                                "estimate needs at least two")
+
+
 @pytest.mark.parametrize(("solution", "protocol"), [("spl", "grr"), ("smp", "oue"), ("rsfd", "sue_rnd")])
 def test_each_row_is_the_library_s_estimate_scored_against_the_column(solution, protocol):
     rng = np.random.default_rng(4)

@@ -281,7 +281,7 @@ refused by the config check naming the key."""
 @pytest.mark.parametrize(("solution", "kind"), COLUMN_CASES)
 def test_every_multi_column_solution_with_every_protocol_runs_or_is_refused_naming_the_key(solution, kind, tmp_path):
     rng = np.random.default_rng(9)
-    rows = zip(rng.integers(0, 6, 150), rng.uniform(0, 12.5, 150).round(2), rng.choice(list("abcde"), 150))
+    rows = zip(rng.integers(0, 6, 150), rng.uniform(0, 12.5, 150).round(2), rng.choice(list("abcde"), 150), strict=True)
     (tmp_path / "cell.csv").write_text("x,hours,town\n" + "".join(f"{a},{h},{t}\n" for a, h, t in rows))
     columns = {"x": ALPHABETS["linear"][0], "hours": ALPHABETS["binned"][0], "town": ALPHABETS["categorical"][0]}
     config = study("linear", {"cols": {"columns": columns, "solution": solution, "protocol": kind, "eps": [1.0, 3.0],
