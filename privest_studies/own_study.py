@@ -22,6 +22,9 @@ experiment with ``compare`` (instead of ``mechanisms``) runs each listed kind on
 users: one experiment of the chain per kind (``<experiment>_<kind>``, drawn from the comparison's one seed), one
 figure for all of them.
 
+An experiment with ``columns`` (several CSV columns, one alphabet each, reported together by ``solution`` with
+``protocol``) is a multi-column experiment: ``own_columns`` checks and runs it, outside the chain.
+
 ``check`` reads the CSV's header (``own_data.check_header``) and fails before any job, in one line naming the config
 key or the file; the data job (``own_data.load``) reads every record and names the file and line of a bad one.
 """
@@ -148,6 +151,9 @@ def alphabet_k(alphabet: Mapping[str, Any]) -> int:
 def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[str, Any]) -> list[Experiment]:
     """The experiments of one config entry: one, or one per kind of a comparison."""
     key = f"config key studies.{name}.experiments.{label}"
+    if given := [field for field in ("solution", "protocol") if field in spec]:
+        raise ValueError(f"{key}.{given[0]}: only a multi-column experiment (columns: each CSV column and its "
+                         "alphabet) takes solution and protocol")
     if ("eps" in spec) == ("n" in spec):
         raise ValueError(f"{key}: give either eps (a grid of eps) or n (a grid of users), not both or neither")
     if ("mechanisms" in spec) == ("compare" in spec):

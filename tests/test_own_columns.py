@@ -57,10 +57,14 @@ def test_the_example_passes_the_check_and_is_left_out_of_the_chain(monkeypatch):
     ({"eps": [1.0, 1.0]}, None, f"{KEY}.eps: a level listed twice"),
     ({"rounds": 3}, None, f"{KEY}.rounds: a multi-column experiment reports each tuple once a run"),
     ({"mechanisms": ["krr"]}, None, f"{KEY}.mechanisms: a multi-column experiment takes only"),
+    ({"columns": None, "mechanisms": ["krr"]}, None, f"{KEY}.solution: only a multi-column experiment"),
 ])
 def test_a_bad_multi_column_config_fails_the_check_in_one_line_naming_the_key(tmp_path, changes, data, message):
+    config = config_with(tmp_path, data=data, **changes)
+    if changes.get("columns", {}) is None:  # a single-column experiment given a multi-column key
+        del config["studies"]["mine"]["experiments"]["age_and_sex"]["columns"]
     with pytest.raises(ValueError) as error:
-        own_study.check(config_with(tmp_path, data=data, **changes))
+        own_study.check(config)
     assert str(error.value).startswith(message.replace("people.csv", str(tmp_path / "people.csv"))), str(error.value)
     assert "\n" not in str(error.value)
 
