@@ -85,7 +85,7 @@ rule own_study_columns:
         pdf="results/{own_study}/figures/{own_columns}.pdf",
         png=report(
             "results/{own_study}/figures/{own_columns}.png",
-            caption="../report/own_study.rst",
+            caption="../report/own_study_columns.rst",
             category="{own_study}",
         ),
     log:
