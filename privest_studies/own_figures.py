@@ -344,10 +344,12 @@ def draw_columns(rows: Sequence[dict], alphabets: Sequence[dict], spec: dict, na
     handles += [matplotlib.patches.Patch(color="gray", alpha=0.3, label=BAND),
                 matplotlib.lines.Line2D([], [], **RING, label="a run stopped at the iteration cap")]
     fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
-    fig.suptitle(f"{study}: {name}\n{spec['solution'].upper()} with {spec['protocol']} on each of {len(columns)} "
+    solution = {"spl": "SPL", "smp": "SMP", "rsfd": "RS+FD"}[spec["solution"]]
+    fig.suptitle(f"{study}: {name}\n{solution} with {spec['protocol']} on each of {len(columns)} "
                  f"columns; {records:,} records, each reporting its tuple once a run", fontsize=9)
-    fig.text(0.01, -0.04, f"mean of {runs} runs per eps, band ± 1 s.d.; INV-N, INV-P: the unbiased estimate "
-             f"normalised, projected; IBU: GIBU on the column's likelihood. {plotting.stopping_note(stopping)}",
+    said = {"INV-N": "INV-N: the unbiased estimate normalised", "INV-P": "INV-P: projected",
+            "IBU": f"IBU: GIBU on the column's likelihood ({plotting.stopping_note(stopping)})"}
+    fig.text(0.01, -0.04, f"mean of {runs} runs per eps, band ± 1 s.d.; " + "; ".join(said[m] for m in methods),
              fontsize=7)
     fig.tight_layout()
     return fig

@@ -816,6 +816,24 @@ def test_the_multi_column_example_runs_as_the_guide_writes_it_with_each_column_s
     assert (table.read_bytes(), figure.read_bytes()) == before
 
 
+def test_a_study_with_chain_and_multi_column_experiments_plans_each_through_its_own_rules(tmp_path):
+    """A multi-column experiment beside the chain's: the chain's figure and summary for one, rule own_study_columns
+    for the other, and a bad value for a multi-column key refused before any job in one line naming it."""
+    pair = {"columns": {"age": {"kind": "linear", "k": 100}, "sex": {"kind": "categorical"}}, "solution": "smp",
+            "protocol": "olh", "eps": [1.0], "estimators": ["inv", "ibu"]}
+    work = own_study_dir(tmp_path, experiments={"pair": pair})
+    plan = snakemake("--cores", "1", "--directory", str(work), "own_studies", "--dry-run", "--configfile",
+                     str(work / "own.yaml"), cwd=work).stdout
+    jobs = dict(re.findall(r"^(own_study_\w+|score)\s+(\d+)$", plan, re.M))
+    assert jobs["own_study_columns"] == "1" and jobs["own_study_figure"] == "3" and jobs["own_study_summary"] == "1"
+    assert "results/ages_mixture/figures/pair.png" in plan and "results/ages_mixture/pair/column_scores.csv" in plan
+    bad = own_study_dir(tmp_path / "bad", experiments={"pair": {**pair, "solution": "rsfd"}})
+    result = snakemake("--cores", "1", "--directory", str(bad), "own_studies", "--configfile", str(bad / "own.yaml"),
+                       cwd=bad, check=False)
+    assert result.returncode == 1 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert "config key studies.ages_mixture.experiments.pair.protocol: rsfd with 'olh' at eps = 1: " in result.stderr
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"data": {"column": "agee"}}, "examples/own_study/ages.csv: no column 'agee' (columns: age, sex)"),
     ({"experiments": {"krr_by_eps": {"mechanisms": ["kkr"]}}},
