@@ -313,3 +313,43 @@ def draw_rounds(specs: Sequence[Experiment], alphabet: dict, scores, name: str):
              ha="center", va="top", fontsize=7)
     plotting.drop_overlapping_tick_labels(fig)
     return fig
+
+
+def draw_columns(rows: Sequence[dict], alphabets: Sequence[dict], spec: dict, name: str, study: str,
+                 records: int, runs: int, stopping: dict):
+    """The figure of a multi-column experiment (``own_columns``): a panel per column, its error (EMD in the column's
+    unit, TV on categories) against eps, the mean over runs of each method with a band of +-1 s.d., the means the
+    iteration cap stopped in a run ringed. ``rows``: ``own_columns.scores``."""
+    columns = list(spec["columns"])
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    colour = colours(methods)
+    fig, axes = plotting.figure(ncols=len(columns), figsize=(4.2 * len(columns) + 1.6, 3.8), squeeze=False)
+    for ax, column, alphabet in zip(axes[0], columns, alphabets, strict=True):
+        for method in methods:
+            mine = [r for r in rows if r["column"] == column and r["method"] == method and np.isfinite(r["error"])]
+            grid = sorted({r["eps"] for r in mine})
+            by_eps = [np.array([r["error"] for r in mine if r["eps"] == e]) for e in grid]
+            mean = np.array([v.mean() for v in by_eps])
+            sd = np.array([v.std(ddof=1) if v.size > 1 else 0.0 for v in by_eps])
+            ax.plot(grid, mean, "o-", color=colour[method], label=method, ms=4)
+            ax.fill_between(grid, mean - sd, mean + sd, color=colour[method], alpha=0.18, lw=0)
+            ringed = [e for e in grid if any(r["capped"] for r in mine if r["eps"] == e)]
+            ax.plot(ringed, [mean[grid.index(e)] for e in ringed], **RING)
+        label = plotting.alphabet_label(alphabet)
+        ax.set_title(label if label.startswith(f"{column}:") else f"{plotting.literal(column)}: {label}", fontsize=9)
+        ax.set_xlabel(plotting.eps_label(alphabet, [spec["protocol"]]))
+        ax.set_ylabel(plotting.error_label(alphabet))
+        ax.set_ylim(bottom=0)
+    handles = [matplotlib.lines.Line2D([], [], color=colour[m], marker="o", ms=4, label=m) for m in methods]
+    handles += [matplotlib.patches.Patch(color="gray", alpha=0.3, label=BAND),
+                matplotlib.lines.Line2D([], [], **RING, label="a run stopped at the iteration cap")]
+    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    solution = {"spl": "SPL", "smp": "SMP", "rsfd": "RS+FD"}[spec["solution"]]
+    fig.suptitle(f"{study}: {name}\n{solution} with {spec['protocol']} on each of {len(columns)} "
+                 f"columns; {records:,} records, each reporting its tuple once a run", fontsize=9)
+    said = {"INV-N": "INV-N: the unbiased estimate normalised", "INV-P": "INV-P: projected",
+            "IBU": f"IBU: GIBU on the column's likelihood ({plotting.stopping_note(stopping)})"}
+    fig.text(0.01, -0.04, f"mean of {runs} runs per eps, band ± 1 s.d.; " + "; ".join(said[m] for m in methods),
+             fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -22,6 +22,9 @@ experiment with ``compare`` (instead of ``mechanisms``) runs each listed kind on
 users: one experiment of the chain per kind (``<experiment>_<kind>``, drawn from the comparison's one seed), one
 figure for all of them.
 
+An experiment with ``columns`` (several CSV columns, one alphabet each, reported together by ``solution`` with
+``protocol``) is a multi-column experiment: ``own_columns`` checks and runs it, outside the chain.
+
 ``check`` reads the CSV's header (``own_data.check_header``) and fails before any job, in one line naming the config
 key or the file; the data job (``own_data.load``) reads every record and names the file and line of a bad one.
 """
@@ -36,7 +39,7 @@ import numpy as np
 
 from privest import protocols
 from privest.protocols.longitudinal import CALIBRATIONS
-from privest_studies import cost, own_csv, own_data
+from privest_studies import cost, own_columns, own_csv, own_data
 from privest_studies.experiment import (
     FAMILIES,
     KIND_OPTIONS,
@@ -148,6 +151,9 @@ def alphabet_k(alphabet: Mapping[str, Any]) -> int:
 def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[str, Any]) -> list[Experiment]:
     """The experiments of one config entry: one, or one per kind of a comparison."""
     key = f"config key studies.{name}.experiments.{label}"
+    if given := [field for field in ("solution", "protocol") if field in spec]:
+        raise ValueError(f"{key}.{given[0]}: only a multi-column experiment (columns: each CSV column and its "
+                         "alphabet) takes solution and protocol")
     if ("eps" in spec) == ("n" in spec):
         raise ValueError(f"{key}: give either eps (a grid of eps) or n (a grid of users), not both or neither")
     if ("mechanisms" in spec) == ("compare" in spec):
@@ -241,7 +247,7 @@ def experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Experiment]]:
     result: dict[str, dict[str, Experiment]] = {}
     for name, study in config.get("studies", {}).items():
         result[name] = {}
-        for label, spec in study["experiments"].items():
+        for label, spec in chain_experiments(study).items():
             for experiment in _experiment(name, study, label, spec):
                 if experiment.name in result[name] or (experiment.name != label
                                                        and experiment.name in study["experiments"]):
@@ -251,11 +257,22 @@ def experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Experiment]]:
     return result
 
 
+def chain_experiments(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """A study's experiments that run through the one chain: all but its multi-column ones (``own_columns``)."""
+    return {label: spec for label, spec in study["experiments"].items() if not own_columns.is_columns(spec)}
+
+
+def column_experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Mapping[str, Any]]]:
+    """Every configured study's multi-column experiments (``own_columns``): study -> label -> its config."""
+    return {name: {label: spec for label, spec in study["experiments"].items() if own_columns.is_columns(spec)}
+            for name, study in config.get("studies", {}).items()}
+
+
 def figures(config: Mapping[str, Any]) -> dict[str, dict[str, list[str]]]:
     """Every figure of the configured studies: study -> figure (the experiment's config name) -> the experiments it
     shows (one, or each kind of a comparison)."""
     return {name: {label: [e.name for e in _experiment(name, study, label, spec)]
-                   for label, spec in study["experiments"].items()}
+                   for label, spec in chain_experiments(study).items()}
             for name, study in config.get("studies", {}).items()}
 
 
@@ -325,6 +342,9 @@ def check(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
         if name in RESERVED:
             raise ValueError(f"{key}: {name!r} is taken by the pipeline; choose another study name")
         table = own_data.check_header(f"{key}.data", study["data"], study["alphabet"])
+        for label, spec in study["experiments"].items():
+            if own_columns.is_columns(spec):
+                own_columns.check(f"{key}.experiments.{label}", study, spec)
         built = experiments({"studies": {name: study}})[name]
         if (size := prior_size(study, table)) is not None:
             sizes[name] = size

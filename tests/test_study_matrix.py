@@ -18,9 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from privest import protocols
 from privest.alphabets import Alphabet
 from privest.mechanisms.properties import ldp_level
-from privest_studies import experiment, files, own_study
+from privest_studies import experiment, files, own_columns, own_study
 
 MATRIX = ("krr", "geometric", "laplace", "exponential")
 PROTOCOLS = ("grr", "sue", "oue", "blh", "olh", "ss", "hr")
@@ -268,6 +269,39 @@ def test_a_comparison_runs_each_kind_on_the_same_users():
     with pytest.raises(ValueError, match="takes the name of another"):
         own_study.experiments(study("linear", {"e": {"compare": ["krr"], "eps": [1.0], "estimators": ["inv"]},
                                                "e_krr": {"mechanisms": ["oue"], "eps": [1.0], "estimators": ["inv"]}}))
+
+
+COLUMN_CASES = ([(solution, kind) for solution in ("spl", "smp") for kind in experiment.PROTOCOL_KINDS]
+                + [("rsfd", kind) for kind in (*protocols.RSFD_PROTOCOLS, "olh", "l_grr")])
+"""Multi-column experiments (own_columns): every solution with every protocol it takes, on a linear, a binned and a
+categorical column of one CSV read jointly, with both estimator families; RS+FD with a protocol it does not take is
+refused by the config check naming the key."""
+
+
+@pytest.mark.parametrize(("solution", "kind"), COLUMN_CASES)
+def test_every_multi_column_solution_with_every_protocol_runs_or_is_refused_naming_the_key(solution, kind, tmp_path):
+    rng = np.random.default_rng(9)
+    rows = zip(rng.integers(0, 6, 150), rng.uniform(0, 12.5, 150).round(2), rng.choice(list("abcde"), 150), strict=True)
+    (tmp_path / "cell.csv").write_text("x,hours,town\n" + "".join(f"{a},{h},{t}\n" for a, h, t in rows))
+    columns = {"x": ALPHABETS["linear"][0], "hours": ALPHABETS["binned"][0], "town": ALPHABETS["categorical"][0]}
+    config = study("linear", {"cols": {"columns": columns, "solution": solution, "protocol": kind, "eps": [1.0, 3.0],
+                                       "estimators": ["inv", "ibu"]}})
+    config["studies"]["cell"]["data"]["csv"] = str(tmp_path / "cell.csv")
+    if solution == "rsfd" and kind not in protocols.RSFD_PROTOCOLS:
+        with pytest.raises(ValueError, match=rf"experiments\.cols\.protocol: rsfd with '{kind}' at eps = 1: ") as error:
+            own_study.check(config)
+        assert "\n" not in str(error.value)
+        return
+    own_study.check(config)
+    spec = config["studies"]["cell"]["experiments"]["cols"]
+    secrets, alphabets = own_columns.load(config["studies"]["cell"]["data"], columns)
+    assert secrets.shape == (150, 3) and [a["k"] for a in alphabets] == [6, 5, 5]
+    scored = own_columns.scores("cell", "cols", spec, secrets, alphabets, 2, 11, STOPPING)
+    assert len(scored) == 2 * 2 * 3 * 3  # eps x runs x columns x (INV-N, INV-P, IBU)
+    for row in scored:
+        assert (np.isfinite(row["error"]) and row["error"] >= 0 and row["note"] == "") or (
+            solution == "smp" and np.isnan(row["error"]) and row["note"].startswith("NA: ")), row
+    assert {row["metric"] for row in scored} == {"emd", "tv"}
 
 
 def test_the_matrix_counts_its_cells():

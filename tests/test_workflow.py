@@ -715,6 +715,24 @@ def own_study_dir(tmp_path: Path, **changes) -> Path:
 OWN_STUDY_GUIDE = ROOT / "docs" / "site" / "guide" / "own-study.md"
 
 
+def run_guide_example(tmp_path: Path, configfile: str) -> tuple[Path, list[subprocess.CompletedProcess]]:
+    """docs/site/guide/own-study.md's commands for one example config, word for word, from the root of a fresh copy
+    of the checkout (its files as a clone holds them, `.venv` linked to this environment): the run first, then a
+    report command if the guide gives one. Each must succeed; returns the copy's root and the completed runs."""
+    commands = sorted(guide_commands(OWN_STUDY_GUIDE, f"--configfile {configfile}"), key=lambda c: "--report" in c)
+    assert commands, f"the guide gives no command for {configfile}"
+    work = fresh_clone(tmp_path / "privest")
+    (work / ".venv").symlink_to(Path(sys.prefix))
+    assert (work / ".venv" / "bin" / "snakemake").exists(), f"no snakemake in {sys.prefix}/bin"
+    runs = []
+    for line in commands:
+        result = subprocess.run(line.split(), cwd=work, capture_output=True, text=True, timeout=900,
+                                env={**os.environ, "PYTHONHASHSEED": "0"})
+        assert result.returncode == 0, f"{line} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        runs.append(result)
+    return work, runs
+
+
 def guide_commands(page: Path, holding: str) -> list[str]:
     """The commands of a docs page that start with .venv/bin/ and hold `holding`: the lines of its sh blocks and its
     inline code."""
@@ -730,18 +748,9 @@ def test_the_own_study_example_and_its_report_run_as_the_guide_writes_them_from_
     of the checkout (its files as a clone holds them, `.venv` linked to this environment): the study's outputs and an
     HTML report with the study's section. The report once failed on the papers' figures, which this run never
     builds, when the command named no target."""
-    commands = guide_commands(OWN_STUDY_GUIDE, "--configfile examples/own_study/config.yaml")
-    (command,) = [c for c in commands if "--report" not in c]
-    (report,) = [c for c in commands if "--report results/report.html" in c]
-    work = fresh_clone(tmp_path / "privest")
-    (work / ".venv").symlink_to(Path(sys.prefix))
-    assert (work / ".venv" / "bin" / "snakemake").exists(), f"no snakemake in {sys.prefix}/bin"
-    runs = []
-    for line in (command, report):
-        result = subprocess.run(line.split(), cwd=work, capture_output=True, text=True, timeout=900,
-                                env={**os.environ, "PYTHONHASHSEED": "0"})
-        assert result.returncode == 0, f"{line} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-        runs.append(result)
+    work, runs = run_guide_example(tmp_path, "examples/own_study/config.yaml")
+    run_line, report_line = (" ".join(run.args) for run in runs)
+    assert "--report results/report.html" in report_line and "--report" not in run_line
     run = runs[0]
     html = (work / "results" / "report.html").read_text(errors="replace")
     assert len(html) > 100_000 and "ages_mixture" in html
@@ -784,12 +793,7 @@ def test_the_longitudinal_example_runs_as_the_guide_writes_it_with_an_error_and_
     """docs/site/guide/own-study.md's command for examples/own_study/longitudinal.yaml, word for word, from a fresh
     copy of the checkout: a comparison of L-GRR and L-OSUE over 6 rounds, scored per round, with the privacy spent
     growing as values are redrawn."""
-    (command,) = guide_commands(OWN_STUDY_GUIDE, "--configfile examples/own_study/longitudinal.yaml")
-    work = fresh_clone(tmp_path / "privest")
-    (work / ".venv").symlink_to(Path(sys.prefix))
-    result = subprocess.run(command.split(), cwd=work, capture_output=True, text=True, timeout=900,
-                            env={**os.environ, "PYTHONHASHSEED": "0"})
-    assert result.returncode == 0, f"{command} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    work, _ = run_guide_example(tmp_path, "examples/own_study/longitudinal.yaml")
     results = work / "results" / "ages_weekly"
     assert (results / "figures" / "weekly.png").stat().st_size > 1000
     scores = pd.read_csv(results / "tables" / "scores.csv")
@@ -808,12 +812,7 @@ def test_the_numeric_example_runs_as_the_guide_writes_it_with_the_mean_and_its_i
     """docs/site/guide/own-study.md's command for examples/own_study/numeric.yaml, word for word, from a fresh copy of
     the checkout: Square Wave, Piecewise and Duchi on the ages as numbers beside the geometric mechanism on their 77
     bins, every histogram scored by the EMD in years, the numeric mechanisms' means with their intervals."""
-    (command,) = guide_commands(OWN_STUDY_GUIDE, "--configfile examples/own_study/numeric.yaml")
-    work = fresh_clone(tmp_path / "privest")
-    (work / ".venv").symlink_to(Path(sys.prefix))
-    result = subprocess.run(command.split(), cwd=work, capture_output=True, text=True, timeout=900,
-                            env={**os.environ, "PYTHONHASHSEED": "0"})
-    assert result.returncode == 0, f"{command} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    work, _ = run_guide_example(tmp_path, "examples/own_study/numeric.yaml")
     results = work / "results" / "ages_numeric"
     assert (results / "figures" / "sw_vs_geometric.png").stat().st_size > 1000
     scores = pd.read_csv(results / "tables" / "scores.csv")
@@ -836,6 +835,46 @@ def test_the_numeric_example_runs_as_the_guide_writes_it_with_the_mean_and_its_i
     uniform_emd = np.abs(np.cumsum(data - uniform)).sum()
     sw = ran[(ran["experiment"] == "sw_vs_geometric_square_wave") & (ran["method"] == "EMS") & (ran["point"] == 4)]
     assert sw["emd"].max() < uniform_emd / 5, (sw["emd"].tolist(), uniform_emd)
+
+
+def test_the_multi_column_example_runs_as_the_guide_writes_it_with_each_column_scored_in_its_unit(tmp_path):
+    """docs/site/guide/own-study.md's command for examples/own_study/columns.yaml, word for word, from a fresh copy of
+    the checkout: age and sex reported together by SPL with GRR, each attribute estimated from its own column and
+    scored (EMD in years, TV on the two sexes); one figure; a rerun byte-identical."""
+    work, _ = run_guide_example(tmp_path, "examples/own_study/columns.yaml")
+    results = work / "results" / "ages_and_sex"
+    table, figure = results / "age_and_sex" / "column_scores.csv", results / "figures" / "age_and_sex.png"
+    assert figure.stat().st_size > 1000 and (results / "figures" / "age_and_sex.pdf").stat().st_size > 1000
+    scores = pd.read_csv(table, keep_default_na=False, na_values=[""])
+    assert len(scores) == 4 * 3 * 2 * 3  # eps x runs x columns x (INV-N, INV-P, IBU)
+    assert set(scores["method"]) == {"INV-N", "INV-P", "IBU"} and scores["error"].notna().all()
+    assert dict(zip(scores["column"], scores["metric"], strict=True)) == {"age": "emd", "sex": "tv"}
+    assert set(scores.loc[scores["column"] == "age", "unit"]) == {"years"}
+    ibu = scores[scores["method"] == "IBU"].groupby(["column", "eps"])["error"].mean()
+    assert ibu["age"][4.0] < ibu["age"][0.5] and ibu["sex"][4.0] < ibu["sex"][0.5]  # less error at a larger eps
+    before = table.read_bytes(), figure.read_bytes()
+    rerun = subprocess.run([".venv/bin/snakemake", "--cores", "1", "own_studies", "--forceall", "--configfile",
+                            "examples/own_study/columns.yaml"], cwd=work, capture_output=True, text=True, timeout=900)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert (table.read_bytes(), figure.read_bytes()) == before
+
+
+def test_a_study_with_chain_and_multi_column_experiments_plans_each_through_its_own_rules(tmp_path):
+    """A multi-column experiment beside the chain's: the chain's figure and summary for one, rule own_study_columns
+    for the other, and a bad value for a multi-column key refused before any job in one line naming it."""
+    pair = {"columns": {"age": {"kind": "linear", "k": 100}, "sex": {"kind": "categorical"}}, "solution": "smp",
+            "protocol": "olh", "eps": [1.0], "estimators": ["inv", "ibu"]}
+    work = own_study_dir(tmp_path, experiments={"pair": pair})
+    plan = snakemake("--cores", "1", "--directory", str(work), "own_studies", "--dry-run", "--configfile",
+                     str(work / "own.yaml"), cwd=work).stdout
+    jobs = dict(re.findall(r"^(own_study_\w+|score)\s+(\d+)$", plan, re.M))
+    assert jobs["own_study_columns"] == "1" and jobs["own_study_figure"] == "3" and jobs["own_study_summary"] == "1"
+    assert "results/ages_mixture/figures/pair.png" in plan and "results/ages_mixture/pair/column_scores.csv" in plan
+    bad = own_study_dir(tmp_path / "bad", experiments={"pair": {**pair, "solution": "rsfd"}})
+    result = snakemake("--cores", "1", "--directory", str(bad), "own_studies", "--configfile", str(bad / "own.yaml"),
+                       cwd=bad, check=False)
+    assert result.returncode == 1 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert "config key studies.ages_mixture.experiments.pair.protocol: rsfd with 'olh' at eps = 1: " in result.stderr
 
 
 @pytest.mark.parametrize(("change", "message"), [

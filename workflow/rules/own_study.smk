@@ -7,12 +7,14 @@ import time
 
 OWN = config["studies"]
 OWN_FIGURES = privest_studies.own_study.figures(config)
+OWN_COLUMNS = privest_studies.own_study.column_experiments(config)
 OWN_STARTED = time.time()  # the run's start: its end lists the capped estimates of the summaries it wrote
 
 
 wildcard_constraints:
     own_study="|".join(OWN) or "^$",
     own_figure="|".join(name for figures in OWN_FIGURES.values() for name in figures) or "^$",
+    own_columns="|".join(name for columns in OWN_COLUMNS.values() for name in columns) or "^$",
 
 
 rule own_study_data:
@@ -72,6 +74,34 @@ rule own_study_figure:
         "../../scripts/own_study_figure.py"
 
 
+rule own_study_columns:
+    """A multi-column experiment of one's own study (privest_studies/own_columns.py): the CSV's columns read jointly,
+    every record's tuple reported by the multidimensional solution at each eps in every run, each attribute estimated
+    from its own column and scored (EMD in the column's unit, TV on categories); one figure, a panel per column."""
+    input:
+        lambda w: OWN[w.own_study]["data"]["csv"],
+    output:
+        scores="results/{own_study}/{own_columns}/column_scores.csv",
+        pdf="results/{own_study}/figures/{own_columns}.pdf",
+        png=report(
+            "results/{own_study}/figures/{own_columns}.png",
+            caption="../report/own_study_columns.rst",
+            category="{own_study}",
+        ),
+    log:
+        "logs/{own_study}/columns_{own_columns}.log",
+    conda:
+        "../../envs/privest.yaml"
+    params:
+        study=lambda w: OWN[w.own_study],
+        spec=lambda w: OWN_COLUMNS[w.own_study][w.own_columns],
+        seed=config["seed"],
+        # A replaced CSV reruns the job even if its mtime is older than the results (own_data.stamp).
+        file_stamp=lambda w: privest_studies.own_data.stamp(OWN[w.own_study]["data"]),
+    script:
+        "../../scripts/own_study_columns.py"
+
+
 rule own_study_summary:
     """Mean and standard deviation of the error over runs per experiment, point and method, the methods' rank at each
     point of a figure and the best; and the estimates that the iteration cap stopped (listed at the end of the run)."""
@@ -95,7 +125,7 @@ rule own_studies:
     """Every configured study of your own (`snakemake --configfile my_study.yaml --cores all own_studies`)."""
     input:
         privest_studies.own_study.figure_files(config),
-        expand("results/{own_study}/tables/summary.csv", own_study=OWN),
+        expand("results/{own_study}/tables/summary.csv", own_study=[name for name in OWN if OWN_FIGURES[name]]),
     localrule: True
 
 

@@ -1,0 +1,143 @@
+"""A multi-column own study (privest_studies.own_columns): the config check naming every key, the joint read of several
+columns refusing a bad value in any of them by file, line and column, and each attribute's scores reproduced by an
+independent computation from the library."""
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from privest import gibu, protocols, rng_for
+from privest.alphabets import Alphabet
+from privest_studies import own_columns, own_study
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = yaml.safe_load((ROOT / "examples" / "own_study" / "columns.yaml").read_text())
+CSV = "age,sex,town\n30,F,a\n45,M,b\n30,M,c\n61,F,a\n22,M,b\n45,F,a\n"
+
+
+def config_with(tmp_path, csv: str = CSV, data: dict | None = None, **changes) -> dict:
+    study = copy.deepcopy(EXAMPLE["studies"]["ages_and_sex"])
+    (tmp_path / "people.csv").write_text(csv)
+    study["data"] = {"csv": str(tmp_path / "people.csv"), "column": "age", **(data or {})}
+    study["experiments"]["age_and_sex"].update(changes)
+    return {"studies": {"mine": study}}
+
+
+KEY = "config key studies.mine.experiments.age_and_sex"
+
+
+def test_the_example_passes_the_check_and_is_left_out_of_the_chain(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    own_study.check(EXAMPLE)
+    assert own_study.experiments(EXAMPLE) == {"ages_and_sex": {}}
+    assert own_study.figures(EXAMPLE) == {"ages_and_sex": {}}
+    assert list(own_study.column_experiments(EXAMPLE)["ages_and_sex"]) == ["age_and_sex"]
+    assert own_study.figure_files(EXAMPLE) == ["results/ages_and_sex/figures/age_and_sex.pdf",
+                                               "results/ages_and_sex/figures/age_and_sex.png"]
+
+
+@pytest.mark.parametrize(("changes", "data", "message"), [
+    ({"solution": "spread"}, None, f"{KEY}.solution: unknown 'spread'; known: spl, smp, rsfd"),
+    ({"solution": "rsfd", "protocol": "olh"}, None, f"{KEY}.protocol: rsfd with 'olh' at eps = 0.5: protocol must be"),
+    ({"protocol": "grrr"}, None, f"{KEY}.protocol: spl with 'grrr' at eps = 0.5: protocol must be"),
+    ({"estimators": ["inv", "gibu_r"]}, None, f"{KEY}.estimators: each attribute is estimated from its column alone"),
+    ({"columns": {"age": {"kind": "linear", "k": 100}}}, None, f"{KEY}.columns: a mapping of at least two"),
+    ({"columns": {"age": {"kind": "linear", "k": 100}, "sexx": {"kind": "categorical"}}}, None,
+     "people.csv: no column 'sexx' (columns: age, sex, town)"),
+    ({"columns": {"age": {"kind": "linear"}, "sex": {"kind": "categorical"}}}, None,
+     f"{KEY}.columns.age: a linear alphabet needs alphabet.k"),
+    ({"columns": {"age": {"kind": "planar"}, "sex": {"kind": "categorical"}}}, None,
+     f"{KEY}.columns.age: an alphabet with kind one of linear, binned, numeric, categorical"),
+    ({"columns": {"age": {"kind": "linear", "k": 100, "outside": "drop"}, "sex": {"kind": "categorical"}}}, None,
+     f"{KEY}.columns.age.outside: must be error"),
+    ({}, {"missing": "drop"}, f"{KEY}: data.missing must be error"),
+    ({"eps": [1.0, 1.0]}, None, f"{KEY}.eps: a level listed twice"),
+    ({"rounds": 3}, None, f"{KEY}.rounds: a multi-column experiment reports each tuple once a run"),
+    ({"mechanisms": ["krr"]}, None, f"{KEY}.mechanisms: a multi-column experiment takes only"),
+    ({"columns": None, "mechanisms": ["krr"]}, None, f"{KEY}.solution: only a multi-column experiment"),
+])
+def test_a_bad_multi_column_config_fails_the_check_in_one_line_naming_the_key(tmp_path, changes, data, message):
+    config = config_with(tmp_path, data=data, **changes)
+    if changes.get("columns", {}) is None:  # a single-column experiment given a multi-column key
+        del config["studies"]["mine"]["experiments"]["age_and_sex"]["columns"]
+    with pytest.raises(ValueError) as error:
+        own_study.check(config)
+    assert str(error.value).startswith(message.replace("people.csv", str(tmp_path / "people.csv"))), str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_the_columns_are_read_jointly_in_file_order_each_on_its_alphabet(tmp_path):
+    config = config_with(tmp_path, columns={"age": {"kind": "binned", "min": 20, "max": 70, "bins": 5},
+                                            "town": {"kind": "categorical"}})
+    study = config["studies"]["mine"]
+    own_study.check(config)
+    secrets, alphabets = own_columns.load(study["data"], study["experiments"]["age_and_sex"]["columns"])
+    np.testing.assert_array_equal(secrets, [[1, 0], [2, 1], [1, 2], [4, 0], [0, 1], [2, 0]])
+    assert [a["k"] for a in alphabets] == [5, 3] and alphabets[1]["categories"] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(("csv", "said"), [
+    (CSV.replace("\n22,M,b", "\n22,X,b"), "line 6: sex 'X' is not one of the 2 given categories"),
+    (CSV.replace("\n22,M,b", "\n,M,b"), "line 6: age '' is blank"),
+    (CSV.replace("\n22,M,b", "\n122,M,b"), "line 6: age '122' is outside the alphabet 0..99"),
+])
+def test_a_bad_value_in_any_column_is_refused_naming_the_file_line_and_column(tmp_path, csv, said):
+    config = config_with(tmp_path, csv, columns={"age": {"kind": "linear", "k": 100},
+                                                 "sex": {"kind": "categorical", "categories": ["F", "M"]}})
+    study = config["studies"]["mine"]
+    own_study.check(config)  # the header is fine: the records are the job's
+    with pytest.raises(ValueError) as error:
+        own_columns.load(study["data"], study["experiments"]["age_and_sex"]["columns"])
+    assert str(error.value).startswith(f"{tmp_path / 'people.csv'} {said}"), str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_a_categorical_column_of_one_category_is_refused_naming_the_file_and_column(tmp_path):
+    config = config_with(tmp_path, CSV.replace(",M,", ",F,"))
+    study = config["studies"]["mine"]
+    with pytest.raises(ValueError) as error:
+        own_columns.load(study["data"], study["experiments"]["age_and_sex"]["columns"])
+    assert str(error.value) == (f"{tmp_path / 'people.csv'}: column sex holds one category only ('F'); a column to "
+                                "estimate needs at least two")
+
+
+@pytest.mark.parametrize(("solution", "protocol"), [("spl", "grr"), ("smp", "oue"), ("rsfd", "sue_rnd")])
+def test_each_row_is_the_library_s_estimate_scored_against_the_column(solution, protocol):
+    rng = np.random.default_rng(4)
+    secrets = np.stack([rng.integers(0, 8, 400), rng.integers(0, 3, 400)], axis=1)
+    alphabets = [{"kind": "linear", "k": 8, "spacing": 2.5, "unit": "years"},
+                 {"kind": "categorical", "k": 3, "categories": ["a", "b", "c"]}]
+    spec = {"columns": {"age": {}, "town": {}}, "solution": solution, "protocol": protocol, "eps": [1.0, 3.0],
+            "estimators": ["inv", "ibu"]}
+    stopping = {"delta": 1e-9, "max_iter": 3000}
+    rows = own_columns.scores("mine", "pair", spec, secrets, alphabets, 2, 2026, stopping)
+    assert rows == own_columns.scores("mine", "pair", spec, secrets, alphabets, 2, 2026, stopping)  # reruns alike
+    assert len(rows) == 2 * 2 * 2 * 3 and {r["metric"] for r in rows if r["column"] == "town"} == {"tv"}
+    # an independent computation of eps 3, run 1: the solution's reports, each column's estimate, the EMD by hand
+    m = {"spl": protocols.spl, "smp": protocols.smp, "rsfd": protocols.rsfd}[solution]([8, 3], 3.0, protocol)
+    reports = m.sample(secrets, rng_for(2026, "mine", "pair", 3.0, 1))
+    theta = [np.bincount(secrets[:, j], minlength=k) / 400 for j, k in enumerate((8, 3))]
+    for j, column in enumerate(("age", "town")):
+        mine = {r["method"]: r for r in rows if r["eps"] == 3.0 and r["run"] == 1 and r["column"] == column}
+        normalised = m.marginal(j).estimate(reports.columns[j], "normalization")
+        mle = gibu([m.groups(reports)[j]], delta=1e-9, max_iter=3000).theta
+        if j == 0:  # the EMD on a line: the l1 distance of the cumulative sums, times the spacing
+            expected = [2.5 * np.abs(np.cumsum(e - theta[0]))[:-1].sum() for e in (normalised, mle)]
+        else:
+            expected = [0.5 * np.abs(e - theta[1]).sum() for e in (normalised, mle)]
+        np.testing.assert_allclose([mine["INV-N"]["error"], mine["IBU"]["error"]], expected, rtol=1e-9, atol=1e-12)
+        assert mine["IBU"]["iterations"] > 0 and mine["INV-P"]["error"] >= 0
+    assert Alphabet.from_dict(alphabets[1]).kind == "categorical"
+
+
+def test_an_smp_attribute_no_user_drew_is_na_with_its_reason():
+    secrets = np.array([[1, 0]])  # one user: one attribute drawn, the other nobody's
+    spec = {"columns": {"a": {}, "b": {}}, "solution": "smp", "protocol": "grr", "eps": [1.0], "estimators": ["inv"]}
+    alphabets = [{"kind": "linear", "k": 3}, {"kind": "linear", "k": 2}]
+    rows = own_columns.scores("s", "e", spec, secrets, alphabets, 1, 1, {"delta": 1e-8, "max_iter": 10})
+    na = [r for r in rows if np.isnan(r["error"])]
+    assert len(na) == 2 and all(r["note"] == "NA: no user drew this attribute" for r in na)
+    assert all(np.isfinite(r["error"]) for r in rows if r not in na)
