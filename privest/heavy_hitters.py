@@ -320,3 +320,188 @@ def ncr(found: Any, truth: Any) -> float:
         raise ValueError("truth must list at least one item")
     quality = np.arange(truth.size, 0, -1, dtype=np.float64)
     return float(quality[np.isin(truth, found)].sum() / quality.sum())
+
+
+def _by_group(values: np.ndarray, groups: np.ndarray, count: int, report: Any) -> list[Any]:
+    """Each group's oracle reports, ``report(group, its users' values)``, in user order within the group."""
+    return [report(group, values[groups == group]) for group in range(count)]
+
+
+@dataclass(frozen=True)
+class TreeHist(_Base):
+    """TreeHistogram (module docstring; Bassily et al. 2017, section 3, as pure-LDP's TreeHistClient/Server).
+
+    Each user spends eps/2 on the prefix of a level drawn uniformly (step, 2 step, ..., m bits: one oracle a level,
+    the users of a level a uniform sample) and eps/2 on the whole item (one oracle on k values, all users). The
+    server grows the prefix tree from the 2^step prefixes of the first level, keeping the ``top`` of each level and
+    extending them by the 2^step suffixes; the last level's survivors are scored by the whole-item oracle, which
+    orders them. pure-LDP's estimates are counts, ours shares.
+
+    Attributes
+    ----------
+    k, eps, oracle, options
+        As in ``treehist``.
+    step : int
+        The bits of a level (1..20).
+    """
+
+    step: int = 4
+    name: ClassVar[str] = "TreeHist"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "step", check_int(self.step, "step", minimum=1, maximum=20))
+
+    @property
+    def levels(self) -> list[int]:
+        """Each level's prefix length in bits."""
+        return _levels(self.bits, 0, self.step)
+
+    def _domain(self, length: int) -> int:
+        return ((self.k - 1) >> (self.bits - length)) + 1
+
+    def sample(self, values: Any, rng: np.random.Generator) -> tuple[np.ndarray, list[Any], Any]:
+        """The users' reports: each user's level, each level's prefix reports, and the whole-item reports."""
+        values, rng, _ = self._check_run(values, rng, 1)
+        groups = rng.integers(0, len(self.levels), values.size)
+        prefixes = _by_group(values, groups, len(self.levels), lambda level, v: self._oracle(
+            self._domain(self.levels[level]), self.eps / 2).sample(v >> np.uint64(self.bits - self.levels[level]), rng))
+        return groups, prefixes, self._oracle(self.k, self.eps / 2).sample(values, rng)
+
+    def run(self, values: Any, rng: np.random.Generator, top: int = 10) -> HeavyHitters:
+        """The users' reports drawn and the heavy hitters found: parameters and result as ``PEM.run``."""
+        values, rng, top = self._check_run(values, rng, top)
+        _, prefixes, words = self.sample(values, rng)
+
+        def estimate(level: int, candidates: np.ndarray) -> np.ndarray:
+            oracle = self._oracle(self._domain(self.levels[level]), self.eps / 2)
+            return self._estimate(oracle, prefixes[level], candidates)
+
+        items, _ = _grow(self.bits, self.k, self.levels, estimate, top)
+        return HeavyHitters(*_top(items, self._estimate(self._oracle(self.k, self.eps / 2), words, items), top))
+
+
+def treehist(k: int, eps: float, step: int = 4, oracle: str = "flh", **options: Any) -> TreeHist:
+    """TreeHistogram on items 0..k-1 (k in 2..2^64) at eps (``TreeHist``; Bassily et al. 2017).
+
+    Parameters
+    ----------
+    k, eps, oracle, **options
+        As in ``pem``.
+    step : int
+        The bits of a level (pure-LDP's fragment_length; default 4: levels of 4, 8, ..., m bits).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from privest import heavy_hitters, rng_for
+    >>> values = np.repeat(np.array([7, 2**31 + 5, 123456789, 99], dtype=np.uint64), [4000, 3000, 2000, 1000])
+    >>> found = heavy_hitters.treehist(2**32, eps=6.0).run(values, rng_for(1, "treehist"), top=3)
+    >>> sorted(int(v) for v in found.items)
+    [7, 123456789, 2147483653]
+    """
+    return TreeHist(k, eps, oracle, dict(options), step)
+
+
+@dataclass(frozen=True)
+class SFP(_Base):
+    """Apple's Sequence Fragment Puzzle (module docstring; as pure-LDP's SFPClient/SFPServer).
+
+    The item, m bits, is padded on the right to P = ceil(m / step) fragments of step bits. Each user spends eps/2 on
+    the whole item (one oracle on k values) and eps/2 on the pair (h(x), its fragment at a position l drawn
+    uniformly), h an 8-bit hash of the item (xxh64 of its decimal string, seed 0x5F5, mod 256), coded as
+    h 2^step + fragment on an oracle of 256 2^step values, one oracle a position. The server keeps each position's
+    ``top`` pairs; a hash found at every position gives the puzzles, every choice of one of its fragments a
+    position; the puzzles whose hash is not h (a check pure-LDP does not make) or that exceed k are dropped, and the
+    rest scored by the whole-item oracle, its ``top`` the heavy hitters.
+
+    Attributes
+    ----------
+    k, eps, oracle, options
+        As in ``sfp``.
+    step : int
+        The bits of a fragment (1..12).
+    """
+
+    step: int = 4
+    name: ClassVar[str] = "SFP"
+    hash_values: ClassVar[int] = 256
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "step", check_int(self.step, "step", minimum=1, maximum=12))
+
+    @property
+    def positions(self) -> int:
+        """P = ceil(m / step), the fragments of an item."""
+        return math.ceil(self.bits / self.step)
+
+    def item_hash(self, values: Any) -> np.ndarray:
+        """h(x), the 8-bit hash of each item, int64."""
+        values = check_items(values, "values", self.k, ndim=1)
+        return (xxh64_decimal(values, _HASH_SEED) % np.uint64(self.hash_values)).astype(np.int64)
+
+    def _fragments(self, values: np.ndarray, position: int) -> np.ndarray:
+        padded_shift = self.positions * self.step - self.bits
+        shift = np.uint64((self.positions - 1 - position) * self.step)
+        return (((values << np.uint64(padded_shift)) >> shift) & np.uint64((1 << self.step) - 1)).astype(np.int64)
+
+    def sample(self, values: Any, rng: np.random.Generator) -> tuple[np.ndarray, list[Any], Any]:
+        """The users' reports: each user's position, each position's pair reports, and the whole-item reports."""
+        values, rng, _ = self._check_run(values, rng, 1)
+        positions = rng.integers(0, self.positions, values.size)
+        pairs = self.item_hash(values) * (1 << self.step)
+        fragment_oracle = self._oracle(self.hash_values << self.step, self.eps / 2)
+        fragments = [fragment_oracle.sample((pairs[positions == l] + self._fragments(values[positions == l], l))
+                                            .astype(np.uint64), rng) for l in range(self.positions)]
+        return positions, fragments, self._oracle(self.k, self.eps / 2).sample(values, rng)
+
+    def run(self, values: Any, rng: np.random.Generator, top: int = 10) -> HeavyHitters:
+        """The users' reports drawn and the heavy hitters found: parameters and result as ``PEM.run``."""
+        values, rng, top = self._check_run(values, rng, top)
+        _, fragments, words = self.sample(values, rng)
+        fragment_oracle = self._oracle(self.hash_values << self.step, self.eps / 2)
+        codes = np.arange(self.hash_values << self.step, dtype=np.uint64)
+        found = [_top(codes, self._estimate(fragment_oracle, reports, codes), top)[0].astype(np.int64)
+                 for reports in fragments]
+        puzzles = [self._puzzles(found, h) for h in set.intersection(*(set((f >> self.step).tolist()) for f in found))]
+        candidates = np.unique(np.concatenate(puzzles)) if puzzles else np.zeros(0, dtype=np.uint64)
+        if candidates.size == 0:
+            return HeavyHitters(candidates, np.zeros(0))
+        return HeavyHitters(*_top(candidates, self._estimate(self._oracle(self.k, self.eps / 2), words, candidates),
+                                  top))
+
+    def _puzzles(self, found: list[np.ndarray], h: int) -> np.ndarray:
+        """Every item whose fragments are among the found pairs of hash h, whose hash is h and that lies below k."""
+        mask = (1 << self.step) - 1
+        words = np.zeros(1, dtype=np.uint64)
+        for pairs in found:
+            pieces = (pairs[(pairs >> self.step) == h] & mask).astype(np.uint64)
+            words = ((words[:, None] << np.uint64(self.step)) | pieces[None, :]).ravel()
+            if words.size > _MAX_CANDIDATES:
+                raise ValueError(f"SFP: hash {h} would make more than {_MAX_CANDIDATES} puzzles: choose a smaller top")
+        items = words >> np.uint64(self.positions * self.step - self.bits)
+        items = items[items < np.uint64(self.k - 1) + np.uint64(1)] if self.k < 2**64 else items
+        return items[self.item_hash(items) == h]
+
+
+def sfp(k: int, eps: float, step: int = 4, oracle: str = "flh", **options: Any) -> SFP:
+    """Apple's Sequence Fragment Puzzle on items 0..k-1 (k in 2..2^64) at eps (``SFP``; Apple 2017).
+
+    Parameters
+    ----------
+    k, eps, oracle, **options
+        As in ``pem``.
+    step : int
+        The bits of a fragment (pure-LDP's fragment_length; default 4: 8 fragments of a 32-bit item).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from privest import heavy_hitters, rng_for
+    >>> values = np.repeat(np.array([7, 2**31 + 5, 123456789, 99], dtype=np.uint64), [4000, 3000, 2000, 1000])
+    >>> found = heavy_hitters.sfp(2**32, eps=6.0).run(values, rng_for(1, "sfp"), top=3)
+    >>> sorted(int(v) for v in found.items)
+    [7, 123456789, 2147483653]
+    """
+    return SFP(k, eps, oracle, dict(options), step)
