@@ -24,13 +24,14 @@ cumulative rank, Wang et al. 2019, section 6.1) score a found list against the t
 vectorised over users; the loops run over levels and fragment positions only.
 """
 
-from privest.heavy_hitters.base import MAX_CANDIDATES, HeavyHitters
+from privest.heavy_hitters.base import MAX_CANDIDATES, ORACLES, HeavyHitters
 from privest.heavy_hitters.prefix import PEM, TreeHist, pem, treehist
 from privest.heavy_hitters.puzzle import SFP, sfp
 from privest.heavy_hitters.scores import ncr, precision, recall
 
 __all__ = [
     "MAX_CANDIDATES",
+    "ORACLES",
     "PEM",
     "SFP",
     "HeavyHitters",

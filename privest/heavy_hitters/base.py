@@ -9,12 +9,18 @@ from typing import Any, ClassVar
 import numpy as np
 
 from privest._checks import check_between, check_int, check_items, check_rng, check_text
-from privest.protocols import by_name
+from privest.protocols import NAMES, SKETCH_NAMES, by_name
 from privest.protocols.sketches import Sketch
 
 __all__ = [
+    "MAX_CANDIDATES",
+    "ORACLES",
     "HeavyHitters",
 ]
+
+ORACLES = SKETCH_NAMES + NAMES
+"""The frequency oracles a heavy-hitter protocol may build on (``privest.protocols.by_name``): the sketches, and the
+set-valued protocols, which estimate every value of a level's domain (small levels only)."""
 
 MAX_CANDIDATES = 1 << 20
 """The most candidates a level (or SFP's puzzles of one hash) may enumerate."""
@@ -56,6 +62,8 @@ class _Base:
         object.__setattr__(self, "k", check_int(self.k, "k", minimum=2, maximum=2**64))
         object.__setattr__(self, "eps", check_between(self.eps, "eps", 1e-12, 700.0))
         object.__setattr__(self, "oracle", check_text(self.oracle, "oracle").lower())
+        if self.oracle not in ORACLES:
+            raise ValueError(f"oracle: unknown frequency oracle {self.oracle!r}; known: {', '.join(ORACLES)}")
         if not isinstance(self.options, dict):
             raise TypeError(f"options must be a dict of the oracle's options, got {type(self.options).__name__}")
         self._oracle(2, self.eps)  # the oracle's name and options checked now, not at the first run

@@ -17,8 +17,72 @@ __all__ = [
     "treehist",
 ]
 
+
 @dataclass(frozen=True)
-class PEM(_Base):
+class _Tree(_Base):
+    """The users split uniformly over the levels of a prefix tree, each level's users reporting their prefix to an
+    oracle at ``level_eps``; what PEM and TreeHist share."""
+
+    step: int = 4
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "step", check_int(self.step, "step", minimum=1, maximum=20))
+
+    @property
+    def first(self) -> int:
+        """The bits of the first level before its step (PEM's start; 0 for TreeHist)."""
+        return 0
+
+    @property
+    def level_eps(self) -> float:
+        """The eps of a user's prefix report."""
+        return self.eps
+
+    @property
+    def levels(self) -> list[int]:
+        """Each level's prefix length in bits: first + step, first + 2 step, ..., m."""
+        return _levels(self.bits, self.first, self.step)
+
+    def _prefix_reports(self, values: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, list[Any]]:
+        groups = rng.integers(0, len(self.levels), values.size)
+        reports = []
+        for level, length in enumerate(self.levels):
+            oracle = self._oracle(self.prefix_domain(length), self.level_eps)
+            reports.append(oracle.sample(values[groups == level] >> np.uint64(self.bits - length), rng))
+        return groups, reports
+
+    def estimate(self, reports: list[Any], level: int, prefixes: Any) -> np.ndarray:
+        """Level ``level``'s unbiased estimate of the share of users whose item starts with each prefix (the level's
+        users are a uniform sample of all).
+
+        Parameters
+        ----------
+        reports : list
+            Each level's oracle reports, as ``sample`` gives them.
+        level : int
+            The level, 0..len(levels) - 1.
+        prefixes : array_like of int, shape (q,)
+            Prefixes of levels[level] bits.
+
+        Returns
+        -------
+        numpy.ndarray, shape (q,)
+        """
+        if not isinstance(reports, list) or len(reports) != len(self.levels):
+            raise TypeError(f"reports must be the list of the {len(self.levels)} levels' reports that sample gives, "
+                            f"got {type(reports).__name__}")
+        level = check_int(level, "level", minimum=0, maximum=len(self.levels) - 1)
+        domain = self.prefix_domain(self.levels[level])
+        prefixes = check_items(prefixes, "prefixes", domain, ndim=1)
+        return self._estimate(self._oracle(domain, self.level_eps), reports[level], prefixes)
+
+    def _tree(self, reports: list[Any], top: int) -> tuple[np.ndarray, np.ndarray]:
+        return _grow(self.bits, self.k, self.levels, lambda level, cand: self.estimate(reports, level, cand), top)
+
+
+@dataclass(frozen=True)
+class PEM(_Tree):
     """The prefix extending method (module docstring; Wang et al. 2019, section 4).
 
     The users are split uniformly at random into g = ceil((m - start) / step) groups; group i reports the first
@@ -33,42 +97,35 @@ class PEM(_Base):
     ----------
     k, eps, oracle, options
         As in ``pem``.
-    start : int
-        The bits of the first level before its step (0..m-1).
     step : int
         The bits added at each level (1..20).
+    start : int
+        The bits of the first level before its step (0..m-1).
     """
 
     start: int = 4
-    step: int = 4
     name: ClassVar[str] = "PEM"
 
     def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "start", check_int(self.start, "start", minimum=0, maximum=max(self.bits - 1, 0)))
-        object.__setattr__(self, "step", check_int(self.step, "step", minimum=1, maximum=20))
 
     @property
-    def levels(self) -> list[int]:
-        """Each group's prefix length in bits."""
-        return _levels(self.bits, self.start, self.step)
+    def first(self) -> int:
+        """start, the bits of the first level before its step."""
+        return self.start
 
     def sample(self, values: Any, rng: np.random.Generator) -> tuple[np.ndarray, list[Any]]:
         """The users' reports: each user's group (uniform over the g groups) and each group's oracle reports of its
-        users' prefixes, in user order within the group."""
-        values, rng, _ = self._validated_run(values, rng, 1)
-        groups = rng.integers(0, len(self.levels), values.size)
-        reports = []
-        for level, length in enumerate(self.levels):
-            prefixes = values[groups == level] >> np.uint64(self.bits - length)
-            reports.append(self._oracle(self.prefix_domain(length), self.eps).sample(prefixes, rng))
-        return groups, reports
+        users' prefixes, in user order within the group.
 
-    def estimate(self, reports: list[Any], level: int, prefixes: Any) -> np.ndarray:
-        """Group ``level``'s unbiased estimate of the share of users whose item starts with each prefix."""
-        length = self.levels[level]
-        prefixes = check_items(prefixes, "prefixes", self.prefix_domain(length), ndim=1)
-        return self._estimate(self._oracle(self.prefix_domain(length), self.eps), reports[level], prefixes)
+        Parameters
+        ----------
+        values, rng
+            As in ``run``.
+        """
+        values, rng, _ = self._validated_run(values, rng, 1)
+        return self._prefix_reports(values, rng)
 
     def run(self, values: Any, rng: np.random.Generator, top: int = 10) -> HeavyHitters:
         """The users' reports drawn and the heavy hitters found (module docstring).
@@ -87,10 +144,8 @@ class PEM(_Base):
         HeavyHitters
         """
         values, rng, top = self._validated_run(values, rng, top)
-        _, reports = self.sample(values, rng)
-        items, estimates = _grow(self.bits, self.k, self.levels,
-                                 lambda level, cand: self.estimate(reports, level, cand), top)
-        return HeavyHitters(items, estimates)
+        _, reports = self._prefix_reports(values, rng)
+        return HeavyHitters(*self._tree(reports, top))
 
 
 def pem(k: int, eps: float, start: int = 4, step: int = 4, oracle: str = "flh", **options: Any) -> PEM:
@@ -106,7 +161,8 @@ def pem(k: int, eps: float, start: int = 4, step: int = 4, oracle: str = "flh", 
         The first level's bits before its step, and the bits added at each level (pure-LDP's start_length and
         fragment_length; default 4 and 4: groups of 8, 12, ..., m bits).
     oracle : str
-        The frequency oracle of each group (``privest.protocols.by_name``; default "flh", 1024 hashes).
+        The frequency oracle of each group (``privest.protocols.by_name``: a sketch name, default "flh" with its
+        1024 hashes, or a set-valued protocol such as "grr", "oue" or "olh" where each level's domain is small).
     **options
         The oracle's options (``hashes``, ``width``, ...).
 
@@ -119,11 +175,11 @@ def pem(k: int, eps: float, start: int = 4, step: int = 4, oracle: str = "flh", 
     >>> sorted(int(v) for v in found.items)
     [7, 123456789, 2147483653]
     """
-    return PEM(k, eps, oracle, dict(options), start, step)
+    return PEM(k, eps, oracle, dict(options), step, start)
 
 
 @dataclass(frozen=True)
-class TreeHist(_Base):
+class TreeHist(_Tree):
     """TreeHistogram (module docstring; Bassily et al. 2017, section 3, as pure-LDP's TreeHistClient/Server).
 
     Each user spends eps/2 on the prefix of a level drawn uniformly (step, 2 step, ..., m bits: one oracle a level,
@@ -140,38 +196,30 @@ class TreeHist(_Base):
         The bits of a level (1..20).
     """
 
-    step: int = 4
     name: ClassVar[str] = "TreeHist"
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "step", check_int(self.step, "step", minimum=1, maximum=20))
-
     @property
-    def levels(self) -> list[int]:
-        """Each level's prefix length in bits."""
-        return _levels(self.bits, 0, self.step)
+    def level_eps(self) -> float:
+        """eps / 2, the eps of the prefix report (and of the whole-item report)."""
+        return self.eps / 2
 
     def sample(self, values: Any, rng: np.random.Generator) -> tuple[np.ndarray, list[Any], Any]:
-        """The users' reports: each user's level, each level's prefix reports, and the whole-item reports."""
+        """The users' reports: each user's level, each level's prefix reports, and the whole-item reports.
+
+        Parameters
+        ----------
+        values, rng
+            As in ``PEM.run``.
+        """
         values, rng, _ = self._validated_run(values, rng, 1)
-        groups = rng.integers(0, len(self.levels), values.size)
-        prefixes = []
-        for level, length in enumerate(self.levels):
-            oracle = self._oracle(self.prefix_domain(length), self.eps / 2)
-            prefixes.append(oracle.sample(values[groups == level] >> np.uint64(self.bits - length), rng))
+        groups, prefixes = self._prefix_reports(values, rng)
         return groups, prefixes, self._oracle(self.k, self.eps / 2).sample(values, rng)
 
     def run(self, values: Any, rng: np.random.Generator, top: int = 10) -> HeavyHitters:
         """The users' reports drawn and the heavy hitters found: parameters and result as ``PEM.run``."""
         values, rng, top = self._validated_run(values, rng, top)
         _, prefixes, words = self.sample(values, rng)
-
-        def estimate(level: int, candidates: np.ndarray) -> np.ndarray:
-            oracle = self._oracle(self.prefix_domain(self.levels[level]), self.eps / 2)
-            return self._estimate(oracle, prefixes[level], candidates)
-
-        items, _ = _grow(self.bits, self.k, self.levels, estimate, top)
+        items, _ = self._tree(prefixes, top)
         return HeavyHitters(*_top(items, self._estimate(self._oracle(self.k, self.eps / 2), words, items), top))
 
 
@@ -195,5 +243,3 @@ def treehist(k: int, eps: float, step: int = 4, oracle: str = "flh", **options: 
     [7, 123456789, 2147483653]
     """
     return TreeHist(k, eps, oracle, dict(options), step)
-
-
