@@ -89,15 +89,19 @@ class SFP(_Base):
         codes = np.arange(self.hash_values << self.step, dtype=np.uint64)
         found = [_top(codes, self._estimate(fragment_oracle, reports, codes), top)[0].astype(np.int64)
                  for reports in fragments]
-        puzzles = [self._puzzles(found, h) for h in set.intersection(*(set((f >> self.step).tolist()) for f in found))]
-        candidates = np.unique(np.concatenate(puzzles)) if puzzles else np.zeros(0, dtype=np.uint64)
+        hashes = sorted(set.intersection(*(set((f >> self.step).tolist()) for f in found)))
+        puzzles = [self._puzzles(found, h) for h in hashes]
+        candidates = np.concatenate([np.zeros(0, dtype=np.uint64), *puzzles])
+        hashes = np.repeat(np.array(hashes, dtype=np.int64), [p.size for p in puzzles])
+        candidates = np.unique(candidates[self.item_hash(candidates) == hashes])  # one hash call for every puzzle
         if candidates.size == 0:
             return HeavyHitters(candidates, np.zeros(0))
         return HeavyHitters(*_top(candidates, self._estimate(self._oracle(self.k, self.eps / 2), words, candidates),
                                   top))
 
     def _puzzles(self, found: list[np.ndarray], h: int) -> np.ndarray:
-        """Every item whose fragments are among the found pairs of hash h, whose hash is h and that lies below k."""
+        """Every item below k whose fragments are among the found pairs of hash h (``run`` drops those whose hash is
+        not h)."""
         items = np.zeros(1, dtype=np.uint64)
         for position, pairs in enumerate(found):
             pieces = (pairs[(pairs >> self.step) == h] & ((1 << self.step) - 1)).astype(np.uint64)
@@ -111,7 +115,7 @@ class SFP(_Base):
                 raise ValueError(f"SFP: hash {h} would make more than {MAX_CANDIDATES} puzzles: choose a smaller top")
         if self.k < 2**64:
             items = items[items < np.uint64(self.k)]
-        return items[self.item_hash(items) == h]
+        return items
 
 
 def sfp(k: int, eps: float, step: int = 4, oracle: str = "flh", **options: Any) -> SFP:

@@ -16,6 +16,9 @@ __all__ = [
 
 
 def _ranks(found: Any, truth: Any) -> tuple[np.ndarray, np.ndarray]:
+    """found and truth as uint64 arrays of distinct items (an empty list: no items)."""
+    found, truth = (np.zeros(0, dtype=np.uint64) if isinstance(v, list | tuple) and not v else v
+                    for v in (found, truth))
     found = check_items(found, "found", None, ndim=1)
     truth = check_items(truth, "truth", None, ndim=1)
     if np.unique(found).size != found.size or np.unique(truth).size != truth.size:
