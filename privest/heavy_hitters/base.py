@@ -26,7 +26,7 @@ MAX_CANDIDATES = 1 << 20
 """The most candidates a level (or SFP's puzzles of one hash) may enumerate."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class HeavyHitters:
     """What a heavy-hitter protocol found.
 

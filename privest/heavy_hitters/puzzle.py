@@ -133,7 +133,7 @@ def sfp(k: int, eps: float, step: int = 4, oracle: str = "flh", **options: Any) 
     >>> import numpy as np
     >>> from privest import heavy_hitters, rng_for
     >>> values = np.repeat(np.array([7, 2**31 + 5, 123456789, 99], dtype=np.uint64), [4000, 3000, 2000, 1000])
-    >>> found = heavy_hitters.sfp(2**32, eps=6.0).run(values, rng_for(1, "sfp"), top=3)
+    >>> found = heavy_hitters.sfp(2**32, eps=6.0, hashes=256).run(values, rng_for(1, "sfp"), top=3)
     >>> sorted(int(v) for v in found.items)
     [7, 123456789, 2147483653]
     """
