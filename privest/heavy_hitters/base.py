@@ -110,15 +110,13 @@ def _grow(bits: int, k: int, levels: list[int], estimate: Any, top: int) -> tupl
     """The prefix tree grown level by level (PEM's and TreeHist's server): level 0 enumerates every prefix, each later
     level the extensions of the previous level's top; ``estimate(level, candidates)`` gives a level's estimates.
     Prefixes that exceed the domain (k not a power of 2) are dropped."""
-    candidates = np.arange(1 << levels[0], dtype=np.uint64)
-    previous = levels[0]
+    candidates, previous = np.zeros(1, dtype=np.uint64), 0
     for level, length in enumerate(levels):
-        if level > 0:
-            candidates = _extend(candidates, previous, length)
+        if candidates.size << (length - previous) > MAX_CANDIDATES:  # checked before the candidates are made
+            raise ValueError(f"a level would enumerate {candidates.size << (length - previous)} candidates (more than "
+                             f"{MAX_CANDIDATES}): choose a smaller start, step or top")
+        candidates = _extend(candidates, previous, length)
         candidates = candidates[candidates <= np.uint64((k - 1) >> (bits - length))]
-        if candidates.size > MAX_CANDIDATES:
-            raise ValueError(f"a level would enumerate {candidates.size} candidates (more than {MAX_CANDIDATES}): "
-                             "choose a smaller start, step or top")
         candidates, estimates = _top(candidates, estimate(level, candidates), top)
         previous = length
     return candidates, estimates
