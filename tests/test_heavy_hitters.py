@@ -57,6 +57,22 @@ def test_each_pem_and_treehist_level_estimates_its_prefix_shares_without_bias():
             assert np.all(np.abs(mean - truth) < 4.5 * error + 1e-12), (protocol.name, level, mean - truth)
 
 
+def test_each_sfp_position_estimates_its_pair_shares_without_bias():
+    """On 2^5 items (fragments of 3 bits: the second one 2 bits and a padding bit), the mean over 300 runs of each
+    position's estimate of every (hash, fragment) code is the code's share of the users, within 4.5 standard errors."""
+    values = np.repeat(np.arange(0, 32, 3, dtype=np.uint64), np.arange(1, 12) * 20)
+    protocol = heavy_hitters.sfp(32, 3.0, step=3, oracle="grr")
+    codes = np.arange(256 * 8, dtype=np.uint64)
+    rng = rng_for(51, "pairs")
+    hashes = protocol.item_hash(values)
+    for position, fragments in enumerate([values >> np.uint64(2), (values << np.uint64(1)) & np.uint64(7)]):
+        truth = np.bincount(hashes * 8 + fragments.astype(np.int64), minlength=codes.size) / values.size
+        draws = np.array([protocol.estimate_pairs(protocol.sample(values, rng)[1], position, codes)
+                          for _ in range(300)])
+        mean, error = _mean_and_error(draws)
+        assert np.all(np.abs(mean - truth) < 4.5 * error + 1e-12), (position, np.abs(mean - truth).max())
+
+
 @pytest.mark.parametrize("build", [heavy_hitters.pem, heavy_hitters.treehist, heavy_hitters.sfp],
                          ids=["pem", "treehist", "sfp"])
 def test_the_final_frequencies_are_unbiased_when_every_candidate_is_kept(build):

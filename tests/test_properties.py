@@ -741,6 +741,10 @@ CASES: list[Case] = [
                                   prefixes=np.array([0, 3])),
            {"reports": Arg("object"), "level": Arg("int", minimum=0), "prefixes": INDICES})
       for name in ("pem", "treehist")],
+    Case(("heavy_hitters.SFP.estimate_pairs",), lambda reports, position, codes: _heavy("sfp").estimate_pairs(
+        reports, position, codes), lambda: dict(reports=_heavy("sfp").sample(HEAVY_VALUES, np.random.default_rng(0))[1],
+                                                position=0, codes=np.array([0, 3])),
+         {"reports": Arg("object"), "position": Arg("int", minimum=0), "codes": INDICES}),
     Case(("heavy_hitters.SFP.item_hash",), lambda values: _heavy("sfp").item_hash(values),
          lambda: dict(values=HEAVY_VALUES), {"values": INDICES}),
     *[Case((f"heavy_hitters.{score.__name__}",), score, lambda: dict(found=np.array([1, 2]), truth=np.array([2, 3])),

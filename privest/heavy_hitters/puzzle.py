@@ -81,14 +81,37 @@ class SFP(_Base):
             fragments.append(fragment_oracle.sample(codes.astype(np.uint64), rng))
         return positions, fragments, self._oracle(self.k, self.eps / 2).sample(values, rng)
 
+    def estimate_pairs(self, reports: list[Any], position: int, codes: Any) -> np.ndarray:
+        """Position ``position``'s unbiased estimate of the share of users whose pair (h(x), fragment of x at the
+        position) is each code h 2^step + fragment (the position's users are a uniform sample of all).
+
+        Parameters
+        ----------
+        reports : list
+            Each position's pair reports, as ``sample`` gives them.
+        position : int
+            The fragment's position, 0..positions - 1.
+        codes : array_like of int, shape (q,)
+            Codes in 0..256 2^step - 1.
+
+        Returns
+        -------
+        numpy.ndarray, shape (q,)
+        """
+        if not isinstance(reports, list) or len(reports) != self.positions:
+            raise TypeError(f"reports must be the list of the {self.positions} positions' reports that sample gives, "
+                            f"got {type(reports).__name__}")
+        position = check_int(position, "position", minimum=0, maximum=self.positions - 1)
+        codes = check_items(codes, "codes", self.hash_values << self.step, ndim=1)
+        return self._estimate(self._oracle(self.hash_values << self.step, self.eps / 2), reports[position], codes)
+
     def run(self, values: Any, rng: np.random.Generator, top: int = 10) -> HeavyHitters:
         """The users' reports drawn and the heavy hitters found: parameters and result as ``PEM.run``."""
         values, rng, top = self._validated_run(values, rng, top)
         _, fragments, words = self.sample(values, rng)
-        fragment_oracle = self._oracle(self.hash_values << self.step, self.eps / 2)
         codes = np.arange(self.hash_values << self.step, dtype=np.uint64)
-        found = [_top(codes, self._estimate(fragment_oracle, reports, codes), top)[0].astype(np.int64)
-                 for reports in fragments]
+        found = [_top(codes, self.estimate_pairs(fragments, position, codes), top)[0].astype(np.int64)
+                 for position in range(self.positions)]
         hashes = sorted(set.intersection(*(set((f >> self.step).tolist()) for f in found)))
         puzzles = [self._puzzles(found, h) for h in hashes]
         candidates = np.concatenate([np.zeros(0, dtype=np.uint64), *puzzles])
