@@ -6,12 +6,12 @@ m = ceil(log2 k). Each protocol splits the users or the budget over frequency or
 such as ``grr``, ``oue`` or ``olh`` where each level's domain is small), and builds the heavy hitters level by level
 from the oracles' unbiased estimates of candidate prefixes or fragments:
 
-- ``pem``: the prefix extending method (Wang, Li, Lopuhaa-Zwakenberg, Skoric and Jha 2017, "Locally differentially
-  private frequent itemset mining" / TDSC 2019, "Locally differentially private heavy hitter identification",
-  section 4): g groups of users, group i reports its prefix of start + (i+1) step bits; the server keeps the top
-  prefixes of each group and extends them by every step-bit suffix.
+- ``pem``: the prefix extending method (Wang, Li, Lopuhaa-Zwakenberg, Skoric and Jha, "Locally differentially
+  private heavy hitter identification", IEEE TDSC 2019, arXiv 2017): g groups of users, group i reports
+  its prefix of start + (i+1) step bits; the server keeps the top prefixes of each group and extends them by every
+  step-bit suffix.
 - ``treehist``: TreeHistogram (Bassily, Nissim, Stemmer and Thakurta, NeurIPS 2017, "Practical locally private heavy
-  hitters", section 3): half the budget for the prefix of a random level (step bits a level, from the top), half
+  hitters"): half the budget for the prefix of a random level (step bits a level, from the top), half
   for the whole item; the prefix tree is grown level by level, the survivors estimated by the whole-item oracle.
 - ``sfp``: Apple's Sequence Fragment Puzzle (Apple Differential Privacy Team 2017, "Learning with privacy at
   scale"): half the budget for the whole item, half for a pair (an 8-bit hash of the item, a random step-bit
@@ -20,7 +20,7 @@ from the oracles' unbiased estimates of candidate prefixes or fragments:
 
 Every protocol's ``run(values, rng, top)`` gives a ``HeavyHitters`` record (the found items, most frequent first,
 and their estimated frequencies as shares of the users); ``precision``, ``recall`` and ``ncr`` (normalised
-cumulative rank, Wang et al. 2019, section 6.1) score a found list against the true top items. Sampling is
+cumulative rank, Wang et al. 2019, its evaluation metric) score a found list against the true top items. Sampling is
 vectorised over users; the loops run over levels and fragment positions only.
 """
 

@@ -83,7 +83,7 @@ class _Tree(_Base):
 
 @dataclass(frozen=True)
 class PEM(_Tree):
-    """The prefix extending method (module docstring; Wang et al. 2019, section 4).
+    """The prefix extending method (module docstring; Wang et al. 2019).
 
     The users are split uniformly at random into g = ceil((m - start) / step) groups; group i reports the first
     start + (i+1) step bits of its item (m at most) to a frequency oracle on that many bits at the full eps. The
@@ -180,7 +180,7 @@ def pem(k: int, eps: float, start: int = 4, step: int = 4, oracle: str = "flh", 
 
 @dataclass(frozen=True)
 class TreeHist(_Tree):
-    """TreeHistogram (module docstring; Bassily et al. 2017, section 3, as pure-LDP's TreeHistClient/Server).
+    """TreeHistogram (module docstring; Bassily et al. 2017, as pure-LDP's TreeHistClient/Server).
 
     Each user spends eps/2 on the prefix of a level drawn uniformly (step, 2 step, ..., m bits: one oracle a level,
     the users of a level a uniform sample) and eps/2 on the whole item (one oracle on k values, all users). The

@@ -1,5 +1,5 @@
 """The scores of a heavy-hitter list against the true top items (``privest.heavy_hitters``): precision, recall and
-the normalised cumulative rank (Wang et al. 2019, section 6.1).
+the normalised cumulative rank (Wang et al. 2019, its evaluation metric).
 """
 
 from typing import Any
@@ -67,7 +67,7 @@ def recall(found: Any, truth: Any) -> float:
 
 
 def ncr(found: Any, truth: Any) -> float:
-    """The normalised cumulative rank (Wang et al. 2019, section 6.1): the true top-k items in rank order get the
+    """The normalised cumulative rank (Wang et al. 2019, its evaluation metric): the true top-k items in rank order get the
     qualities k, k-1, ..., 1; NCR is the qualities of the found ones over k (k + 1) / 2, their sum.
 
     Parameters
