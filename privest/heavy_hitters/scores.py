@@ -67,8 +67,8 @@ def recall(found: Any, truth: Any) -> float:
 
 
 def ncr(found: Any, truth: Any) -> float:
-    """The normalised cumulative rank (Wang et al. 2019, its evaluation metric): the true top-k items in rank order get the
-    qualities k, k-1, ..., 1; NCR is the qualities of the found ones over k (k + 1) / 2, their sum.
+    """The normalised cumulative rank (Wang et al. 2019, its evaluation metric): the true top-k items in rank order get
+    the qualities k, k-1, ..., 1; NCR is the qualities of the found ones over k (k + 1) / 2, their sum.
 
     Parameters
     ----------
