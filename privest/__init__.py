@@ -34,6 +34,8 @@ The main entry points:
   take names the call that can;
 - numbers rather than categories (``privest.numeric``): Square Wave with EMS, Piecewise, Hybrid and Duchi, with the
   mean, its interval and a histogram on equal cells of [lo, hi];
+- heavy hitters on domains too large to enumerate (``privest.heavy_hitters``): PEM, TreeHist and Apple's SFP on
+  the sketch oracles, with ``precision``, ``recall`` and ``ncr`` against the true top items;
 - scores: ``emd_1d``, ``emd`` (on a grid), ``total_variation`` (``signed=True`` for a raw unbiased estimate); an
   empirical privacy check of a client: ``audit``.
 
@@ -57,6 +59,7 @@ from privest import (
     counts,
     estimators,
     groups,
+    heavy_hitters,
     intervals,
     lp,
     mechanisms,
@@ -160,6 +163,7 @@ __all__ = [
     "gibu",
     "groups",
     "grr",
+    "heavy_hitters",
     "hr",
     "ibu",
     "ibu_m",

@@ -12,6 +12,8 @@ IBU loop, sits below everything):
     -> estimators (_calls -> _bits, _sets -> _iteration -> _squarem -> iterative -> inversion -> mixtures, closed_form,
        rappor, likely, bootstrap)
     -> counts
+    -> numeric (_em -> base -> mechanisms)
+    -> heavy_hitters (scores -> base -> prefix -> puzzle)
     -> auditing -> privest (the top-level re-exports)
 
 The study layer (``privest_studies``) keeps an order of its own, lowest first (``STUDY_ORDER``):
@@ -103,6 +105,11 @@ ORDER = (
     "privest.numeric.base",
     "privest.numeric.mechanisms",
     "privest.numeric",
+    "privest.heavy_hitters.scores",
+    "privest.heavy_hitters.base",
+    "privest.heavy_hitters.prefix",
+    "privest.heavy_hitters.puzzle",
+    "privest.heavy_hitters",
     "privest.auditing",
     "privest",
 )

@@ -26,12 +26,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import privest
-from privest import counts, estimators, lp, mechanisms, numeric, protocols, rappor, sampling, shokri
+from privest import counts, estimators, heavy_hitters, lp, mechanisms, numeric, protocols, rappor, sampling, shokri
 from privest.alphabets import Alphabet, Grid, linear_distances
 from privest.rappor import RapporReports
 
-MODULES = ("alphabets", "counts", "estimators", "lp", "mechanisms", "metrics", "numeric", "protocols", "rappor",
-           "sampling", "shokri")
+MODULES = ("alphabets", "counts", "estimators", "heavy_hitters", "lp", "mechanisms", "metrics", "numeric", "protocols",
+           "rappor", "sampling", "shokri")
 
 
 def public_callables() -> set[str]:
@@ -279,6 +279,16 @@ def _bitflip_reports():
 
 REAL = Arg("positive", skip=("nonpositive",))  # any finite real number
 VALUES = Arg("finite", ("ndim", "out_of_range"))  # numbers within the mechanism's range
+
+
+def _heavy(name: str) -> Any:
+    """A small heavy-hitter protocol of each kind on 2^10 items (FLH with 4 hashes)."""
+    return {"pem": heavy_hitters.pem(2**10, 1.0, start=2, step=4, hashes=4),
+            "treehist": heavy_hitters.treehist(2**10, 1.0, step=5, hashes=4),
+            "sfp": heavy_hitters.sfp(2**10, 1.0, step=5, hashes=4)}[name]
+
+
+HEAVY_VALUES = np.array([0, 7, 7, 1023, 512])
 
 
 def _sw():
@@ -712,6 +722,34 @@ CASES: list[Case] = [
           "report_bins": Arg("int", minimum=2, skip=("none",)), "stop": POST, "delta": DELTA, "max_iter": MAX_ITER}),
     Case(("numeric.MeanInterval.covers",), lambda mean: numeric.MeanInterval(0.5, 0.4, 0.6, 0.95).covers(mean),
          lambda: dict(mean=0.5), {"mean": REAL}),
+    # heavy hitters (constructors and factories, their methods, the scores)
+    *[Case((f"heavy_hitters.{cls.__name__}", f"heavy_hitters.{factory.__name__}"), factory,
+           lambda extra=extra: dict(k=2**10, eps=1.0, step=4, oracle="flh", **extra),
+           {"k": K2, "eps": EPS, "step": N1, "oracle": Arg("choice"), **{key: Arg("int", minimum=0) for key in extra}})
+      for cls, factory, extra in ((heavy_hitters.PEM, heavy_hitters.pem, {"start": 2}),
+                                  (heavy_hitters.TreeHist, heavy_hitters.treehist, {}),
+                                  (heavy_hitters.SFP, heavy_hitters.sfp, {}))],
+    *[Case((f"heavy_hitters.{cls}.sample",), lambda values, rng, name=name: _heavy(name).sample(values, rng),
+           lambda: dict(values=HEAVY_VALUES, rng=np.random.default_rng(0)), {"values": INDICES, "rng": RNG})
+      for cls, name in (("PEM", "pem"), ("TreeHist", "treehist"), ("SFP", "sfp"))],
+    *[Case((f"heavy_hitters.{cls}.run",), lambda values, rng, top, name=name: _heavy(name).run(values, rng, top),
+           lambda: dict(values=HEAVY_VALUES, rng=np.random.default_rng(0), top=2),
+           {"values": INDICES, "rng": RNG, "top": N1})
+      for cls, name in (("PEM", "pem"), ("TreeHist", "treehist"), ("SFP", "sfp"))],
+    *[Case((), lambda reports, level, prefixes, name=name: _heavy(name).estimate(reports, level, prefixes),
+           lambda name=name: dict(reports=_heavy(name).sample(HEAVY_VALUES, np.random.default_rng(0))[1], level=0,
+                                  prefixes=np.array([0, 3])),
+           {"reports": Arg("object"), "level": Arg("int", minimum=0), "prefixes": INDICES})
+      for name in ("pem", "treehist")],
+    Case(("heavy_hitters.SFP.estimate_pairs",), lambda reports, position, codes: _heavy("sfp").estimate_pairs(
+        reports, position, codes), lambda: dict(reports=_heavy("sfp").sample(HEAVY_VALUES, np.random.default_rng(0))[1],
+                                                position=0, codes=np.array([0, 3])),
+         {"reports": Arg("object"), "position": Arg("int", minimum=0), "codes": INDICES}),
+    Case(("heavy_hitters.SFP.item_hash",), lambda values: _heavy("sfp").item_hash(values),
+         lambda: dict(values=HEAVY_VALUES), {"values": INDICES}),
+    *[Case((f"heavy_hitters.{score.__name__}",), score, lambda: dict(found=np.array([1, 2]), truth=np.array([2, 3])),
+           {"found": Arg("indices", skip=("out_of_range",)), "truth": Arg("indices", skip=("out_of_range",))})
+      for score in (heavy_hitters.precision, heavy_hitters.recall, heavy_hitters.ncr)],
     # lp
     Case(("lp.LinearProgram",), lp.LinearProgram, lambda: dict(cost=[1.0, 2.0], lower=0.0, upper=np.inf, sense="min"),
          {"cost": Arg("finite", ("ndim",)), "lower": Arg("finite", skip=("inf",)),
@@ -815,6 +853,7 @@ NO_DATA = {
     "privest.shokri.ShokriSolution": "a result record that solve_shokri builds, not an input",
     "privest.lp.Solution": "a result record that LinearProgram.solve builds, not an input",
     "privest.protocols.RapporDecoding": "a result record that RapporBloom.decode builds, not an input",
+    "privest.heavy_hitters.HeavyHitters": "a result record that the heavy-hitter protocols' run builds, not an input",
     "privest.lp.LPError": "an exception class: its argument is the message",
     "privest.lp.solver_description": "method is free text describing how the solver was driven; no data",
     "privest.counts.solver_description": "no arguments",
