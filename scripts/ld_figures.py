@@ -56,7 +56,8 @@ def main() -> None:
         k = int(lines["k"].iloc[0])
         fig.suptitle(f"Frequent items of a large domain: {ld.title(dataset, config, k)}: the top {study['top']} "
                      f"items' frequencies and the top {study['top']} found by each protocol", fontsize=10.5, y=1.0)
-        fig.subplots_adjust(top=1.0 - 1.3 / fig.get_figheight(), hspace=0.45, wspace=0.36)
+        fig.subplots_adjust(top=1.0 - 1.3 / fig.get_figheight(), hspace=0.45, wspace=0.42,
+                            bottom=0.8 / fig.get_figheight())
         rule = study["ibu"]
         capped = int(lines["capped_runs"].sum())
         fig.text(0.5, -0.01, "\n".join([
