@@ -107,7 +107,8 @@ FIXED_WILDCARDS = {
     "figure": "the count paper's Figure 8 panels",
     "Q": "a number (a Shokri quality-loss bound)",
     "part": "point<i>_runs<a>-<b> of a split estimate job (privest_studies.experiment.Part)",
-    "protocol": "estimator_comparison.protocols, an enum of the schema (grr, sue, ..., geometric)",
+    "protocol": "estimator_comparison.protocols and large_domains.oracles and heavy_hitters, enums of the schema "
+                "(grr, sue, ..., geometric; cms, hcms, flh, hm; pem, treehist, sfp)",
     "job": "privest_studies.multi_freq_ldpy_tutorials.own_jobs: <grid>_<protocol> and multidim_<dataset>_<solution> "
            "from schema enums",
 }

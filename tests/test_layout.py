@@ -25,7 +25,7 @@ The study layer (``privest_studies``) keeps an order of its own, lowest first (`
     -> ibu_theory -> reproduction (records -> placeholders -> printed -> checks -> judging) -> report -> rendering
                                                                            the papers' theory, checks and report
     -> constrained_counts, ibu_consistency, free_will, standard_protocols, estimator_comparison,
-       multi_freq_ldpy_tutorials, own_columns -> own_study -> own_figures, sw_vs_geometric
+       multi_freq_ldpy_tutorials, large_domains, own_columns -> own_study -> own_figures, sw_vs_geometric
                                                                            the studies
 
 Between layers: the library (``privest``) never imports the study code (``privest_studies``), the workflow
@@ -164,6 +164,7 @@ STUDY_ORDER = (
     "privest_studies.standard_protocols",
     "privest_studies.estimator_comparison",
     "privest_studies.multi_freq_ldpy_tutorials",
+    "privest_studies.large_domains",
     "privest_studies.own_columns",
     "privest_studies.own_study",
     "privest_studies.own_figures",

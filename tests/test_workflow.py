@@ -129,6 +129,11 @@ def tiny_config(mirror: Path, **changes) -> dict:
     tutorials["multidim"].update(eps=[2.0], adult_columns=["sex", "income"],
                                  synthetic={"ks": [3, 8], "users": 2000, "exponent": 1.1})
     config["scales"]["quick"]["multi_freq_ldpy_tutorials"] = {"runs": 1}
+    # The large-domains study: every oracle at one eps, the top 3 of 6 candidates, 2000 Zipf users and the tiny
+    # mirror's 500 check-ins on cells of 0.01 degrees (uniform check-ins share no 1e-4 cell), one run.
+    config["large_domains"].update(eps=[4.0], top=3, candidates=6, gowalla={"region": "san_francisco",
+                                                                           "cell_degrees": 0.01})
+    config["scales"]["quick"]["large_domains"] = {"zipf_n": [2000], "gowalla_n": ["all"], "runs": 1}
     return deep_update(config, changes)
 
 
@@ -192,7 +197,8 @@ def test_dry_run_of_the_whole_dag(scale, tmp_path):
                  "fw_alphabet", "fw_shokri",
                  "fw_tables", "fw_mechanism_tables", "fw_figures", "fw_propositions", "fw_noninformative",
                  "sp_zipf", "sp_summary", "sp_figures", "ec_data", "ec_estimate", "ec_summary", "ec_figures",
-                 "mt_data", "mt_estimate", "mt_summary", "mt_figures", "reproduction"):
+                 "mt_data", "mt_estimate", "mt_summary", "mt_figures", "ld_data", "ld_estimate", "ld_summary",
+                 "ld_figures", "reproduction"):
         assert f"rule {rule}:" in result.stdout
 
 
@@ -245,7 +251,8 @@ def test_every_study_is_a_target_and_a_nested_config_override_of_a_number_is_acc
     (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
     targets = snakemake("--list-target-rules", "--directory", str(tmp_path), cwd=tmp_path).stdout.split()
     assert {"all", "ibu_consistency", "ibu_theory", "constrained_counts", "free_will", "standard_protocols",
-            "estimator_comparison", "multi_freq_ldpy_tutorials", "sw_vs_geometric"} <= set(targets)
+            "estimator_comparison", "multi_freq_ldpy_tutorials", "sw_vs_geometric",
+            "large_domains"} <= set(targets)
     result = snakemake("--dry-run", "--directory", str(tmp_path), "ibu_consistency", "--config",
                        'ibu_consistency={"ibu": {"max_iter": 5000}}', cwd=tmp_path)
     assert "rule ibu_boxplot:" in result.stdout and "rule fw_tables:" not in result.stdout
@@ -480,7 +487,7 @@ def test_standard_protocols_builds_a_figure_per_dataset_the_summary_and_its_repo
     beyond = items[items["study"] == "standard_protocols"]
     assert len(beyond) == 3 and set(beyond["status"]) == {"built, nothing to check"}
     summary_text = (tiny_run / "results" / "reproduction_summary.txt").read_text()
-    assert f"{len(items) - 16} paper items" in summary_text and "And 16 items beyond the papers" in summary_text
+    assert f"{len(items) - 19} paper items" in summary_text and "And 19 items beyond the papers" in summary_text
     assert "of their 2 decision rules" in summary_text  # sw_vs_geometric's two columns
 
 
@@ -565,6 +572,25 @@ def test_sw_vs_geometric_builds_both_columns_figures_paired_differences_and_its_
     for column in ("ages", "hours"):
         (comparison,) = reproduction.CHECKS["sw_or_geometric"](outputs, config, column=column).comparisons
         assert comparison.verdict in reproduction.VERDICTS and "eps 4:" in comparison.ours
+# The large-domains study (workflow/rules/large_domains.smk) in the tiny run.
+
+
+def test_large_domains_builds_both_figures_every_oracle_both_estimators_and_its_report_entries(tiny_run):
+    results = tiny_run / "results" / "large_domains"
+    for name in ("zipf", "gowalla"):
+        for ext in ("pdf", "png"):
+            assert (results / "figures" / f"{name}.{ext}").stat().st_size > 1000, name
+    runs = pd.read_csv(results / "tables" / "runs.csv")
+    # per dataset: the 4 oracles' unbiased estimates and the MLE of all but HM, at one eps and n, one run
+    assert len(runs) == 2 * (4 + 3) and set(runs["protocol"]) == {"cms", "hcms", "flh", "hm"}
+    assert set(runs.loc[runs["method"] == "MLE", "protocol"]) == {"cms", "hcms", "flh"}
+    assert runs.loc[runs["dataset"] == "gowalla", "n"].eq(500).all()
+    assert runs.loc[runs["dataset"] == "zipf", "k"].eq(2**32).all()
+    assert runs["precision"].between(0, 1).all() and runs["mae"].gt(0).all()
+    assert "Decision rule" in (results / "tables" / "summary.md").read_text()
+    items = pd.read_csv(tiny_run / "results" / "reproduction.csv", keep_default_na=False)
+    beyond = items[items["study"] == "large_domains"]
+    assert len(beyond) == 3 and set(beyond["status"]) == {"built, nothing to check"}
 
 
 def test_reproduction_lists_every_paper_item_and_every_figure_built(tiny_run):

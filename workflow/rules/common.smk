@@ -10,6 +10,7 @@ import privest_studies.cost
 import privest_studies.estimator_comparison
 import privest_studies.experiment
 import privest_studies.fetch
+import privest_studies.large_domains
 import privest_studies.free_will
 import privest_studies.ibu_consistency
 import privest_studies.multi_freq_ldpy_tutorials
@@ -39,6 +40,7 @@ with privest_studies.configuration.one_line_errors(HELD_LOG):
     # the data jobs' memory, without reading the headers again
     OWN_SIZES = privest_studies.own_study.check(config)
     privest_studies.estimator_comparison.check(config)
+    privest_studies.large_domains.check(config)
     EXPERIMENTS = {study: module.experiments(config) for study, module in STUDY_MODULES.items()}
     EXPERIMENTS |= privest_studies.own_study.experiments(config)
     # study -> runs per estimate job at this scale (config scales.<scale>.estimate.runs_per_job)
@@ -172,5 +174,6 @@ def study_targets() -> list[str]:
         rules.estimator_comparison,
         rules.multi_freq_ldpy_tutorials,
         rules.sw_vs_geometric,
+        rules.large_domains,
     ]
     return [str(path) for study in studies for path in study.input]
