@@ -1,6 +1,6 @@
 """Beyond the papers (issue 51, item 5): frequent items of domains too large to enumerate, found and estimated by the
-sketch oracles of ``privest.protocols`` (CMS, HCMS, FLH, HM: ``by_name``) and, once ``privest.heavy_hitters`` is
-merged, by the heavy-hitter protocols (PEM, TreeHist, SFP: config ``heavy_hitters``, empty until then).
+sketch oracles of ``privest.protocols`` (CMS, HCMS, FLH, HM, PCS, RAPPOR-Bloom: ``by_name``, config ``oracles``) and
+by the heavy-hitter protocols of ``privest.heavy_hitters`` (PEM, TreeHist, SFP: config ``heavy_hitters``).
 
 Two datasets, every user reporting once a run:
 
@@ -68,8 +68,8 @@ def protocols_of(config: Mapping[str, Any]) -> list[str]:
 
 
 def check(config: Mapping[str, Any]) -> None:
-    """What the schema cannot say: no value listed twice, ``top`` at most ``candidates``, and a heavy-hitter protocol
-    listed only where ``privest.heavy_hitters`` offers it. One line naming the key."""
+    """What the schema cannot say: no value listed twice, ``top`` at most ``candidates``, and only heavy-hitter
+    protocols of ``privest.heavy_hitters`` listed. One line naming the key."""
     study = study_config(config, STUDY)
     for name in ("oracles", "heavy_hitters", "eps"):
         if len(set(study[name])) != len(study[name]):
@@ -85,18 +85,17 @@ def check(config: Mapping[str, Any]) -> None:
             raise ValueError(f"config key scales.{config['scale']}.{STUDY}.{name}: lists a value twice")
 
 
+HEAVY_HITTERS = ("pem", "treehist", "sfp")
+"""The heavy-hitter protocols a study may list (``privest.heavy_hitters``)."""
+
+
 def heavy_hitter_factory(name: str) -> Callable[..., Any]:
     """``privest.heavy_hitters.<name>``, the factory ``(k, eps, **options)`` of a heavy-hitter protocol with
-    ``run(values, rng, top)``; ValueError naming the config key while that package (issue 51, item 3) is not there."""
-    try:
-        module = importlib.import_module("privest.heavy_hitters")
-    except ModuleNotFoundError:
-        module = None
-    factory = getattr(module, name, None)
-    if not callable(factory):
-        raise ValueError(f"config key {STUDY}.heavy_hitters: {name!r} is not in privest.heavy_hitters (not merged "
-                         "yet?): list it once it is")
-    return factory
+    ``run(values, rng, top)``; ValueError naming the config key for a name not in HEAVY_HITTERS."""
+    if name not in HEAVY_HITTERS:
+        raise ValueError(f"config key {STUDY}.heavy_hitters: {name!r} is not a heavy-hitter protocol; one of "
+                         f"{', '.join(HEAVY_HITTERS)}")
+    return getattr(importlib.import_module("privest.heavy_hitters"), name)
 
 
 def degree_cells(lat: np.ndarray, lon: np.ndarray, box: Box, step: float) -> tuple[np.ndarray, int, int]:

@@ -90,6 +90,7 @@ CONFIG_WILDCARDS = {
     "study": [("studies",)],  # and the papers' studies, names in the code
     "own_study": [("studies",)],
     "own_figure": [("studies", "*", "experiments")],  # a figure is named after its experiment's config key
+    "own_columns": [("studies", "*", "experiments")],  # a multi-column experiment, named by its config key
     "experiment": [("studies", "*", "experiments"), ("ibu_consistency", "experiments"),
                    ("free_will", "mechanism_sets"), ("sw_vs_geometric", "columns")],  # <column>_<kind>
     "column": [("sw_vs_geometric", "columns")],

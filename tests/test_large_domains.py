@@ -175,7 +175,7 @@ def test_the_summary_means_runs_and_keeps_k():
 
 @pytest.mark.parametrize("change, key", [({"eps": [1.0, 1.0]}, "large_domains.eps"),
                                          ({"top": 7}, "large_domains.top"),
-                                         ({"heavy_hitters": ["sfp"]}, "large_domains.heavy_hitters")])
+                                         ({"heavy_hitters": ["precision"]}, "large_domains.heavy_hitters")])
 def test_the_config_check_names_the_key(change, key):
     config = _config()
     config[ld.STUDY].update(change)
