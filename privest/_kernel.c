@@ -1546,20 +1546,29 @@ static PyObject *log_values(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* A C-contiguous uint32 buffer of at least `needed` values (writable if asked), or the Python error set. */
-static int hold_uint32(const char *function, const char *name, PyObject *object, Py_ssize_t needed, int writable,
-                       Py_buffer *view) {
+/* A C-contiguous buffer of at least `needed` values of `itemsize` bytes whose format is one of the one-letter codes
+   of `codes` (after a byte-order mark of native order), writable if asked, held in view; -1 with the Python error set,
+   naming `type`. */
+static int hold_typed(const char *function, const char *name, PyObject *object, Py_ssize_t needed, int writable,
+                      Py_ssize_t itemsize, const char *codes, const char *type, Py_buffer *view) {
     if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0)
         return -1;
     const char *format = view->format == NULL ? "" : view->format;
     if (*format == '=' || *format == '<' || *format == '@') format++;
-    if (view->itemsize != 4 || (strcmp(format, "I") != 0 && strcmp(format, "L") != 0) || view->len < needed * 4) {
+    if (view->itemsize != itemsize || format[0] == '\0' || format[1] != '\0' || strchr(codes, format[0]) == NULL ||
+        view->len < needed * itemsize) {
         PyBuffer_Release(view);
-        PyErr_Format(PyExc_ValueError, "%s: %s must be a C-contiguous uint32 array of at least %zd values", function,
-                     name, needed);
+        PyErr_Format(PyExc_ValueError, "%s: %s must be a C-contiguous %s array of at least %zd values", function, name,
+                     type, needed);
         return -1;
     }
     return 0;
+}
+
+/* A C-contiguous uint32 buffer of at least `needed` values (writable if asked), or the Python error set. */
+static int hold_uint32(const char *function, const char *name, PyObject *object, Py_ssize_t needed, int writable,
+                       Py_buffer *view) {
+    return hold_typed(function, name, object, needed, writable, 4, "IL", "uint32", view);
 }
 
 static PyObject *hash_table(PyObject *self, PyObject *args) {
@@ -1857,17 +1866,7 @@ static uint32_t xxh32_decimal_one(uint64_t v, uint32_t seed) {
 /* A C-contiguous int64 array of at least `needed` values (format q or l), held in view; -1 with the error set. */
 static int hold_int64(const char *function, const char *name, PyObject *object, Py_ssize_t needed, int writable,
                       Py_buffer *view) {
-    if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0)
-        return -1;
-    const char *format = view->format == NULL ? "" : view->format;
-    if (*format == '=' || *format == '<' || *format == '@') format++;
-    if (view->itemsize != 8 || (strcmp(format, "q") != 0 && strcmp(format, "l") != 0) || view->len < needed * 8) {
-        PyBuffer_Release(view);
-        PyErr_Format(PyExc_ValueError, "%s: %s must be a C-contiguous int64 array of at least %zd values", function,
-                     name, needed);
-        return -1;
-    }
-    return 0;
+    return hold_typed(function, name, object, needed, writable, 8, "ql", "int64", view);
 }
 
 static PyObject *hash_support(PyObject *self, PyObject *args) {
