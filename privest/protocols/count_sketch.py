@@ -24,10 +24,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from privest._checks import check_indices, check_instance, check_items, check_packed_bits
+from privest._checks import check_instance, check_items
 from privest.protocols.digests import xxh64_decimal
 from privest.protocols.packed import PackedBits
-from privest.protocols.sketches import CmsReports, _bit_counts, _HashedSketch
+from privest.protocols.sketches import CmsReports, _bit_counts, _HashedSketch, check_indexed_bits
 
 __all__ = [
     "PCS",
@@ -86,11 +86,7 @@ class PCS(_HashedSketch):
 
     def _reports(self, reports: PcsReports) -> PcsReports:
         check_instance(reports, f"{self.name}: reports", PcsReports, "PcsReports (hashes, bits)")
-        hashes = check_indices(reports.hashes, f"{self.name}: reports.hashes", self.hashes)
-        check_packed_bits(reports.bits.bits, f"{self.name}: reports.bits", self.width)
-        if reports.bits.k != self.width or len(reports.bits) != hashes.size:
-            raise ValueError(f"{self.name}: reports.bits must be {hashes.size} reports of width = {self.width} bits, "
-                             f"got {reports.bits.shape}")
+        check_indexed_bits(self.name, reports.hashes, "hashes", self.hashes, reports.bits, "width", self.width)
         return reports
 
     def sketch(self, reports: PcsReports) -> np.ndarray:

@@ -40,11 +40,10 @@ from privest._checks import (
     check_int,
     check_items,
     check_non_negative,
-    check_packed_bits,
 )
 from privest.protocols.digests import xxh64_decimal
 from privest.protocols.packed import PackedBits, set_bit, unary_packed
-from privest.protocols.sketches import _BLOCK, Sketch, _bit_counts
+from privest.protocols.sketches import _BLOCK, Sketch, _bit_counts, check_indexed_bits
 
 __all__ = [
     "BloomReports",
@@ -178,11 +177,7 @@ class RapporBloom(Sketch):
 
     def _reports(self, reports: BloomReports) -> BloomReports:
         check_instance(reports, f"{self.name}: reports", BloomReports, "BloomReports (cohorts, bits)")
-        cohorts = check_indices(reports.cohorts, f"{self.name}: reports.cohorts", self.cohorts)
-        check_packed_bits(reports.bits.bits, f"{self.name}: reports.bits", self.bits)
-        if reports.bits.k != self.bits or len(reports.bits) != cohorts.size:
-            raise ValueError(f"{self.name}: reports.bits must be {cohorts.size} reports of bits = {self.bits} bits, "
-                             f"got {reports.bits.shape}")
+        check_indexed_bits(self.name, reports.cohorts, "cohorts", self.cohorts, reports.bits, "bits", self.bits)
         return reports
 
     def counts(self, reports: BloomReports) -> tuple[np.ndarray, np.ndarray]:
