@@ -27,7 +27,7 @@ import numpy as np
 from privest._checks import check_instance, check_items
 from privest.protocols.digests import xxh64_decimal
 from privest.protocols.packed import PackedBits
-from privest.protocols.sketches import CmsReports, _bit_counts, _HashedSketch, check_indexed_bits
+from privest.protocols.sketches import CmsReports, _bit_counts, _HashedSketch
 
 __all__ = [
     "PCS",
@@ -86,7 +86,7 @@ class PCS(_HashedSketch):
 
     def _reports(self, reports: PcsReports) -> PcsReports:
         check_instance(reports, f"{self.name}: reports", PcsReports, "PcsReports (hashes, bits)")
-        check_indexed_bits(self.name, reports.hashes, "hashes", self.hashes, reports.bits, "width", self.width)
+        self._indexed_bits(reports.hashes, "hashes", self.hashes, reports.bits, "width", self.width)
         return reports
 
     def sketch(self, reports: PcsReports) -> np.ndarray:

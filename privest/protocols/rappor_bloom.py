@@ -43,7 +43,7 @@ from privest._checks import (
 )
 from privest.protocols.digests import xxh64_decimal
 from privest.protocols.packed import PackedBits, set_bit, unary_packed
-from privest.protocols.sketches import _BLOCK, Sketch, _bit_counts, check_indexed_bits
+from privest.protocols.sketches import _BLOCK, Sketch, _bit_counts
 
 __all__ = [
     "BloomReports",
@@ -177,7 +177,7 @@ class RapporBloom(Sketch):
 
     def _reports(self, reports: BloomReports) -> BloomReports:
         check_instance(reports, f"{self.name}: reports", BloomReports, "BloomReports (cohorts, bits)")
-        check_indexed_bits(self.name, reports.cohorts, "cohorts", self.cohorts, reports.bits, "bits", self.bits)
+        self._indexed_bits(reports.cohorts, "cohorts", self.cohorts, reports.bits, "bits", self.bits)
         return reports
 
     def counts(self, reports: BloomReports) -> tuple[np.ndarray, np.ndarray]:

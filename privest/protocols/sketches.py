@@ -110,20 +110,6 @@ class HcmsReports:
         return int(self.hashes.size)
 
 
-def check_indexed_bits(name: str, indices: Any, index_key: str, count: int, bits: Any, width_key: str,
-                       width: int) -> np.ndarray:
-    """The reports of a sketch whose users each send an index (a hash's, a cohort's) and a packed bit vector:
-    ``indices`` in 0..count-1 and ``bits`` a PackedBits of one row of ``width`` bits a user; the indices checked, or
-    ValueError naming ``reports.<index_key>`` or ``reports.bits`` (``width_key`` the option the width is)."""
-    indices = check_indices(indices, f"{name}: reports.{index_key}", count)
-    check_instance(bits, f"{name}: reports.bits", PackedBits, "PackedBits")
-    check_packed_bits(bits.bits, f"{name}: reports.bits", width)
-    if bits.k != width or len(bits) != indices.size:
-        raise ValueError(f"{name}: reports.bits must be {indices.size} reports of {width_key} = {width} bits, got "
-                         f"{bits.shape}")
-    return indices
-
-
 @dataclass(frozen=True)
 class Sketch:
     """A sketch oracle on the items 0..k-1 at privacy level eps (module docstring).
@@ -140,6 +126,20 @@ class Sketch:
     eps: float
     name: ClassVar[str] = ""
     eps_max: ClassVar[float] = EPS_MAX
+
+
+    def _indexed_bits(self, indices: Any, index_key: str, count: int, bits: Any, width_key: str,
+                      width: int) -> np.ndarray:
+        """Reports whose users each send an index (a hash's, a cohort's) and a packed bit vector: ``indices`` in
+        0..count-1 and ``bits`` a PackedBits of one row of ``width`` bits a user; the indices checked, or ValueError
+        naming ``reports.<index_key>`` or ``reports.bits`` (``width_key`` the option the width is)."""
+        indices = check_indices(indices, f"{self.name}: reports.{index_key}", count)
+        check_instance(bits, f"{self.name}: reports.bits", PackedBits, "PackedBits")
+        check_packed_bits(bits.bits, f"{self.name}: reports.bits", width)
+        if bits.k != width or len(bits) != indices.size:
+            raise ValueError(f"{self.name}: reports.bits must be {indices.size} reports of {width_key} = {width} "
+                             f"bits, got {bits.shape}")
+        return indices
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", check_int(self.k, "k", minimum=2, maximum=2**64))
@@ -337,7 +337,7 @@ class CMS(_HashedSketch):
 
     def _reports(self, reports: CmsReports) -> CmsReports:
         check_instance(reports, f"{self.name}: reports", CmsReports, "CmsReports (hashes, bits)")
-        check_indexed_bits(self.name, reports.hashes, "hashes", self.hashes, reports.bits, "width", self.width)
+        self._indexed_bits(reports.hashes, "hashes", self.hashes, reports.bits, "width", self.width)
         return reports
 
     def sketch(self, reports: CmsReports) -> np.ndarray:
