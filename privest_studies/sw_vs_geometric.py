@@ -76,17 +76,25 @@ def experiments(config: Mapping[str, Any]) -> dict[str, Experiment]:
     return out
 
 
+COLUMN_NAMES = ("ages", "hours")
+"""The study's columns (config sw_vs_geometric.columns: each one's Adult column and numeric alphabet is set there)."""
+
+
 def check(config: Mapping[str, Any]) -> None:
-    """What the schema cannot say: no eps listed twice, at least two runs (the paired intervals need them), each
-    column an Adult column on a numeric alphabet an own study accepts (``own_study.experiments``). One line naming the
-    key."""
+    """What the schema cannot say: no eps listed twice, at least two runs (the paired intervals need them), the columns
+    ages and hours (COLUMN_NAMES), each an Adult column on a numeric alphabet an own study accepts
+    (``own_study.experiments``). One line naming the key."""
     key = f"config key scales.{config['scale']}.{STUDY}"
     sizes = scale_config(config, STUDY)
     if len(set(sizes["eps"])) != len(sizes["eps"]):
         raise ValueError(f"{key}.eps: lists a value twice")
     if int(sizes["runs"]) < 2:
         raise ValueError(f"{key}.runs: at least 2 (the paired intervals over runs need two), got {sizes['runs']}")
-    for column, spec in study_config(config, STUDY)["columns"].items():
+    columns = study_config(config, STUDY)["columns"]
+    if sorted(columns) != sorted(COLUMN_NAMES):
+        raise ValueError(f"config key {STUDY}.columns: the study's columns are {' and '.join(COLUMN_NAMES)} (their "
+                         f"figures' files are written in the rule svg_figures), got {', '.join(columns)}")
+    for column, spec in columns.items():
         where = f"config key {STUDY}.columns.{column}"
         if spec["column"] not in ADULT_COLUMNS:
             raise ValueError(f"{where}.column: {spec['column']!r} is not an Adult column; known: "

@@ -111,3 +111,12 @@ def test_check_refuses_a_column_that_is_not_a_numeric_adult_range(change, messag
     config["sw_vs_geometric"]["columns"]["ages"].update(change)
     with pytest.raises(ValueError, match=message.replace(".", r"\.").replace("(", r"\(")):
         svg.check(config)
+
+
+def test_check_refuses_columns_other_than_ages_and_hours():
+    # the figures' files (results/sw_vs_geometric/figures/ages.png, hours.png) are written in the rule svg_figures
+    config = copy.deepcopy(CONFIG)
+    config["sw_vs_geometric"]["columns"]["weeks"] = config["sw_vs_geometric"]["columns"].pop("hours")
+    with pytest.raises(ValueError, match=r"^config key sw_vs_geometric\.columns: the study's columns are ages and "
+                                         r"hours .*, got ages, weeks$"):
+        svg.check(config)

@@ -69,7 +69,11 @@ rule svg_figures:
     output:
         [
             reported(path)
-            for path in expand(f"{SVG.RESULTS}/figures/{{name}}.{{ext}}", name=SVG_COLUMNS, ext=["pdf", "png"])
+            for path in expand(
+                "results/sw_vs_geometric/figures/{name}.{ext}",
+                name=["ages", "hours"],
+                ext=["pdf", "png"],
+            )
         ],
     log:
         "logs/sw_vs_geometric/figures.log",
