@@ -27,7 +27,7 @@ def _ranks(found: Any, truth: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def precision(found: Any, truth: Any) -> float:
-    """The share of the found items that are true heavy hitters: |found & truth| / |found| (0 if none found).
+    """The share of the found items that are true heavy hitters: ``len(found ∩ truth) / len(found)`` (0 if none found).
 
     Parameters
     ----------
@@ -47,7 +47,7 @@ def precision(found: Any, truth: Any) -> float:
 
 
 def recall(found: Any, truth: Any) -> float:
-    """The share of the true heavy hitters that were found: |found & truth| / |truth|.
+    """The share of the true heavy hitters that were found: ``len(found ∩ truth) / len(truth)``.
 
     Parameters
     ----------
