@@ -50,7 +50,7 @@ __all__ = [
     "squarem",
 ]
 
-Accelerate = Literal["squarem", "squarem-direct"] | None
+Accelerate = Literal["squarem-newton", "squarem", "squarem-direct"] | None
 Stop = Literal["gap", "change"]
 PLAIN_IBU = {"accelerate": None, "stop": "change"}
 """The papers' IBU (``gibu(..., **PLAIN_IBU)``): the plain iteration, stopped when L changes by less than delta. The
@@ -106,7 +106,7 @@ def squarem(groups: Sequence[GroupLike], delta: float | None = 1e-10, max_iter: 
 
 
 def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_000,
-         theta0: np.ndarray | None = None, accelerate: Accelerate = "squarem-direct", stop: Stop = "gap") -> IbuResult:
+         theta0: np.ndarray | None = None, accelerate: Accelerate = "squarem-newton", stop: Stop = "gap") -> IbuResult:
     """Generalised IBU (free-will Algorithm 1): the MLE of theta from the reports of several mechanisms.
 
     theta^{t+1}_x = sum_A (n^A/n) sum_z q^A_z theta^t_x A_xz / sum_u theta^t_u A_uz: the columns of all matrix groups
@@ -127,11 +127,15 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
         Stop after this many iterations at most (then ``capped=True``).
     theta0 : array_like, shape (k,), optional
         The starting distribution, with full support (default: uniform).
-    accelerate : {"squarem-direct", "squarem", None}
+    accelerate : {"squarem-newton", "squarem-direct", "squarem", None}
         "squarem" runs SQUAREM (``squarem``: the same fixed points, far fewer updates; ``iterations`` then counts
         updates) with Varadhan & Roland's stabilising update after each extrapolation (three updates a step);
-        "squarem-direct" (the default) takes the extrapolation itself (two a step: a third fewer passes over the
-        reports, measured); None the plain iteration of the papers.
+        "squarem-direct" takes the extrapolation itself (two a step: a third fewer passes over the reports,
+        measured); "squarem-newton" (the default) is "squarem-direct" for max(32, k) updates, then, if it has not
+        stopped, Newton's method on the estimate's support (an active-set method on L's quadratic model, its
+        information matrix n k^2 multiply-adds a step; k <= 4096), counted in ``iterations`` one a step: where the
+        MLE has zeros, which EM approaches slowly, it ends in a few steps (OUE, k = 50, n = 10^5, eps = 1, binomial
+        secrets: 52 updates where SQUAREM alone took 350 to 3,584); None the plain iteration of the papers.
     stop : {"gap", "change"}
         "gap" (the default) stops at the first estimate whose gap, max_x dL/dtheta_x - 1, is below delta: since L
         is concave and sum_x theta_x dL/dtheta_x = 1, that bounds L(MLE) - L(theta), so the result is within delta
@@ -173,20 +177,20 @@ def gibu(groups: Sequence[GroupLike], delta: float = 1e-10, max_iter: int = 10_0
     refuse_groups(groups, "gibu", "gibu({})")
     check_sequence(groups, "groups", minimum=1)
     delta, max_iter = check_stopping(delta, max_iter)
-    check_choice(accelerate, "accelerate", (None, "squarem", "squarem-direct"))
+    check_choice(accelerate, "accelerate", (None, "squarem-newton", "squarem", "squarem-direct"))
     check_choice(stop, "stop", ("gap", "change"))
     likelihood = _Likelihood.of([_as_group(item) for item in groups],
                                 dense_sets=accelerate is None and stop == "change")
     theta = _start(likelihood.k, theta0)
     if accelerate is not None:
-        stabilise = accelerate == "squarem"
-        return _squarem(likelihood, theta, delta, max_iter, stop=stop, stabilise=stabilise)._holding(likelihood)
+        return _squarem(likelihood, theta, delta, max_iter, stop=stop, stabilise=accelerate == "squarem",
+                        newton=accelerate == "squarem-newton")._holding(likelihood)
     return _iterate(likelihood, theta, delta, max_iter, stop)._holding(likelihood)
 
 
 def ibu(A: "np.ndarray | Protocol | Group | SetGroup | BitGroup", q: "np.ndarray | None" = None,
         delta: float = 1e-10, max_iter: int = 10_000, theta0: np.ndarray | None = None,
-        accelerate: Accelerate = "squarem-direct", stop: Stop = "gap") -> IbuResult:
+        accelerate: Accelerate = "squarem-newton", stop: Stop = "gap") -> IbuResult:
     """IBU (free-will eq. 10; IBU paper Algorithm 1): the MLE of theta from the reports of one mechanism.
 
     GIBU with one group: ``gibu([(A, q)], ...)``, or ``gibu([A], ...)`` for a built group.

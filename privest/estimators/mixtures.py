@@ -69,7 +69,7 @@ def inv_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], post: 
 
 
 def ibu_m(mechanisms: Sequence[np.ndarray], counts: Sequence[np.ndarray], delta: float = 1e-10,
-          max_iter: int = 10_000, accelerate: Accelerate = "squarem-direct", stop: Stop = "gap") -> IbuResult:
+          max_iter: int = 10_000, accelerate: Accelerate = "squarem-newton", stop: Stop = "gap") -> IbuResult:
     """[IBU]_M (free-will section 5.3): IBU on the average mechanism and the pooled reports.
 
     Parameters
