@@ -4,8 +4,7 @@ each attribute estimated from its own column and scored as the chain scores one 
 
     studies:
       ages_and_sex:
-        data: {csv: examples/own_study/ages.csv, column: age}
-        alphabet: {kind: linear, k: 100}
+        data: {csv: examples/own_study/ages.csv}   # no data.column, no study alphabet: the columns hold them
         runs: 3
         experiments:
           age_and_sex:

@@ -21,7 +21,7 @@ CSV = "age,sex,town\n30,F,a\n45,M,b\n30,M,c\n61,F,a\n22,M,b\n45,F,a\n"
 def config_with(tmp_path, csv: str = CSV, data: dict | None = None, **changes) -> dict:
     study = copy.deepcopy(EXAMPLE["studies"]["ages_and_sex"])
     (tmp_path / "people.csv").write_text(csv)
-    study["data"] = {"csv": str(tmp_path / "people.csv"), "column": "age", **(data or {})}
+    study["data"] = {"csv": str(tmp_path / "people.csv"), **(data or {})}
     study["experiments"]["age_and_sex"].update(changes)
     return {"studies": {"mine": study}}
 
@@ -63,6 +63,8 @@ def test_a_bad_multi_column_config_fails_the_check_in_one_line_naming_the_key(tm
     config = config_with(tmp_path, data=data, **changes)
     if changes.get("columns", {}) is None:  # a single-column experiment given a multi-column key
         del config["studies"]["mine"]["experiments"]["age_and_sex"]["columns"]
+        config["studies"]["mine"] |= {"alphabet": {"kind": "linear", "k": 100}}
+        config["studies"]["mine"]["data"]["column"] = "age"
     with pytest.raises(ValueError) as error:
         own_study.check(config)
     assert str(error.value).startswith(message.replace("people.csv", str(tmp_path / "people.csv"))), str(error.value)
@@ -141,3 +143,34 @@ def test_an_smp_attribute_no_user_drew_is_na_with_its_reason():
     na = [r for r in rows if np.isnan(r["error"])]
     assert len(na) == 2 and all(r["note"] == "NA: no user drew this attribute" for r in na)
     assert all(np.isfinite(r["error"]) for r in rows if r not in na)
+
+
+def test_a_study_of_multi_column_experiments_only_goes_without_data_column_and_alphabet(tmp_path):
+    config = config_with(tmp_path)
+    assert "column" not in config["studies"]["mine"]["data"] and "alphabet" not in config["studies"]["mine"]
+    assert own_study.check(config) == {}  # no data job: no size for the cost model
+    assert own_study.experiments(config) == {"mine": {}} and own_study.prior_size(config["studies"]["mine"]) is None
+
+
+SINGLE = {"mechanisms": ["krr"], "eps": [1.0], "estimators": ["inv"]}
+
+
+@pytest.mark.parametrize(("study_changes", "data", "message"), [
+    ({"alphabet": {"kind": "linear", "k": 100}, "experiments": {"one": SINGLE}}, None,
+     "config key studies.mine.data.column: the single-column experiment one reads its secrets from one column"),
+    ({"experiments": {"one": SINGLE}}, {"column": "age"},
+     "config key studies.mine.alphabet: the single-column experiment one needs the study's alphabet"),
+    ({"alphabet": {"kind": "linear", "k": 100}}, None,
+     "config key studies.mine.alphabet: no experiment of this study reads it: each is multi-column"),
+    ({}, {"column": "age"}, "config key studies.mine.data.column: no experiment of this study reads it"),
+])
+def test_data_column_and_alphabet_are_asked_for_by_single_column_experiments_only(tmp_path, study_changes, data,
+                                                                                   message):
+    config = config_with(tmp_path, data=data)
+    study = config["studies"]["mine"]
+    study |= {key: value for key, value in study_changes.items() if key != "experiments"}
+    study["experiments"] |= study_changes.get("experiments", {})
+    with pytest.raises(ValueError) as error:
+        own_study.check(config)
+    assert str(error.value).startswith(message), str(error.value)
+    assert "\n" not in str(error.value)
