@@ -15,10 +15,12 @@ each attribute estimated from its own column and scored as the chain scores one 
             estimators: [inv, ibu]
 
 Each column's alphabet is written as a single-column study's ``alphabet`` (linear, binned, numeric or categorical;
-a planar one needs two columns and is not a column's). The columns are read jointly (``load``): every column of
-every record must be on its alphabet, a bad value refused in one line naming the file, the line and the column, so
-the attributes stay one tuple per record (``data.missing`` and a column's ``outside: drop`` are refused by
-``check``: dropping a value would drop the record's other values with it, which this experiment does not do).
+a planar one needs two columns and is not a column's). The columns are read jointly (``load``), each cell judged as
+a single-column study judges its column (``own_records``): a blank cell or one that is not a number follows
+``data.missing``, a value outside the column's alphabet that column's ``outside`` (``error``, the default: one line
+naming the file, the line and the column of the first such record, and how many; ``drop``). A record is one tuple:
+a cell dropped drops the whole record, counted once under its first reason (blank, not a number, outside) and once
+per column under each of its cells' (the provenance's ``dropped`` and ``dropped_by_column``).
 
 Estimators, per attribute j from column j's reports (``Multidimensional.marginal(j)``): ``inv`` the unbiased
 estimate post-processed by normalisation and by projection (INV-N, INV-P; multi-freq-ldpy's MI is INV-N), ``ibu``
@@ -37,10 +39,11 @@ import numpy as np
 from privest import gibu, protocols, rng_for
 from privest.alphabets import Alphabet
 from privest.protocols.multidim import SOLUTIONS
-from privest_studies import own_data
+from privest_studies import own_data, own_records
 from privest_studies.experiment.scores import error_column
 
-__all__ = ["ESTIMATORS", "KEYS", "SCORE_COLUMNS", "check", "is_columns", "load", "scores"]
+__all__ = ["ESTIMATORS", "KEYS", "SCORE_COLUMNS", "TABLE_COLUMNS", "check", "is_columns", "kept_text", "load",
+           "scores", "table_rows"]
 
 KEYS = ("columns", "solution", "protocol", "eps", "estimators")
 """The keys of a multi-column experiment (all required)."""
@@ -78,9 +81,6 @@ def check(key: str, study: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
     data = study["data"]
     if "csv" not in data:
         raise ValueError(f"{key}.columns: a multi-column experiment reads columns of data.csv, not a built-in dataset")
-    if data.get("missing", "error") != "error":
-        raise ValueError(f"{key}: data.missing must be error (the default) for a multi-column experiment: dropping "
-                         "one column's blank value would drop the record's other columns too")
     columns = spec["columns"]
     if not isinstance(columns, Mapping) or len(columns) < 2:
         raise ValueError(f"{key}.columns: a mapping of at least two CSV columns to their alphabets, got {columns!r}")
@@ -89,9 +89,6 @@ def check(key: str, study: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
         where = f"{key}.columns.{column}"
         if not isinstance(alphabet, Mapping) or alphabet.get("kind") not in COLUMN_KINDS:
             raise ValueError(f"{where}: an alphabet with kind one of {', '.join(COLUMN_KINDS)}, got {alphabet!r}")
-        if alphabet.get("outside", "error") != "error":
-            raise ValueError(f"{where}.outside: must be error (the default) in a multi-column experiment: dropping a "
-                             "value outside the alphabet would drop the record's other columns too")
         own_data.check_header(where, _column_data(data, str(column)), alphabet)
         ks.append(_k(alphabet))
     solution, protocol = spec["solution"], spec["protocol"]
@@ -129,34 +126,82 @@ def _solution(solution: str, ks: Sequence[int], eps: float, protocol: str) -> pr
     return {"spl": protocols.spl, "smp": protocols.smp, "rsfd": protocols.rsfd}[solution](list(ks), eps, protocol)
 
 
-def load(data: Mapping[str, Any], columns: Mapping[str, Mapping[str, Any]]) -> tuple[np.ndarray, list[dict]]:
-    """Every record's tuple of ``columns`` of ``data.csv``, each column on its alphabet.
+def load(data: Mapping[str, Any], columns: Mapping[str, Mapping[str, Any]]) -> tuple[np.ndarray, list[dict], dict]:
+    """Every record's tuple of ``columns`` of ``data.csv``, each column on its alphabet, a record dropped whole when
+    a cell of it is dropped.
 
     Returns
     -------
-    secrets : numpy.ndarray of int64, shape (records, d)
-        Column j in 0..k_j-1, the records in file order.
+    secrets : numpy.ndarray of int64, shape (kept, d)
+        Column j in 0..k_j-1, the kept records in file order.
     alphabets : list of dict
-        Each column's alphabet file (``own_data.alphabet_of``).
+        Each column's alphabet file (``own_data.alphabet_of``; a categorical column without given categories: those
+        of the kept records).
+    provenance : dict
+        ``own_data.provenance_of`` of the records (``dropped``: records, each under its first reason over its
+        columns), with ``dropped_by_column``: column -> {reason: its cells dropped for it}.
 
     Raises
     ------
     ValueError
-        In one line naming the file, the line and the column of the first bad value of the first column that has one
-        (``own_data.load``: blank, not a number, outside the column's alphabet), with how many such values; or a
-        categorical column of one category.
+        In one line naming the file, the line and the column of the first record a policy of ``error`` refuses
+        (``own_records.judge``: blank, not a number, outside the column's alphabet), with how many such records and
+        the setting that drops them; no record kept; a categorical column of one category.
     """
+    names, specs = [str(c) for c in columns], list(columns.values())
+    tallies, table = [], None
+    for name, spec in zip(names, specs, strict=True):
+        table = own_data.check_header("data", _column_data(data, name), spec)
+        tallies.append(own_data.tally_csv(table, _column_data(data, name), spec, joint=True))
+    refused = [(first[0], j) for j, (tally, spec) in enumerate(zip(tallies, specs, strict=True))
+               for first in own_records.refused(tally, data, spec)[:1]]
+    if refused:
+        j = min(refused)[1]
+        own_records.judge(tallies[j], data, specs[j], data["csv"], names[j], outside=f"columns.{names[j]}.outside")
+    reasons = np.stack([np.concatenate([np.empty(0, np.int8), *tally.reasons]) for tally in tallies], axis=1)
+    kept = ~reasons.any(axis=1)
+    first = np.where(reasons == 0, len(own_records.REASONS) + 1, reasons).min(axis=1)  # each record's first reason
+    dropped = {reason: int((first == r).sum()) for r, reason in enumerate(own_records.REASONS, start=1)}
+    if not kept.any():
+        raise ValueError(f"{data['csv']}: no records kept ({reasons.shape[0]} read, dropped {dropped})")
     secrets, alphabets = [], []
-    for column, alphabet in columns.items():
-        values, alphabet_file, _ = own_data.load(_column_data(data, str(column)), {**alphabet, "outside": "error"})
+    for j, (name, spec, tally) in enumerate(zip(names, specs, tallies, strict=True)):
+        values, found = tally.secrets(kept[reasons[:, j] == 0])
+        own_data.check_categories(table, found)
+        alphabet_file = own_data.alphabet_of(spec, name, found)
         if alphabet_file["k"] < 2:  # a categorical column of one value: nothing to estimate, and no protocol has k 1
-            raise ValueError(f"{data['csv']}: column {column} holds one category only "
+            raise ValueError(f"{data['csv']}: column {name} holds one category only "
                              f"({alphabet_file['categories'][0]!r}); a column to estimate needs at least two")
         secrets.append(values)
         alphabets.append(alphabet_file)
-    if len({s.size for s in secrets}) != 1:  # cannot happen when nothing is dropped; guard the tuples' alignment
-        raise ValueError(f"{data['csv']}: the columns {list(columns)} kept different numbers of records")
-    return np.stack(secrets, axis=1).astype(np.int64), alphabets
+    provenance = own_data.provenance_of(data["csv"], names, reasons.shape[0], int(kept.sum()), dropped, table)
+    provenance["dropped_by_column"] = {name: dict(tally.counts) for name, tally in zip(names, tallies, strict=True)}
+    return np.stack(secrets, axis=1).astype(np.int64), alphabets, provenance
+
+
+TABLE_COLUMNS = ["what", "column", "records"]
+REASON_WORDS = {"blank": "blank", "not_a_number": "not a number", "outside": "outside the alphabet"}
+
+
+def kept_text(provenance: Mapping[str, Any]) -> str:
+    """The records of a multi-column read in words: '3,000 records' when all were kept, else '2,990 of 3,000 records
+    kept (10 dropped: 7 blank, 3 outside the alphabet)'."""
+    read, kept = provenance["records"], provenance["kept"]
+    if kept == read:
+        return f"{read:,} records"
+    why = ", ".join(f"{n:,} {REASON_WORDS[r]}" for r, n in provenance["dropped"].items() if n)
+    return f"{kept:,} of {read:,} records kept ({read - kept:,} dropped: {why})"
+
+
+def table_rows(provenance: Mapping[str, Any]) -> list[dict]:
+    """The data table of a multi-column experiment (columns ``TABLE_COLUMNS``): ``own_data.table_rows`` of the
+    records (records read, kept, dropped for each reason: each dropped record once, under its first reason), then for
+    each column the records it dropped for each reason (a record may be dropped by several columns)."""
+    rows = [{**row, "column": "all"} for row in own_data.table_rows(provenance)]
+    for column, counts in provenance["dropped_by_column"].items():
+        rows += [{**row, "column": column} for row in own_data.table_rows(
+            {"records": provenance["records"], "kept": provenance["kept"], "dropped": counts})[2:]]
+    return rows
 
 
 def scores(study: str, label: str, spec: Mapping[str, Any], secrets: np.ndarray, alphabets: Sequence[dict],

@@ -51,9 +51,6 @@ def test_the_example_passes_the_check_and_is_left_out_of_the_chain(monkeypatch):
      f"{KEY}.columns.age: a linear alphabet needs alphabet.k"),
     ({"columns": {"age": {"kind": "planar"}, "sex": {"kind": "categorical"}}}, None,
      f"{KEY}.columns.age: an alphabet with kind one of linear, binned, numeric, categorical"),
-    ({"columns": {"age": {"kind": "linear", "k": 100, "outside": "drop"}, "sex": {"kind": "categorical"}}}, None,
-     f"{KEY}.columns.age.outside: must be error"),
-    ({}, {"missing": "drop"}, f"{KEY}: data.missing must be error"),
     ({"eps": [1.0, 1.0]}, None, f"{KEY}.eps: a level listed twice"),
     ({"rounds": 3}, None, f"{KEY}.rounds: a multi-column experiment reports each tuple once a run"),
     ({"mechanisms": ["krr"]}, None, f"{KEY}.mechanisms: a multi-column experiment takes only"),
@@ -76,7 +73,9 @@ def test_the_columns_are_read_jointly_in_file_order_each_on_its_alphabet(tmp_pat
                                             "town": {"kind": "categorical"}})
     study = config["studies"]["mine"]
     own_study.check(config)
-    secrets, alphabets = own_columns.load(study["data"], study["experiments"]["age_and_sex"]["columns"])
+    secrets, alphabets, provenance = own_columns.load(study["data"], study["experiments"]["age_and_sex"]["columns"])
+    assert provenance["records"] == provenance["kept"] == 6 and provenance["columns"] == ["age", "town"]
+    assert set(provenance["dropped"].values()) == {0} and provenance["sha256"]
     np.testing.assert_array_equal(secrets, [[1, 0], [2, 1], [1, 2], [4, 0], [0, 1], [2, 0]])
     assert [a["k"] for a in alphabets] == [5, 3] and alphabets[1]["categories"] == ["a", "b", "c"]
 
@@ -84,7 +83,11 @@ def test_the_columns_are_read_jointly_in_file_order_each_on_its_alphabet(tmp_pat
 @pytest.mark.parametrize(("csv", "said"), [
     (CSV.replace("\n22,M,b", "\n22,X,b"), "line 6: sex 'X' is not one of the 2 given categories"),
     (CSV.replace("\n22,M,b", "\n,M,b"), "line 6: age '' is blank"),
-    (CSV.replace("\n22,M,b", "\n122,M,b"), "line 6: age '122' is outside the alphabet 0..99"),
+    (CSV.replace("\n22,M,b", "\n122,M,b"), "line 6: age '122' is outside the alphabet 0..99 (1 such record; set "
+                                             "columns.age.outside: drop to drop them)"),
+    # the first refused record in file order, whichever column holds it
+    (CSV.replace("\n22,M,b", "\n122,M,b").replace("45,F,a", "45,X,a"), "line 6: age '122' is outside"),
+    (CSV.replace("\n22,M,b", "\n22,X,b").replace("45,F,a", "145,F,a"), "line 6: sex 'X' is not one of the 2 given"),
 ])
 def test_a_bad_value_in_any_column_is_refused_naming_the_file_line_and_column(tmp_path, csv, said):
     config = config_with(tmp_path, csv, columns={"age": {"kind": "linear", "k": 100},
@@ -174,3 +177,64 @@ def test_data_column_and_alphabet_are_asked_for_by_single_column_experiments_onl
         own_study.check(config)
     assert str(error.value).startswith(message), str(error.value)
     assert "\n" not in str(error.value)
+
+
+DROPPING = "age,sex,town\n30,F,a\n,M,b\n30,M,c\n161,F,a\n22,,z\n45,F,a\n130,M,\n51,M,b\n"
+"""Line 3: age blank; line 5: age outside 0..99; line 6: sex blank and town z (only there) outside; line 8: age
+outside and town blank."""
+
+
+@pytest.mark.parametrize(("missing", "outside", "message"), [
+    ("error", "drop", "line 3: age '' is blank (1 such record; set data.missing: drop to drop them)"),
+    ("drop", "error", "line 5: age '161' is outside the alphabet 0..99 (2 such records; set columns.age.outside: "
+                      "drop to drop them)"),
+])
+def test_a_record_is_dropped_whole_or_refused_as_each_column_s_policy_says(tmp_path, missing, outside, message):
+    columns = {"age": {"kind": "linear", "k": 100, "outside": outside}, "sex": {"kind": "categorical"},
+               "town": {"kind": "categorical", "categories": ["a", "b", "c"], "outside": "drop"}}
+    config = config_with(tmp_path, DROPPING, data={"missing": missing}, columns=columns)
+    study = config["studies"]["mine"]
+    own_study.check(config)  # drop is a policy of a multi-column experiment too
+    with pytest.raises(ValueError) as error:
+        own_columns.load(study["data"], columns)
+    assert str(error.value) == f"{tmp_path / 'people.csv'} {message}"
+
+
+def test_the_records_dropped_are_counted_once_each_under_their_first_reason_and_per_column(tmp_path):
+    columns = {"age": {"kind": "linear", "k": 100, "outside": "drop"}, "sex": {"kind": "categorical"},
+               "town": {"kind": "categorical", "outside": "drop", "categories": ["a", "b", "c"]}}
+    config = config_with(tmp_path, DROPPING, data={"missing": "drop"}, columns=columns)
+    secrets, alphabets, provenance = own_columns.load(config["studies"]["mine"]["data"], columns)
+    # kept: lines 2, 4, 7, 9 (30 F a; 30 M c; 45 F a; 51 M b), in file order
+    np.testing.assert_array_equal(secrets, [[30, 0, 0], [30, 1, 2], [45, 0, 0], [51, 1, 1]])
+    assert alphabets[1]["categories"] == ["F", "M"] and alphabets[2]["categories"] == ["a", "b", "c"]
+    assert (provenance["records"], provenance["kept"]) == (8, 4)
+    assert provenance["dropped"] == {"blank": 3, "not_a_number": 0, "outside": 1}  # line 6: blank before outside
+    assert provenance["dropped_by_column"] == {"age": {"blank": 1, "not_a_number": 0, "outside": 2},
+                                               "sex": {"blank": 1, "not_a_number": 0, "outside": 0},
+                                               "town": {"blank": 1, "not_a_number": 0, "outside": 1}}
+    rows = own_columns.table_rows(provenance)
+    assert rows[:5] == [{"what": "records read", "records": 8, "column": "all"},
+                        {"what": "kept", "records": 4, "column": "all"},
+                        {"what": "dropped: blank cell", "records": 3, "column": "all"},
+                        {"what": "dropped: not a number", "records": 0, "column": "all"},
+                        {"what": "dropped: outside the alphabet", "records": 1, "column": "all"}]
+    assert {(r["column"], r["what"]): r["records"] for r in rows[5:]}[("age", "dropped: outside the alphabet")] == 2
+    assert len(rows) == 5 + 3 * 3
+    assert own_columns.kept_text(provenance) == "4 of 8 records kept (4 dropped: 3 blank, 1 outside the alphabet)"
+
+
+def test_a_category_only_dropped_records_hold_is_not_in_the_column_s_alphabet(tmp_path):
+    columns = {"age": {"kind": "linear", "k": 100, "outside": "drop"}, "town": {"kind": "categorical"}}
+    config = config_with(tmp_path, CSV.replace("61,F,a", "161,F,q"), columns=columns)
+    secrets, alphabets, provenance = own_columns.load(config["studies"]["mine"]["data"], columns)
+    assert alphabets[1]["categories"] == ["a", "b", "c"] and provenance["kept"] == 5
+    np.testing.assert_array_equal(secrets[:, 1], [0, 1, 2, 1, 0])
+
+
+def test_a_read_that_keeps_no_record_is_refused_in_one_line(tmp_path):
+    columns = {"age": {"kind": "linear", "k": 10, "outside": "drop"}, "sex": {"kind": "categorical"}}
+    config = config_with(tmp_path, columns=columns)
+    with pytest.raises(ValueError) as error:
+        own_columns.load(config["studies"]["mine"]["data"], columns)
+    assert str(error.value).startswith(f"{tmp_path / 'people.csv'}: no records kept (6 read, dropped ")

@@ -295,7 +295,8 @@ def test_every_multi_column_solution_with_every_protocol_runs_or_is_refused_nami
         return
     own_study.check(config)
     spec = config["studies"]["cell"]["experiments"]["cols"]
-    secrets, alphabets = own_columns.load(config["studies"]["cell"]["data"], columns)
+    secrets, alphabets, provenance = own_columns.load(config["studies"]["cell"]["data"], columns)
+    assert provenance["records"] == provenance["kept"] == 150
     assert secrets.shape == (150, 3) and [a["k"] for a in alphabets] == [6, 5, 5]
     scored = own_columns.scores("cell", "cols", spec, secrets, alphabets, 2, 11, STOPPING)
     assert len(scored) == 2 * 2 * 3 * 3  # eps x runs x columns x (INV-N, INV-P, IBU)

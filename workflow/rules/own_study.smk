@@ -75,12 +75,19 @@ rule own_study_figure:
 
 
 rule own_study_columns:
-    """A multi-column experiment of one's own study (privest_studies/own_columns.py): the CSV's columns read jointly,
+    """A multi-column experiment of one's own study (privest_studies/own_columns.py): the CSV's columns read jointly
+    (a record dropped whole, or refused, as each column's policy says; the records read, kept and dropped in a table),
     every record's tuple reported by the multidimensional solution at each eps in every run, each attribute estimated
     from its own column and scored (EMD in the column's unit, TV on categories); one figure, a panel per column."""
     input:
         lambda w: OWN[w.own_study]["data"]["csv"],
     output:
+        data=report(
+            "results/{own_study}/{own_columns}/column_data.csv",
+            caption="../report/own_study_column_data.rst",
+            category="{own_study}",
+        ),
+        provenance="results/{own_study}/{own_columns}/column_data_provenance.json",
         scores="results/{own_study}/{own_columns}/column_scores.csv",
         pdf="results/{own_study}/figures/{own_columns}.pdf",
         png=report(
