@@ -39,11 +39,11 @@ import numpy as np
 from privest import gibu, protocols, rng_for
 from privest.alphabets import Alphabet
 from privest.protocols.multidim import SOLUTIONS
-from privest_studies import own_data, own_records
+from privest_studies import own_data, own_records, tables, uncertainty
 from privest_studies.experiment.scores import error_column
 
-__all__ = ["ESTIMATORS", "KEYS", "SCORE_COLUMNS", "TABLE_COLUMNS", "check", "is_columns", "kept_text", "load",
-           "scores", "table_rows"]
+__all__ = ["ESTIMATORS", "KEYS", "SCORE_COLUMNS", "SUMMARY_COLUMNS", "TABLE_COLUMNS", "check", "is_columns",
+           "kept_text", "load", "scores", "summary", "summary_markdown", "table_rows"]
 
 KEYS = ("columns", "solution", "protocol", "eps", "estimators")
 """The keys of a multi-column experiment (all required)."""
@@ -51,6 +51,7 @@ ESTIMATORS = {"inv": ("INV-N", "INV-P"), "ibu": ("IBU",)}
 """The estimator families a multi-column experiment takes, and the methods each scores."""
 POSTS = {"INV-N": "normalization", "INV-P": "projection"}
 COLUMN_KINDS = ("linear", "binned", "numeric", "categorical")
+SOLUTION_NAMES = {"spl": "SPL", "smp": "SMP", "rsfd": "RS+FD"}
 SCORE_COLUMNS = ["study", "experiment", "solution", "protocol", "column", "metric", "unit", "eps", "run", "method",
                  "error", "iterations", "capped", "note"]
 
@@ -242,3 +243,72 @@ def scores(study: str, label: str, spec: Mapping[str, Any], secrets: np.ndarray,
                                  "iterations": iterations, "capped": capped,
                                  "note": "" if ran else "NA: no user drew this attribute"})
     return rows
+
+
+SUMMARY_COLUMNS = ["experiment", "solution", "protocol", "column", "metric", "unit", "eps", "method", "runs",
+                   "error_mean", "error_low", "error_high", "error_sd", "level", "capped_runs", "note"]
+
+
+def summary(rows: Sequence[Mapping[str, Any]], level: float) -> list[dict]:
+    """The mean error over runs of a study's multi-column experiments per (experiment, protocol, eps, column,
+    method), with its two-sided t interval at ``level`` over the runs (``uncertainty.mean_interval``: Student t on
+    runs - 1 degrees of freedom; each run its own seed, ``scores``; the low end clipped at 0, below which no error
+    lies, so that it covers the mean error whenever the t interval does) and standard deviation, and the runs the
+    iteration cap stopped. ``rows``: the experiments' ``scores`` rows (as read back from column_scores.csv); a run
+    whose method could not run (SMP: no user drew the attribute) is left out, and a cell of no run is NA with the
+    rows' reason. Experiments, columns and methods in the rows' order, eps ascending."""
+    groups: dict[tuple, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        key = (row["experiment"], row["solution"], row["protocol"], row["column"], row["metric"],
+               "" if row["unit"] is None or (isinstance(row["unit"], float) and math.isnan(row["unit"]))
+               else str(row["unit"]), float(row["eps"]), row["method"])
+        groups.setdefault(key, []).append(row)
+    order = {field: list(dict.fromkeys(key[i] for key in groups)) for i, field in ((0, "experiment"), (3, "column"),
+                                                                                   (7, "method"))}
+    result = []
+    for key in sorted(groups, key=lambda k: (order["experiment"].index(k[0]), order["column"].index(k[3]), k[6],
+                                             order["method"].index(k[7]))):
+        errors = np.array([float(r["error"]) for r in groups[key]])
+        ran = errors[np.isfinite(errors)]
+        line = dict(zip(SUMMARY_COLUMNS[:8], key, strict=True)) | {"runs": int(ran.size), "level": float(level)}
+        capped = sum(str(r["capped"]) in ("True", "true", "1") for r in groups[key])
+        if ran.size:
+            interval = uncertainty.mean_interval(ran, level)
+            line |= {"error_mean": interval.mean, "error_low": max(interval.low, 0.0), "error_high": interval.high,
+                     "error_sd": float(ran.std(ddof=1)) if ran.size > 1 else 0.0, "note": ""}
+        else:
+            notes = [str(r["note"]) for r in groups[key] if isinstance(r["note"], str) and r["note"]]
+            line |= dict.fromkeys(("error_mean", "error_low", "error_high", "error_sd"), float("nan")) | {
+                "note": notes[0] if notes else "NA"}
+        line["capped_runs"] = int(capped)
+        result.append({column: line[column] for column in SUMMARY_COLUMNS})
+    return result
+
+
+def summary_markdown(lines: Sequence[Mapping[str, Any]], study: str) -> str:
+    """The summary for people: per experiment, a row per (column, method), a cell per eps: the mean error
+    [interval] over runs (the interval's level and the runs said above the tables)."""
+    if not lines:
+        return f"# {study}: multi-column experiments\n\nNo multi-column experiment.\n"
+    level = lines[0]["level"]
+    out = [f"# {study}: multi-column experiments, the mean error over runs", "",
+           f"Each cell: the mean error over runs [its {level:.0%} interval, Student t on runs - 1 degrees of "
+           "freedom, clipped at 0]; the EMD in the column's unit, the total variation distance (TV) on categories. "
+           "NA: the method could not run in any run.", ""]
+    for experiment in dict.fromkeys(line["experiment"] for line in lines):
+        mine = [line for line in lines if line["experiment"] == experiment]
+        eps = sorted({line["eps"] for line in mine})
+        cell = {(line["column"], line["method"], line["eps"]): line for line in mine}
+        rows = []
+        for column, method in dict.fromkeys((line["column"], line["method"]) for line in mine):
+            first = cell[next((column, method, e) for e in eps if (column, method, e) in cell)]
+            row = {"column": column, "error": f"{first['metric'].upper()}" + (f" ({first['unit']})" if first["unit"]
+                                                                              else ""), "method": method}
+            for e in eps:
+                at = cell.get((column, method, e))
+                row[f"ε = {e:g}"] = ("—" if at is None else "NA" if not at["runs"] else
+                                     f"{at['error_mean']:.3g} [{at['error_low']:.3g}, {at['error_high']:.3g}]")
+            rows.append(row)
+        out += [f"## {experiment}: {SOLUTION_NAMES[mine[0]['solution']]} with {mine[0]['protocol']}, "
+                f"{max(line['runs'] for line in mine)} runs", "", tables.markdown_table(rows, list(rows[0])), ""]
+    return "\n".join(out)

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from scipy import stats
 
 from privest import gibu, protocols, rng_for
 from privest.alphabets import Alphabet
@@ -238,3 +239,49 @@ def test_a_read_that_keeps_no_record_is_refused_in_one_line(tmp_path):
     with pytest.raises(ValueError) as error:
         own_columns.load(config["studies"]["mine"]["data"], columns)
     assert str(error.value).startswith(f"{tmp_path / 'people.csv'}: no records kept (6 read, dropped ")
+
+
+def test_the_summary_is_the_mean_over_runs_with_its_t_interval_per_experiment_eps_column_and_method():
+    rng = np.random.default_rng(5)
+    secrets = np.stack([rng.integers(0, 6, 300), rng.integers(0, 3, 300)], axis=1)
+    alphabets = [{"kind": "linear", "k": 6, "spacing": 1.0, "unit": "years"},
+                 {"kind": "categorical", "k": 3, "categories": ["a", "b", "c"]}]
+    spec = {"columns": {"age": {}, "town": {}}, "solution": "smp", "protocol": "grr", "eps": [4.0, 1.0],
+            "estimators": ["inv", "ibu"]}
+    rows = own_columns.scores("mine", "pair", spec, secrets, alphabets, 4, 3, {"delta": 1e-9, "max_iter": 5})
+    rows += [{**row, "experiment": "later"} for row in rows if row["eps"] == 1.0]
+    lines = own_columns.summary(rows, 0.9)
+    assert [(x["experiment"], x["column"], x["eps"], x["method"]) for x in lines][:4] == [
+        ("pair", "age", 1.0, "INV-N"), ("pair", "age", 1.0, "INV-P"), ("pair", "age", 1.0, "IBU"),
+        ("pair", "age", 4.0, "INV-N")]
+    assert len(lines) == 2 * 2 * 3 + 2 * 3 and list(lines[0]) == own_columns.SUMMARY_COLUMNS
+    for line in lines:  # an independent computation: scipy's t interval over the runs' errors
+        errors = [r["error"] for r in rows if (r["experiment"], r["column"], r["eps"], r["method"]) == (
+            line["experiment"], line["column"], line["eps"], line["method"])]
+        low, high = stats.t.interval(0.9, len(errors) - 1, loc=np.mean(errors), scale=stats.sem(errors))
+        assert line["runs"] == 4 and line["level"] == 0.9 and line["unit"] == ("years" if line["column"] == "age"
+                                                                                 else "")
+        np.testing.assert_allclose([line["error_mean"], line["error_low"], line["error_high"], line["error_sd"]],
+                                   [np.mean(errors), max(low, 0.0), high, np.std(errors, ddof=1)], rtol=1e-12)
+        assert line["capped_runs"] == sum(r["capped"] for r in rows if r["experiment"] == line["experiment"]
+                                          and r["column"] == line["column"] and r["eps"] == line["eps"]
+                                          and r["method"] == line["method"])
+    assert any(line["capped_runs"] for line in lines if line["method"] == "IBU")  # max_iter 5
+    markdown = own_columns.summary_markdown(lines, "mine")
+    assert "## pair: SMP with grr, 4 runs" in markdown and "## later: SMP with grr, 4 runs" in markdown
+    first = lines[0]
+    assert f"| age | EMD (years) | INV-N | {first['error_mean']:.3g} [{first['error_low']:.3g}, " in markdown
+
+
+def test_a_summary_cell_no_run_could_estimate_is_na_with_the_rows_reason():
+    secrets = np.array([[1, 0]])  # SMP with one user: one attribute drawn, the other nobody's
+    spec = {"columns": {"a": {}, "b": {}}, "solution": "smp", "protocol": "grr", "eps": [1.0], "estimators": ["inv"]}
+    rows = own_columns.scores("s", "e", spec, secrets, [{"kind": "linear", "k": 3}, {"kind": "linear", "k": 2}], 1, 1,
+                              {"delta": 1e-8, "max_iter": 10})
+    lines = own_columns.summary(rows, 0.95)
+    na = [line for line in lines if line["runs"] == 0]
+    assert len(na) == 2 and all(np.isnan(line["error_mean"]) and line["note"] == "NA: no user drew this attribute"
+                                for line in na)
+    ran = [line for line in lines if line["runs"] == 1]  # one run: nothing bounds the mean
+    assert all(line["error_high"] == np.inf and line["error_sd"] == 0.0 for line in ran)
+    assert "| NA |" in own_columns.summary_markdown(lines, "s")

@@ -109,6 +109,30 @@ rule own_study_columns:
         "../../scripts/own_study_columns.py"
 
 
+rule own_study_column_summary:
+    """The multi-column experiments of one's own study summarised: per experiment, protocol, eps, column and method
+    the mean error over runs with its interval (Student t at report.level) and standard deviation, and the runs the
+    iteration cap stopped; a CSV and a markdown table beside the figures' tables."""
+    input:
+        lambda w: expand(
+            "results/{own_study}/{own_columns}/column_scores.csv",
+            own_study=w.own_study,
+            own_columns=list(OWN_COLUMNS[w.own_study]),
+        ),
+    output:
+        csv="results/{own_study}/tables/column_summary.csv",
+        markdown="results/{own_study}/tables/column_summary.md",
+    log:
+        "logs/{own_study}/column_summary.log",
+    localrule: True
+    conda:
+        "../../envs/privest.yaml"
+    params:
+        level=config["report"]["level"],
+    script:
+        "../../scripts/own_study_column_summary.py"
+
+
 rule own_study_summary:
     """Mean and standard deviation of the error over runs per experiment, point and method, the methods' rank at each
     point of a figure and the best; and the estimates that the iteration cap stopped (listed at the end of the run)."""
@@ -133,6 +157,10 @@ rule own_studies:
     input:
         privest_studies.own_study.figure_files(config),
         expand("results/{own_study}/tables/summary.csv", own_study=[name for name in OWN if OWN_FIGURES[name]]),
+        expand(
+            "results/{own_study}/tables/column_summary.csv",
+            own_study=[name for name in OWN if OWN_COLUMNS[name]],
+        ),
     localrule: True
 
 
