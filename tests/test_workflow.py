@@ -883,11 +883,17 @@ def test_the_multi_column_example_runs_as_the_guide_writes_it_with_each_column_s
     assert set(scores.loc[scores["column"] == "age", "unit"]) == {"years"}
     ibu = scores[scores["method"] == "IBU"].groupby(["column", "eps"])["error"].mean()
     assert ibu["age"][4.0] < ibu["age"][0.5] and ibu["sex"][4.0] < ibu["sex"][0.5]  # less error at a larger eps
-    before = table.read_bytes(), figure.read_bytes()
+    data = pd.read_csv(results / "age_and_sex" / "column_data.csv")
+    assert data.loc[data["what"] == "kept", "records"].tolist() == [3000]  # ages.csv's every record
+    summary = results / "tables" / "column_summary.csv"
+    means = pd.read_csv(summary).set_index(["eps", "column", "method"])["error_mean"]
+    by_cell = scores.groupby(["eps", "column", "method"])["error"].mean()
+    assert len(means) == 4 * 2 * 3 and np.allclose(means.sort_index(), by_cell.sort_index(), rtol=1e-9)
+    before = table.read_bytes(), figure.read_bytes(), summary.read_bytes()
     rerun = subprocess.run([".venv/bin/snakemake", "--cores", "1", "own_studies", "--forceall", "--configfile",
                             "examples/own_study/columns.yaml"], cwd=work, capture_output=True, text=True, timeout=900)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
-    assert (table.read_bytes(), figure.read_bytes()) == before
+    assert (table.read_bytes(), figure.read_bytes(), summary.read_bytes()) == before
 
 
 def test_a_study_with_chain_and_multi_column_experiments_plans_each_through_its_own_rules(tmp_path):
