@@ -1,6 +1,7 @@
 """A researcher's multi-column experiment (issue 49 item 6): several columns of the study's CSV, one alphabet each,
 every record's tuple reported once a run by a multidimensional solution of ``privest.protocols`` (SPL, SMP or RS+FD),
-each attribute estimated from its own column and scored as the chain scores one column.
+each attribute estimated from its own column and scored as the chain scores one column; and the summary of a study's
+multi-column experiments (``summary``: the mean error over runs with its interval).
 
     studies:
       ages_and_sex:
