@@ -906,6 +906,7 @@ def test_a_study_with_chain_and_multi_column_experiments_plans_each_through_its_
                      str(work / "own.yaml"), cwd=work).stdout
     jobs = dict(re.findall(r"^(own_study_\w+|score)\s+(\d+)$", plan, re.M))
     assert jobs["own_study_columns"] == "1" and jobs["own_study_figure"] == "3" and jobs["own_study_summary"] == "1"
+    assert jobs["own_study_column_summary"] == "1" and "results/ages_mixture/tables/column_summary.csv" in plan
     assert "results/ages_mixture/figures/pair.png" in plan and "results/ages_mixture/pair/column_scores.csv" in plan
     bad = own_study_dir(tmp_path / "bad", experiments={"pair": {**pair, "solution": "rsfd"}})
     result = snakemake("--cores", "1", "--directory", str(bad), "own_studies", "--configfile", str(bad / "own.yaml"),
