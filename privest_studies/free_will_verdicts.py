@@ -15,7 +15,7 @@ import numpy as np
 
 from privest_studies import tables
 from privest_studies.experiment import RAW_SUFFIX
-from privest_studies.uncertainty import NA_RATIO, Difference, Ratio, difference_interval, ratio_interval
+from privest_studies.uncertainty import NA_RATIO, Ratio, difference_interval, ratio_interval
 
 REFERENCE = "GIBU"
 """The method every table ratio is taken over: its own column of Tables 1-2 is the reference (1.00 by definition)."""
@@ -226,8 +226,3 @@ def expected_mse(proposition: int, theta: np.ndarray, eps: Sequence[float], user
         return float(users @ (bits * (1 - bits)).sum(axis=1) / (n**2 * (1 - 2 * f_bar) ** 2))
     raise ValueError(f"proposition must be 2 or 3, got {proposition}")
 
-
-def mean_interval(values: Sequence[float], level: float = 0.95) -> Difference:
-    """The mean of per-run values with its two-sided t interval at ``level`` (``difference_interval`` against 0)."""
-    values = np.asarray(values, dtype=np.float64)
-    return difference_interval(values, np.zeros_like(values), level)

@@ -15,7 +15,8 @@ A record is dropped, or stops the study in one line naming the file and line, fo
 a cell that is not a number (numeric alphabets: linear, binned, numeric, planar), or a value outside the alphabet. A
 ``numeric`` alphabet judges its records exactly as a binned one (the same bins of [min, max]) and keeps each kept
 record's value as well (``load_with_values``): the numeric mechanisms report the numbers.
-``data.missing`` decides for the first two, ``alphabet.outside`` for the third (``error``, the default, or ``drop``).
+``data.missing`` decides for the first two, ``alphabet.outside`` for the third (``error``, the default, or ``drop``):
+the judging is ``own_records``'s, which a multi-column experiment's joint read (``own_columns``) shares.
 Line numbers are the file's physical lines (the header is line 1), quoted line breaks counted.
 """
 
@@ -24,7 +25,6 @@ import logging
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,19 +33,17 @@ import pandas as pd
 from privest.alphabets import Grid
 from privest_studies import own_csv
 from privest_studies.datasets import ADULT_COLUMNS, read_adult
-from privest_studies.regions import Box, cell_of
+from privest_studies.own_records import BINNED, NUMERIC, REASONS, Tally, judge
+from privest_studies.regions import Box
 
-__all__ = ["ADULT_FILES", "BUILTINS", "KINDS", "REASONS", "TABLE_COLUMNS", "alphabet_of", "check_header",
-           "empirical_data", "input_files", "load", "load_with_values", "stamp", "table_rows"]
+__all__ = ["ADULT_FILES", "BUILTINS", "KINDS", "REASONS", "TABLE_COLUMNS", "alphabet_of", "check_categories",
+           "check_header", "empirical_data", "input_files", "load", "load_with_values", "provenance_of", "stamp",
+           "table_rows", "tally_csv"]
 
 BUILTINS = ("ages", "planar", "adult")
 """Built-in datasets: ``ages`` and ``planar`` are prebuilt (results/data/), ``adult`` reads any Adult column."""
 ADULT_FILES = ("data/raw/adult.data", "data/raw/adult.test")
 KINDS = ("linear", "binned", "numeric", "categorical", "planar")
-NUMERIC = ("linear", "binned", "numeric", "planar")
-BINNED = ("binned", "numeric")
-"""The alphabets of equal bins of [min, max]: numeric keeps the values too (its mechanisms report numbers)."""
-REASONS = ("blank", "not_a_number", "outside")
 TABLE_COLUMNS = ["what", "records"]
 
 log = logging.getLogger(__name__)
@@ -232,157 +230,14 @@ def input_files(data: Mapping[str, Any]) -> list[str]:
     return list(ADULT_FILES) if data.get("builtin") == "adult" else []
 
 
-# ------------------------------------------------------------------------------------------------ the records
-
-
-def _numbers(raw: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(values as float64, blank, not a number) of a column of cells: numbers the C parser read, or strings."""
-    if raw.dtype.kind in "iuf":
-        values = raw.to_numpy(dtype=np.float64, na_value=np.nan)
-        blank = np.isnan(values)
-        return values, blank, np.zeros_like(blank)
-    text = raw.astype(str) if raw.dtype.kind == "b" else raw
-    blank = (text.isna() | (text.str.strip() == "")).to_numpy(dtype=bool)
-    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    return values, blank, np.isnan(values) & ~blank
-
-
-def _strings(raw: pd.Series) -> tuple[pd.Series, np.ndarray]:
-    """(cells as stripped strings, blank) of a column."""
-    text = raw.astype("string").str.strip()
-    blank = (text.isna() | (text == "")).to_numpy(dtype=bool)
-    return text, blank
-
-
-def _reasons(blank: np.ndarray, not_a_number: np.ndarray, outside: np.ndarray) -> np.ndarray:
-    """Per record: 0 kept, else 1 + the index in ``REASONS`` of the first reason that applies."""
-    return np.where(blank, 1, np.where(not_a_number, 2, np.where(outside, 3, 0))).astype(np.int8)
-
-
-def _on_line(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(codes, reasons, values) of a chunk on a linear, binned or numeric alphabet (codes and values meaningful where
-    the reason is 0)."""
-    values, blank, not_a_number = _numbers(frame.iloc[:, 0])
-    with np.errstate(invalid="ignore"):
-        if spec["kind"] == "linear":
-            inside = (values % 1 == 0) & (values >= 0) & (values < int(spec["k"]))
-            codes = np.where(inside, values, 0)
-        else:
-            lo, hi, bins = float(spec["min"]), float(spec["max"]), int(spec["bins"])
-            inside = (values >= lo) & (values <= hi)
-            codes = np.minimum(np.floor((np.where(inside, values, lo) - lo) * bins / (hi - lo)), bins - 1)
-    return codes.astype(np.int64), _reasons(blank, not_a_number, ~inside), values
-
-
-def _on_grid(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """(cells, reasons) of a chunk of latitudes and longitudes on a planar alphabet."""
-    (lat, blank_lat, nan_lat), (lon, blank_lon, nan_lon) = _numbers(frame.iloc[:, 0]), _numbers(frame.iloc[:, 1])
-    box = Box(**spec["box"])
-    inside = box.contains(lat, lon)
-    codes = np.zeros(len(frame), dtype=np.int64)
-    codes[inside] = cell_of(Grid(int(spec["columns"]), int(spec["rows"]), float(spec["cell_km"])), box,
-                            lat[inside], lon[inside])
-    return codes, _reasons(blank_lat | blank_lon, nan_lat | nan_lon, ~inside)
-
-
-def _on_categories(frame: pd.DataFrame, spec: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """(codes, reasons, the chunk's categories) of a chunk on a categorical alphabet: codes into the given
-    categories, or into the chunk's own distinct values when the config gives none."""
-    text, blank = _strings(frame.iloc[:, 0])
-    if spec.get("categories"):
-        codes = pd.Index([str(c) for c in spec["categories"]]).get_indexer(text).astype(np.int64)
-        return codes, _reasons(blank, np.zeros_like(blank), (codes < 0) & ~blank), []
-    codes, uniques = pd.factorize(text.mask(blank), use_na_sentinel=True)  # a cell of spaces is no category
-    return codes.astype(np.int64), _reasons(blank, np.zeros_like(blank), np.zeros_like(blank)), list(uniques)
-
-
-@dataclass
-class _Tally:
-    """What the chunks gave: kept codes (with their chunk's categories), counts and first record per reason."""
-
-    records: int = 0
-    kept: list[np.ndarray] = field(default_factory=list)
-    categories: list[list[str]] = field(default_factory=list)
-    values: list[np.ndarray] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(REASONS, 0))
-    first: dict[str, tuple[int, str, int, str]] = field(default_factory=dict)
-
-    def add(self, order: int, source: str, frame: pd.DataFrame, spec: Mapping[str, Any]) -> None:
-        """Convert one chunk (its index: file line numbers) of the ``order``-th source file."""
-        kind = spec["kind"]
-        if kind == "categorical":
-            codes, reasons, categories = _on_categories(frame, spec)
-        elif kind == "planar":
-            codes, reasons = _on_grid(frame, spec)
-            categories = []
-        else:
-            codes, reasons, values = _on_line(frame, spec)
-            categories = []
-            if kind == "numeric":
-                self.values.append(values[reasons == 0])
-        self.records += len(frame)
-        self.kept.append(codes[reasons == 0])
-        self.categories.append(categories)
-        for r, reason in enumerate(REASONS, start=1):
-            bad = reasons == r
-            if (n := int(bad.sum())) and reason not in self.first:
-                i = int(bad.argmax())
-                self.first[reason] = (order, source, int(frame.index[i]), _cells(frame.iloc[i]))
-            self.counts[reason] += n
-
-    def secrets(self) -> tuple[np.ndarray, list[str]]:
-        """The kept codes in file order, and the sorted categories found (categorical alphabets without given ones)."""
-        found = sorted(set().union(*self.categories))
-        if not found:
-            return np.concatenate([np.empty(0, dtype=np.int64), *self.kept]), []
-        position = {c: i for i, c in enumerate(found)}
-        parts = [np.array([position[c] for c in chunk], dtype=np.int64)[codes] if len(codes) else codes
-                 for codes, chunk in zip(self.kept, self.categories, strict=True)]
-        return np.concatenate(parts), found
-
-
-def _cells(row: pd.Series) -> str:
-    """A record's cells as text: 'old', or ('0.02', '0.0') for a latitude and a longitude."""
-    texts = ["" if pd.isna(v) else str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in row]
-    return own_csv.shown(texts[0]) if len(texts) == 1 else "(" + ", ".join(map(own_csv.shown, texts)) + ")"
-
-
-def _outside(spec: Mapping[str, Any]) -> str:
-    kind = spec["kind"]
-    if kind == "linear":
-        return f"outside the alphabet 0..{int(spec['k']) - 1}"
-    if kind in BINNED:
-        return f"outside the bins' range [{float(spec['min']):g}, {float(spec['max']):g}]"
-    if kind == "categorical":
-        return f"not one of the {len(spec['categories'])} given categories"
-    return f"outside the box {dict(spec['box'])}"
-
-
-def _judge(tally: _Tally, data: Mapping[str, Any], spec: Mapping[str, Any], source: Any, what: str) -> None:
-    """One line naming the first record dropped by a reason whose policy is ``error``, and how many such there are."""
-    policy = {"blank": data.get("missing", "error"), "not_a_number": data.get("missing", "error"),
-              "outside": spec.get("outside", "error")}
-    errors = sorted((tally.first[r][:3], r) for r in REASONS if policy[r] == "error" and tally.counts[r])
-    if errors:
-        (_, source, line), reason = errors[0]
-        n = tally.counts[reason]
-        said = f"is {_outside(spec)}" if reason == "outside" else {"blank": "is blank",
-                                                                   "not_a_number": "is not a number"}[reason]
-        fix = "alphabet.outside: drop" if reason == "outside" else "data.missing: drop"
-        raise ValueError(f"{source} line {line}: {what} {tally.first[reason][3]} {said} ({n} such record"
-                         f"{'s' if n != 1 else ''}; set {fix} to drop them)")
-    if tally.records == 0:
-        raise ValueError(f"{source}: no records")
-
-
 # ------------------------------------------------------------------------------------------------ the sources
 
 
-def _tally_csv(table: own_csv.Csv, data: Mapping[str, Any], spec: Mapping[str, Any]) -> _Tally:
+def tally_csv(table: own_csv.Csv, data: Mapping[str, Any], spec: Mapping[str, Any], joint: bool = False) -> Tally:
     """The records of a CSV file whose header ``check_header`` checked, each field count checked against the header
-    (``own_csv.shape``)."""
+    (``own_csv.shape``); ``joint``: every record's reason kept too (``Tally``)."""
     path, columns = table.path, columns_of(data, spec)
-    tally = _Tally()
+    tally = Tally(joint=joint)
     try:
         lines = own_csv.shape(table)
         for chunk in own_csv.chunks(table, columns, spec["kind"] in NUMERIC, lines):
@@ -396,11 +251,11 @@ def _tally_csv(table: own_csv.Csv, data: Mapping[str, Any], spec: Mapping[str, A
     return tally
 
 
-def _tally_adult(files: Sequence[str], data: Mapping[str, Any], spec: Mapping[str, Any]) -> _Tally:
+def _tally_adult(files: Sequence[str], data: Mapping[str, Any], spec: Mapping[str, Any]) -> Tally:
     """The records of one Adult column, file by file (``?`` is blank)."""
     if not files:
         raise ValueError("builtin adult needs the raw Adult files (adult_files: data/raw/adult.data, adult.test)")
-    tally = _Tally()
+    tally = Tally()
     for order, path in enumerate(files):
         df = read_adult(path)
         tally.add(order, str(path), df[[data["column"]]].set_axis(df["line"].to_numpy()), spec)
@@ -451,28 +306,44 @@ def load_with_values(data: Mapping[str, Any], alphabet: Mapping[str, Any], adult
         raise ValueError(f"builtin {data['builtin']} is prebuilt (results/data/): nothing to load")
     columns = columns_of(data, alphabet)
     if "csv" in data:
-        source, tally = data["csv"], _tally_csv(table, data, alphabet)
+        source, tally = data["csv"], tally_csv(table, data, alphabet)
     else:
         source, tally = [str(f) for f in adult_files], _tally_adult(adult_files, data, alphabet)
-    _judge(tally, data, alphabet, source, ", ".join(columns))
+    judge(tally, data, alphabet, source, ", ".join(columns))
     secrets, found = tally.secrets()
     if secrets.size == 0:
         raise ValueError(f"{source}: no records kept ({tally.records} read, dropped {tally.counts})")
-    if "csv" in data and (garbled := [c for c in found if any("\x80" <= ch <= "\x9f" for ch in c)]):
-        raise ValueError(f"{source}: category {own_csv.shown(garbled[0])} holds a C1 control character, which text "
-                         f"does not: the file is likely cp1252, not {table.encoding}; set data.encoding: cp1252")
-    alphabet_file = alphabet_of(alphabet, columns[0], found)
-    provenance = {"source": source, **({"columns": columns} if len(columns) > 1 else {"column": columns[0]}),
-                  "records": tally.records, "kept": int(secrets.size), "dropped": dict(tally.counts)}
     if "csv" in data:
+        check_categories(table, found)
+    alphabet_file = alphabet_of(alphabet, columns[0], found)
+    values = np.concatenate([np.empty(0), *tally.values]) if alphabet["kind"] == "numeric" else None
+    return secrets, values, alphabet_file, provenance_of(source, columns, tally.records, secrets.size, tally.counts,
+                                                         table)
+
+
+def check_categories(table: own_csv.Csv, found: Sequence[str]) -> None:
+    """One line naming the CSV file when a category found in it holds a C1 control character (text holds none: the
+    file is likely cp1252 read as another encoding)."""
+    if garbled := [c for c in found if any("\x80" <= ch <= "\x9f" for ch in c)]:
+        raise ValueError(f"{table.path}: category {own_csv.shown(garbled[0])} holds a C1 control character, which "
+                         f"text does not: the file is likely cp1252, not {table.encoding}; set data.encoding: cp1252")
+
+
+def provenance_of(source: str | Sequence[str], columns: Sequence[str], records: int, kept: int,
+                  dropped: Mapping[str, int], table: own_csv.Csv | None) -> dict:
+    """What was read, kept and dropped, and why (logged in one line): {source, column or columns, records read,
+    kept, dropped: {blank, not_a_number, outside}}, plus the encoding, delimiter, compression and SHA-256 of a CSV
+    file (``table``; None for the Adult files)."""
+    provenance = {"source": source, **({"columns": list(columns)} if len(columns) > 1 else {"column": columns[0]}),
+                  "records": int(records), "kept": int(kept), "dropped": {r: int(dropped[r]) for r in REASONS}}
+    if table is not None:
         provenance |= {"encoding": table.encoding, "delimiter": table.delimiter,
                        **({"compression": table.compression} if table.compression else {}),
-                       "sha256": _sha256(data["csv"])}
+                       "sha256": _sha256(table.path)}
     log.info("%s: %d records read, %d kept; dropped %d blank, %d not a number, %d outside the alphabet",
-             source if isinstance(source, str) else " and ".join(source), tally.records, secrets.size,
-             *(tally.counts[r] for r in REASONS))
-    values = np.concatenate([np.empty(0), *tally.values]) if alphabet["kind"] == "numeric" else None
-    return secrets, values, alphabet_file, provenance
+             source if isinstance(source, str) else " and ".join(source), records, kept,
+             *(dropped[r] for r in REASONS))
+    return provenance
 
 
 def _sha256(path: str) -> str:

@@ -22,7 +22,7 @@ import matplotlib.lines
 import matplotlib.patches
 import numpy as np
 
-from privest_studies import own_study, plotting
+from privest_studies import own_columns, own_study, plotting
 from privest_studies.experiment import FAMILIES, KIND_NAMES, RAW_SUFFIX, Experiment, describe
 
 T = TypeVar("T")
@@ -316,10 +316,11 @@ def draw_rounds(specs: Sequence[Experiment], alphabet: dict, scores, name: str):
 
 
 def draw_columns(rows: Sequence[dict], alphabets: Sequence[dict], spec: dict, name: str, study: str,
-                 records: int, runs: int, stopping: dict):
+                 records: str, runs: int, stopping: dict):
     """The figure of a multi-column experiment (``own_columns``): a panel per column, its error (EMD in the column's
     unit, TV on categories) against eps, the mean over runs of each method with a band of +-1 s.d., the means the
-    iteration cap stopped in a run ringed. ``rows``: ``own_columns.scores``."""
+    iteration cap stopped in a run ringed. ``rows``: ``own_columns.scores``; ``records``: the records read, kept and
+    dropped in words (``own_columns.kept_text``)."""
     columns = list(spec["columns"])
     methods = list(dict.fromkeys(r["method"] for r in rows))
     colour = colours(methods)
@@ -344,9 +345,9 @@ def draw_columns(rows: Sequence[dict], alphabets: Sequence[dict], spec: dict, na
     handles += [matplotlib.patches.Patch(color="gray", alpha=0.3, label=BAND),
                 matplotlib.lines.Line2D([], [], **RING, label="a run stopped at the iteration cap")]
     fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
-    solution = {"spl": "SPL", "smp": "SMP", "rsfd": "RS+FD"}[spec["solution"]]
+    solution = own_columns.SOLUTION_NAMES[spec["solution"]]
     fig.suptitle(f"{study}: {name}\n{solution} with {spec['protocol']} on each of {len(columns)} "
-                 f"columns; {records:,} records, each reporting its tuple once a run", fontsize=9)
+                 f"columns; {records}, each reporting its tuple once a run", fontsize=9)
     said = {"INV-N": "INV-N: the unbiased estimate normalised", "INV-P": "INV-P: projected",
             "IBU": f"IBU: GIBU on the column's likelihood ({plotting.stopping_note(stopping)})"}
     fig.text(0.01, -0.04, f"mean of {runs} runs per eps, band ± 1 s.d.; " + "; ".join(said[m] for m in methods),

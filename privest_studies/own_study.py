@@ -284,7 +284,9 @@ def prior_size(study: Mapping[str, Any], table: own_csv.Csv | None = None) -> tu
     """(k, the dataset's records) of a study before its data job ran, from the config and the CSV's header and size
     (``own_csv.Csv.records_guess``; ``table``: the CSV as ``own_data.check_header`` inspected it, else inspected
     here); a categorical alphabet without given categories counts 2 (a lower bound). None for the built-in planar
-    dataset (its size is its region's)."""
+    dataset (its size is its region's) and for a study of multi-column experiments only (it has no data job)."""
+    if "alphabet" not in study:  # multi-column experiments only (check): no data job, no chain
+        return None
     data, alphabet = study["data"], study["alphabet"]
     if data.get("builtin") == "planar":
         return None
@@ -341,7 +343,7 @@ def check(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
         key = f"config key studies.{name}"
         if name in RESERVED:
             raise ValueError(f"{key}: {name!r} is taken by the pipeline; choose another study name")
-        table = own_data.check_header(f"{key}.data", study["data"], study["alphabet"])
+        table = _check_single_column_data(key, study)
         for label, spec in study["experiments"].items():
             if own_columns.is_columns(spec):
                 own_columns.check(f"{key}.experiments.{label}", study, spec)
@@ -350,6 +352,28 @@ def check(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
             sizes[name] = size
         check_resources(name, study, built, size)
     return sizes
+
+
+def _check_single_column_data(key: str, study: Mapping[str, Any]) -> own_csv.Csv | None:
+    """The study's ``alphabet`` and ``data.column``, which its single-column experiments read (``check_header``): one
+    line naming the key a single-column experiment needs and the config lacks. A study of multi-column experiments
+    only goes without both (each experiment's ``columns`` holds its alphabets), and is refused either (no experiment
+    would read it)."""
+    single, data = list(chain_experiments(study)), study["data"]
+    if not single:
+        if given := [name for name, held in (("alphabet", "alphabet" in study), ("data.column", "column" in data))
+                     if held]:
+            raise ValueError(f"{key}.{given[0]}: no experiment of this study reads it: each is multi-column, its "
+                             "columns' alphabets under columns; remove it")
+        return None
+    if "alphabet" not in study:
+        raise ValueError(f"{key}.alphabet: the single-column experiment {single[0]} needs the study's alphabet (only "
+                         "multi-column experiments, each column with its own alphabet, go without)")
+    if ("column" not in data and data.get("builtin") not in ("ages", "planar")
+            and study["alphabet"].get("kind") != "planar"):
+        raise ValueError(f"{key}.data.column: the single-column experiment {single[0]} reads its secrets from one "
+                         "column: name it (only multi-column experiments, each with its columns, go without)")
+    return own_data.check_header(f"{key}.data", data, study["alphabet"])
 
 
 def error_of(columns: Sequence[str]) -> str:

@@ -96,6 +96,14 @@ def difference_interval(a: Sequence[float], b: Sequence[float], level: float = 0
     return Difference(mean, mean - half, mean + half, se, m, level)
 
 
+def mean_interval(values: Sequence[float], level: float = 0.95) -> Difference:
+    """The mean of per-run values with its two-sided t interval at ``level`` (``difference_interval`` against 0): a
+    mean error over runs and its uncertainty (the free-will propositions' simulated errors, an own multi-column
+    study's summary)."""
+    values = np.asarray(values, dtype=np.float64)
+    return difference_interval(values, np.zeros_like(values), level)
+
+
 def worst(ratios: Sequence[Ratio]) -> Ratio:
     """The largest of several ratios as one interval: each end the largest of the ends, which covers the largest
     true ratio whenever each interval covers its own; NA when none can run."""

@@ -5,7 +5,7 @@ error over runs with its interval (Student t on runs - 1 degrees of freedom), an
 
 import numpy as np
 
-from privest_studies import experiment, files, free_will, free_will_verdicts, jobs, plotting
+from privest_studies import experiment, files, free_will, free_will_verdicts, jobs, plotting, uncertainty
 
 NAMES = {"[INV]_M-raw": r"$[\mathrm{INV}]_\mathrm{M}$ (eq. 9)", "[RAP]_M-raw": r"$[\mathrm{RAP}]_\mathrm{M}$ (eq. 14)"}
 
@@ -26,7 +26,7 @@ def main() -> None:
         rows = table[(table["mechanism_set"] == panel["mechanism_set"]) & (table["method"] == panel["method"])]
         for n, runs in rows.sort_values("run").groupby("n")["l2sq"]:
             bound = free_will.proposition_bound(panel["proposition"], theta, members, int(n))
-            mse = free_will_verdicts.mean_interval(runs.to_numpy(dtype=float), snakemake.params.level)
+            mse = uncertainty.mean_interval(runs.to_numpy(dtype=float), snakemake.params.level)
             lines.append({"mechanism_set": panel["mechanism_set"], "proposition": panel["proposition"],
                           "method": panel["method"], "n": int(n), "eps_n": bound["eps_n"], "bound": bound["bound"],
                           "floor": bound["floor"], "runs": mse.runs, "mse_mean": mse.mean,

@@ -20,7 +20,7 @@ The study layer (``privest_studies``) keeps an order of its own, lowest first (`
 
     files, jobs, configuration, tables, uncertainty, regions, plotting,   what every study and script shares
     run_cost
-    -> fetch -> datasets -> own_csv -> own_data                            the data: fetched, read, binned
+    -> fetch -> datasets -> own_csv -> own_records -> own_data             the data: fetched, read, binned
     -> experiment (mechanisms -> families -> spec -> reports -> estimates -> scores) -> cost    the one chain
     -> ibu_theory -> reproduction (records -> placeholders -> printed -> checks -> judging) -> report -> rendering
                                                                            the papers' theory, checks and report
@@ -135,6 +135,7 @@ STUDY_ORDER = (
     "privest_studies.fetch",
     "privest_studies.datasets",
     "privest_studies.own_csv",
+    "privest_studies.own_records",
     "privest_studies.own_data",
     "privest_studies.experiment.mechanisms",
     "privest_studies.experiment.families",

@@ -286,7 +286,8 @@ def test_every_multi_column_solution_with_every_protocol_runs_or_is_refused_nami
     columns = {"x": ALPHABETS["linear"][0], "hours": ALPHABETS["binned"][0], "town": ALPHABETS["categorical"][0]}
     config = study("linear", {"cols": {"columns": columns, "solution": solution, "protocol": kind, "eps": [1.0, 3.0],
                                        "estimators": ["inv", "ibu"]}})
-    config["studies"]["cell"]["data"]["csv"] = str(tmp_path / "cell.csv")
+    config["studies"]["cell"]["data"] = {"csv": str(tmp_path / "cell.csv")}  # no data.column: the columns hold it
+    del config["studies"]["cell"]["alphabet"]
     if solution == "rsfd" and kind not in protocols.RSFD_PROTOCOLS:
         with pytest.raises(ValueError, match=rf"experiments\.cols\.protocol: rsfd with '{kind}' at eps = 1: ") as error:
             own_study.check(config)
@@ -294,7 +295,8 @@ def test_every_multi_column_solution_with_every_protocol_runs_or_is_refused_nami
         return
     own_study.check(config)
     spec = config["studies"]["cell"]["experiments"]["cols"]
-    secrets, alphabets = own_columns.load(config["studies"]["cell"]["data"], columns)
+    secrets, alphabets, provenance = own_columns.load(config["studies"]["cell"]["data"], columns)
+    assert provenance["records"] == provenance["kept"] == 150
     assert secrets.shape == (150, 3) and [a["k"] for a in alphabets] == [6, 5, 5]
     scored = own_columns.scores("cell", "cols", spec, secrets, alphabets, 2, 11, STOPPING)
     assert len(scored) == 2 * 2 * 3 * 3  # eps x runs x columns x (INV-N, INV-P, IBU)

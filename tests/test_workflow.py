@@ -7,6 +7,7 @@ config validation before any job, and byte-identical regeneration of a deleted i
 
 import copy
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from scipy import stats
 from test_workflow_module import fresh_clone
 
 from privest.sampling import rng_for
@@ -881,11 +883,17 @@ def test_the_multi_column_example_runs_as_the_guide_writes_it_with_each_column_s
     assert set(scores.loc[scores["column"] == "age", "unit"]) == {"years"}
     ibu = scores[scores["method"] == "IBU"].groupby(["column", "eps"])["error"].mean()
     assert ibu["age"][4.0] < ibu["age"][0.5] and ibu["sex"][4.0] < ibu["sex"][0.5]  # less error at a larger eps
-    before = table.read_bytes(), figure.read_bytes()
+    data = pd.read_csv(results / "age_and_sex" / "column_data.csv")
+    assert data.loc[data["what"] == "kept", "records"].tolist() == [3000]  # ages.csv's every record
+    summary = results / "tables" / "column_summary.csv"
+    means = pd.read_csv(summary).set_index(["eps", "column", "method"])["error_mean"]
+    by_cell = scores.groupby(["eps", "column", "method"])["error"].mean()
+    assert len(means) == 4 * 2 * 3 and np.allclose(means.sort_index(), by_cell.sort_index(), rtol=1e-9)
+    before = table.read_bytes(), figure.read_bytes(), summary.read_bytes()
     rerun = subprocess.run([".venv/bin/snakemake", "--cores", "1", "own_studies", "--forceall", "--configfile",
                             "examples/own_study/columns.yaml"], cwd=work, capture_output=True, text=True, timeout=900)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
-    assert (table.read_bytes(), figure.read_bytes()) == before
+    assert (table.read_bytes(), figure.read_bytes(), summary.read_bytes()) == before
 
 
 def test_a_study_with_chain_and_multi_column_experiments_plans_each_through_its_own_rules(tmp_path):
@@ -898,12 +906,68 @@ def test_a_study_with_chain_and_multi_column_experiments_plans_each_through_its_
                      str(work / "own.yaml"), cwd=work).stdout
     jobs = dict(re.findall(r"^(own_study_\w+|score)\s+(\d+)$", plan, re.M))
     assert jobs["own_study_columns"] == "1" and jobs["own_study_figure"] == "3" and jobs["own_study_summary"] == "1"
+    assert jobs["own_study_column_summary"] == "1" and "results/ages_mixture/tables/column_summary.csv" in plan
     assert "results/ages_mixture/figures/pair.png" in plan and "results/ages_mixture/pair/column_scores.csv" in plan
     bad = own_study_dir(tmp_path / "bad", experiments={"pair": {**pair, "solution": "rsfd"}})
     result = snakemake("--cores", "1", "--directory", str(bad), "own_studies", "--configfile", str(bad / "own.yaml"),
                        cwd=bad, check=False)
     assert result.returncode == 1 and len(result.stderr.splitlines()) == 1, result.stderr
     assert "config key studies.ages_mixture.experiments.pair.protocol: rsfd with 'olh' at eps = 1: " in result.stderr
+
+
+def test_a_study_of_multi_column_experiments_only_runs_without_data_column_drops_whole_records_and_summarises(
+        tmp_path):
+    """A study whose experiments are all multi-column, with no data.column and no study alphabet, on a generated CSV
+    with blank and outside cells: each record with a dropped cell dropped whole and counted (column_data.csv, as
+    pandas counts them), every experiment scored on the kept records, and the summary's means and intervals those of
+    the scores; the same study with a single-column experiment added is refused before any job, naming data.column."""
+    rng = np.random.default_rng(17)
+    people = pd.DataFrame({"age": rng.integers(18, 80, 150).astype(object), "sex": rng.choice(["F", "M"], 150),
+                           "town": rng.choice(list("abc"), 150)})
+    people.loc[[3, 40], "age"], people.loc[[7, 40], "sex"], people.loc[[11, 90], "age"] = "", "", 130
+    (tmp_path / "people.csv").write_text(people.to_csv(index=False))
+    (tmp_path / "config.yaml").write_text((ROOT / "config.yaml").read_text())
+    columns = {"age": {"kind": "linear", "k": 100, "unit": "years", "outside": "drop"}, "sex": {"kind": "categorical"}}
+    study = {"data": {"csv": "people.csv", "missing": "drop"}, "runs": 3, "ibu": {"delta": 1e-6, "max_iter": 200},
+             "experiments": {"pair": {"columns": columns, "solution": "spl", "protocol": "grr", "eps": [1.0, 4.0],
+                                      "estimators": ["inv", "ibu"]},
+                             "trio": {"columns": {**columns, "town": {"kind": "categorical"}}, "solution": "rsfd",
+                                      "protocol": "sue_rnd", "eps": [2.0], "estimators": ["ibu"]}}}
+    (tmp_path / "own.yaml").write_text(yaml.safe_dump({"studies": {"people": study}}))
+    snakemake("--cores", "1", "--directory", str(tmp_path), "own_studies", "--configfile", str(tmp_path / "own.yaml"),
+              cwd=tmp_path)
+    results = tmp_path / "results" / "people"
+    blank = (people[["age", "sex"]] == "").any(axis=1)
+    outside = ~blank & (pd.to_numeric(people["age"], errors="coerce") >= 100)
+    kept = people[~blank & ~outside]
+    for name in ("pair", "trio"):
+        assert (results / "figures" / f"{name}.png").stat().st_size > 1000
+        table = pd.read_csv(results / name / "column_data.csv").set_index(["column", "what"])["records"]
+        assert (table["all", "records read"], table["all", "kept"]) == (150, len(kept)) == (150, 145)
+        assert (table["all", "dropped: blank cell"], table["all", "dropped: outside the alphabet"]) == (3, 2)
+        assert (table["age", "dropped: blank cell"], table["sex", "dropped: blank cell"]) == (2, 2)
+        provenance = json.loads((results / name / "column_data_provenance.json").read_text())
+        assert provenance["kept"] == 145 and provenance["dropped_by_column"]["age"]["outside"] == 2
+    scores = pd.concat(pd.read_csv(results / name / "column_scores.csv", keep_default_na=False, na_values=[""])
+                       for name in ("pair", "trio"))
+    assert len(scores) == 2 * 3 * 2 * 3 + 1 * 3 * 3 * 1  # eps x runs x columns x methods, each experiment
+    summary = pd.read_csv(results / "tables" / "column_summary.csv", keep_default_na=False, na_values=[""])
+    assert len(summary) == 2 * 2 * 3 + 3 * 1 and (summary["runs"] == 3).all()
+    for (experiment, eps, column, method), runs in scores.groupby(["experiment", "eps", "column", "method"]):
+        line = summary[(summary["experiment"] == experiment) & (summary["eps"] == eps) & (summary["column"] == column)
+                       & (summary["method"] == method)].iloc[0]
+        low, high = stats.t.interval(0.95, 2, loc=runs["error"].mean(), scale=stats.sem(runs["error"]))
+        np.testing.assert_allclose([line["error_mean"], line["error_low"], line["error_high"]],
+                                   [runs["error"].mean(), max(low, 0.0), high], rtol=1e-9)
+    assert "## trio: RS+FD with sue_rnd, 3 runs" in (results / "tables" / "column_summary.md").read_text()
+    single = {**study, "alphabet": {"kind": "linear", "k": 100},
+              "experiments": {**study["experiments"], "one": {"mechanisms": ["krr"], "eps": [1.0],
+                                                              "estimators": ["inv"]}}}
+    (tmp_path / "single.yaml").write_text(yaml.safe_dump({"studies": {"people": single}}))
+    result = snakemake("--cores", "1", "--directory", str(tmp_path), "own_studies", "--configfile",
+                       str(tmp_path / "single.yaml"), cwd=tmp_path, check=False)
+    assert result.returncode == 1 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert "config key studies.people.data.column: the single-column experiment one reads" in result.stderr
 
 
 @pytest.mark.parametrize(("change", "message"), [

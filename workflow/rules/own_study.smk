@@ -75,12 +75,19 @@ rule own_study_figure:
 
 
 rule own_study_columns:
-    """A multi-column experiment of one's own study (privest_studies/own_columns.py): the CSV's columns read jointly,
+    """A multi-column experiment of one's own study (privest_studies/own_columns.py): the CSV's columns read jointly
+    (a record dropped whole, or refused, as each column's policy says; the records read, kept and dropped in a table),
     every record's tuple reported by the multidimensional solution at each eps in every run, each attribute estimated
     from its own column and scored (EMD in the column's unit, TV on categories); one figure, a panel per column."""
     input:
         lambda w: OWN[w.own_study]["data"]["csv"],
     output:
+        data=report(
+            "results/{own_study}/{own_columns}/column_data.csv",
+            caption="../report/own_study_column_data.rst",
+            category="{own_study}",
+        ),
+        provenance="results/{own_study}/{own_columns}/column_data_provenance.json",
         scores="results/{own_study}/{own_columns}/column_scores.csv",
         pdf="results/{own_study}/figures/{own_columns}.pdf",
         png=report(
@@ -100,6 +107,30 @@ rule own_study_columns:
         file_stamp=lambda w: privest_studies.own_data.stamp(OWN[w.own_study]["data"]),
     script:
         "../../scripts/own_study_columns.py"
+
+
+rule own_study_column_summary:
+    """The multi-column experiments of one's own study summarised: per experiment, protocol, eps, column and method
+    the mean error over runs with its interval (Student t at report.level) and standard deviation, and the runs the
+    iteration cap stopped; a CSV and a markdown table beside the figures' tables."""
+    input:
+        lambda w: expand(
+            "results/{own_study}/{own_columns}/column_scores.csv",
+            own_study=w.own_study,
+            own_columns=list(OWN_COLUMNS[w.own_study]),
+        ),
+    output:
+        csv="results/{own_study}/tables/column_summary.csv",
+        markdown="results/{own_study}/tables/column_summary.md",
+    log:
+        "logs/{own_study}/column_summary.log",
+    localrule: True
+    conda:
+        "../../envs/privest.yaml"
+    params:
+        level=config["report"]["level"],
+    script:
+        "../../scripts/own_study_column_summary.py"
 
 
 rule own_study_summary:
@@ -126,6 +157,10 @@ rule own_studies:
     input:
         privest_studies.own_study.figure_files(config),
         expand("results/{own_study}/tables/summary.csv", own_study=[name for name in OWN if OWN_FIGURES[name]]),
+        expand(
+            "results/{own_study}/tables/column_summary.csv",
+            own_study=[name for name in OWN if OWN_COLUMNS[name]],
+        ),
     localrule: True
 
 
