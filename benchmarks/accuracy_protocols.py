@@ -6,14 +6,14 @@ Run from the repository root:
 ``.venv/bin/python benchmarks/accuracy_protocols.py [--output docs/accuracy-protocols.md]``.
 
 The setting, fixed before the run: k = 20 values, theta a Zipf distribution with exponent 1.5 (theta_v proportional to
-(v + 1)^-1.5: 43% on the first value, 0.5% on the last), n = 10^4 users, eps in {0.5, 1, 2} (the longitudinal
-protocols' eps1 = eps / 2, their default), 20 seeds a cell. Per protocol and eps: the mean total variation distance
-(the error on categories; for dBitFlipPM on its buckets) of GIBU (the default: SQUAREM, then Newton, to a gap of 1e-10), of INV-P
+(v + 1)^-1.5: 43% on the first value, 0.5% on the last), n = 10^4 users, eps in {0.5, 1, 2} (the longitudinal protocols'
+eps1 = eps / 2, their default), 20 seeds a cell. Per protocol and eps: the mean total variation distance (the error on
+categories; for dBitFlipPM on its buckets) of GIBU (the default: SQUAREM, then Newton, to a gap of 1e-10), of INV-P
 (``post="projection"``, the estimate projected onto the simplex) and of INV-N (``post="normalization"``,
 multi-freq-ldpy's MI: clipped at 0 and renormalised), and the paired differences GIBU - INV-P and GIBU - INV-N with
-their 95% intervals (normal, over the 20 seeds). The multidimensional solutions run on three attributes of 20, 10 and
-5 values, each Zipf, and are scored by the mean over attributes. The verdict rule, fixed before the first run: GIBU
-is "closer" where the interval of the difference lies below 0, "farther" where above, else "level". (The first run,
+their 95% intervals (normal, over the 20 seeds). The multidimensional solutions run on three attributes of 20, 10 and 5
+values, each Zipf, and are scored by the mean over attributes. The verdict rule, fixed before the first run: GIBU is
+"closer" where the interval of the difference lies below 0, "farther" where above, else "level". (The first run,
 2026-11-28 02:15, compared GIBU with INV-P only; the same rule against INV-N, multi-freq-ldpy's estimator, was added
 after it.)
 """

@@ -55,7 +55,6 @@ CHAIN_METHODS = {"INV-N": "norm-mul", "IBU": "GIBU"}
 """The chain's method names (family inv's INV-N is ``post="normalization"`` = Norm-Mul; family ibu on a protocol is
 GIBU on its reports) as this study names them; the chain's INV-P is not shown."""
 RUN_COLUMNS = ["grid", "dataset", "protocol", "eps", "run", "method", "mse", "emd", "iterations", "capped"]
-SOLUTION_NAMES = {"spl": "SPL", "smp": "SMP", "rsfd": "RS+FD"}
 TITLES = {"single": "single attribute (notebook 1)", "longitudinal": "longitudinal (notebook 3)",
           "multidim": "multidimensional (notebook 2)"}
 
@@ -209,7 +208,7 @@ def run_job(job: str, data: Mapping[str, np.ndarray], config: Mapping[str, Any])
     if grid == "multidim":
         dataset, solution = rest.split("_", 1)
         secrets, ks = np.asarray(data["secrets"]), [int(k) for k in data["ks"]]
-        label, eps_grid, ordinal = SOLUTION_NAMES[solution], study["multidim"]["eps"], False
+        label, eps_grid, ordinal = protocols.SOLUTION_NAMES[solution], study["multidim"]["eps"], False
     else:
         dataset, kind, secrets = "ages", rest, np.asarray(data["secrets"])
         k = int(np.asarray(data["theta"]).size)
@@ -261,7 +260,7 @@ def order(config: Mapping[str, Any], grid: str) -> list[str]:
     """The protocols of a grid in the config's order, as the rows name them."""
     study = study_config(config, STUDY)
     if grid == "multidim":
-        return [SOLUTION_NAMES[s] for s in study["multidim"]["solutions"]]
+        return [protocols.SOLUTION_NAMES[s] for s in study["multidim"]["solutions"]]
     return list(study[grid]["protocols"])
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from privest import gibu, protocols, rng_for
 from privest.alphabets import Alphabet
-from privest.protocols.multidim import SOLUTIONS
+from privest.protocols.multidim import SOLUTION_NAMES, SOLUTIONS
 from privest_studies import own_data, own_records, tables, uncertainty
 from privest_studies.experiment.scores import error_column
 
@@ -52,7 +52,6 @@ ESTIMATORS = {"inv": ("INV-N", "INV-P"), "ibu": ("IBU",)}
 """The estimator families a multi-column experiment takes, and the methods each scores."""
 POSTS = {"INV-N": "normalization", "INV-P": "projection"}
 COLUMN_KINDS = ("linear", "binned", "numeric", "categorical")
-SOLUTION_NAMES = {"spl": "SPL", "smp": "SMP", "rsfd": "RS+FD"}
 SCORE_COLUMNS = ["study", "experiment", "solution", "protocol", "column", "metric", "unit", "eps", "run", "method",
                  "error", "iterations", "capped", "note"]
 

@@ -22,7 +22,8 @@ import matplotlib.lines
 import matplotlib.patches
 import numpy as np
 
-from privest_studies import own_columns, own_study, plotting
+from privest import protocols
+from privest_studies import own_study, plotting
 from privest_studies.experiment import FAMILIES, KIND_NAMES, RAW_SUFFIX, Experiment, describe
 
 T = TypeVar("T")
@@ -345,7 +346,7 @@ def draw_columns(rows: Sequence[dict], alphabets: Sequence[dict], spec: dict, na
     handles += [matplotlib.patches.Patch(color="gray", alpha=0.3, label=BAND),
                 matplotlib.lines.Line2D([], [], **RING, label="a run stopped at the iteration cap")]
     fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
-    solution = own_columns.SOLUTION_NAMES[spec["solution"]]
+    solution = protocols.SOLUTION_NAMES[spec["solution"]]
     fig.suptitle(f"{study}: {name}\n{solution} with {spec['protocol']} on each of {len(columns)} "
                  f"columns; {records}, each reporting its tuple once a run", fontsize=9)
     said = {"INV-N": "INV-N: the unbiased estimate normalised", "INV-P": "INV-P: projected",

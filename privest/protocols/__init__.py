@@ -129,7 +129,7 @@ from privest.protocols.hadamard_mechanism import FWHT_ORDER_MAX, HM, HmReports
 from privest.protocols.hashing import BLH, OLH, OLH_EPS_MAX, HashReports
 from privest.protocols.histogram import SHE, THE, the_threshold
 from privest.protocols.longitudinal import LBLH, LGRR, LOLH, LOSUE, LOUE, LSOUE, LSUE
-from privest.protocols.multidim import RSFD_PROTOCOLS, Multidimensional, MultiReports, rsfd, smp, spl
+from privest.protocols.multidim import RSFD_PROTOCOLS, SOLUTION_NAMES, Multidimensional, MultiReports, rsfd, smp, spl
 from privest.protocols.packed import PackedBits
 from privest.protocols.rappor_bloom import BloomReports, RapporBloom, RapporDecoding, nonnegative_lasso
 from privest.protocols.response import GRR, HR
@@ -168,6 +168,7 @@ __all__ = [
     "RSFD_PROTOCOLS",
     "SHE",
     "SKETCH_NAMES",
+    "SOLUTION_NAMES",
     "SS",
     "SUE",
     "THE",

@@ -49,6 +49,7 @@ from privest.rappor import distinct_rows
 __all__ = [
     "RSFD_PROTOCOLS",
     "SOLUTIONS",
+    "SOLUTION_NAMES",
     "MultiReports",
     "Multidimensional",
     "rsfd",
@@ -57,6 +58,9 @@ __all__ = [
 ]
 
 SOLUTIONS = ("spl", "smp", "rsfd")
+
+SOLUTION_NAMES = {"spl": "SPL", "smp": "SMP", "rsfd": "RS+FD"}
+"""Each solution's name as the papers and multi-freq-ldpy write it, for tables and figures."""
 
 RSFD_PROTOCOLS = ("grr", "sue_zero", "oue_zero", "sue_rnd", "oue_rnd", "adp")
 """RS+FD's protocols: GRR (fake data a uniform value), SUE or OUE of the zero vector (UE-zero) or of a uniform random
