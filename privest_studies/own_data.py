@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from privest.alphabets import Grid
-from privest_studies import own_csv
+from privest_studies import own_csv, own_items
 from privest_studies.datasets import ADULT_COLUMNS, read_adult
 from privest_studies.regions import Box, cell_of
 
@@ -41,7 +41,7 @@ __all__ = ["ADULT_FILES", "BUILTINS", "KINDS", "REASONS", "TABLE_COLUMNS", "alph
 BUILTINS = ("ages", "planar", "adult")
 """Built-in datasets: ``ages`` and ``planar`` are prebuilt (results/data/), ``adult`` reads any Adult column."""
 ADULT_FILES = ("data/raw/adult.data", "data/raw/adult.test")
-KINDS = ("linear", "binned", "numeric", "categorical", "planar")
+KINDS = ("linear", "binned", "numeric", "categorical", "planar", "large")
 NUMERIC = ("linear", "binned", "numeric", "planar")
 BINNED = ("binned", "numeric")
 """The alphabets of equal bins of [min, max]: numeric keeps the values too (its mechanisms report numbers)."""
@@ -127,6 +127,7 @@ def _check_alphabet(key: str, data: Mapping[str, Any], alphabet: Mapping[str, An
     """One line naming ``key`` when the alphabet lacks what its kind needs or the data lacks its column."""
     kind = alphabet["kind"]
     need = {"linear": ["k"], "binned": ["min", "max", "bins"], "numeric": ["min", "max", "bins"], "categorical": [],
+            "large": [],
             "planar": ["box", "columns", "rows", "cell_km", "latitude", "longitude"]}[kind]
     if missing := [name for name in need if name not in alphabet]:
         raise ValueError(f"{key}: a {kind} alphabet needs alphabet.{', alphabet.'.join(missing)}")
@@ -310,7 +311,7 @@ class _Tally:
     def add(self, order: int, source: str, frame: pd.DataFrame, spec: Mapping[str, Any]) -> None:
         """Convert one chunk (its index: file line numbers) of the ``order``-th source file."""
         kind = spec["kind"]
-        if kind == "categorical":
+        if kind in ("categorical", "large"):  # a large alphabet's distinct cells become items (own_items)
             codes, reasons, categories = _on_categories(frame, spec)
         elif kind == "planar":
             codes, reasons = _on_grid(frame, spec)
@@ -428,7 +429,7 @@ def load_with_values(data: Mapping[str, Any], alphabet: Mapping[str, Any], adult
 
     Returns
     -------
-    secrets : numpy.ndarray of int64, shape (kept,)
+    secrets : numpy.ndarray of int64 (a large alphabet: uint64 items, ``own_items``), shape (kept,)
         The kept records' secrets in 0..k-1, in file order.
     values : numpy.ndarray of float64, shape (kept,), or None
         On a numeric alphabet the kept records' numbers, in the same order (each in [min, max], in its secret's
@@ -461,7 +462,11 @@ def load_with_values(data: Mapping[str, Any], alphabet: Mapping[str, Any], adult
     if "csv" in data and (garbled := [c for c in found if any("\x80" <= ch <= "\x9f" for ch in c)]):
         raise ValueError(f"{source}: category {own_csv.shown(garbled[0])} holds a C1 control character, which text "
                          f"does not: the file is likely cp1252, not {table.encoding}; set data.encoding: cp1252")
-    alphabet_file = alphabet_of(alphabet, columns[0], found)
+    if alphabet["kind"] == "large":
+        items, how = own_items.items_of(found)
+        secrets, alphabet_file = items[secrets], own_items.alphabet_file(items, how, columns[0])
+    else:
+        alphabet_file = alphabet_of(alphabet, columns[0], found)
     provenance = {"source": source, **({"columns": columns} if len(columns) > 1 else {"column": columns[0]}),
                   "records": tally.records, "kept": int(secrets.size), "dropped": dict(tally.counts)}
     if "csv" in data:
