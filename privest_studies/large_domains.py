@@ -208,7 +208,7 @@ def heavy_hitter_result(result: Any) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(items, dtype=np.uint64), np.asarray(frequencies, dtype=np.float64)
 
 
-def _oracle_rows(name: str, k: int, eps: float, values: np.ndarray, ranked: tuple[np.ndarray, np.ndarray],
+def oracle_rows(name: str, k: int, eps: float, values: np.ndarray, ranked: tuple[np.ndarray, np.ndarray],
                  rng: np.random.Generator, study: Mapping[str, Any], mle: bool = True) -> list[dict]:
     """The unbiased estimate's row and, where the oracle has a candidate likelihood (and ``mle``), the MLE's, on one
     run's reports."""
@@ -232,9 +232,10 @@ def _oracle_rows(name: str, k: int, eps: float, values: np.ndarray, ranked: tupl
     return rows
 
 
-def _heavy_hitter_rows(name: str, k: int, eps: float, values: np.ndarray, ranked: tuple[np.ndarray, np.ndarray],
-                       rng: np.random.Generator, study: Mapping[str, Any]) -> list[dict]:
-    """The row of one heavy-hitter protocol's run: what it found, scored as the module docstring says."""
+def heavy_hitter_rows(name: str, k: int, eps: float, values: np.ndarray, ranked: tuple[np.ndarray, np.ndarray],
+                      rng: np.random.Generator, study: Mapping[str, Any]) -> tuple[list[dict], np.ndarray]:
+    """The row of one heavy-hitter protocol's run: what it found, scored as the module docstring says; and the items
+    it found."""
     candidates, shares = ranked
     top = int(study["top"])
     protocol = heavy_hitter_factory(name)(k, eps, **study["heavy_hitter_options"].get(name, {}))
@@ -242,7 +243,7 @@ def _heavy_hitter_rows(name: str, k: int, eps: float, values: np.ndarray, ranked
     mae, largest = errors(found_estimates(candidates[:top], found, frequencies), shares[:top])
     return [{"method": FOUND, "mae": mae, "max_error": largest,
              **scores(found, top_set(candidates, shares, top), candidates[:top]),
-             "found": int(found.size), "iterations": 0, "capped": False}]
+             "found": int(found.size), "iterations": 0, "capped": False}], found
 
 
 def sizes(dataset: str, config: Mapping[str, Any]) -> list[int | str]:
@@ -276,7 +277,7 @@ def run_job(dataset: str, protocol: str, data: Mapping[str, np.ndarray], config:
     run)."""
     study = study_config(config, STUDY)
     runs = int(scale_config(config, STUDY)["runs"])
-    rows_of = _heavy_hitter_rows if protocol in study["heavy_hitters"] else _oracle_rows
+    heavy = protocol in study["heavy_hitters"]
     rows = []
     for n in sizes(dataset, config):
         for run in range(runs):
@@ -284,7 +285,9 @@ def run_job(dataset: str, protocol: str, data: Mapping[str, np.ndarray], config:
             ranked = true_top(values, int(study["candidates"]))
             for eps in study["eps"]:
                 rng = rng_for(int(config["seed"]), STUDY, dataset, protocol, eps, n, run)
-                for row in rows_of(protocol, k, float(eps), values, ranked, rng, study):
+                found = (heavy_hitter_rows(protocol, k, float(eps), values, ranked, rng, study)[0] if heavy
+                         else oracle_rows(protocol, k, float(eps), values, ranked, rng, study))
+                for row in found:
                     rows.append({"dataset": dataset, "protocol": protocol, "eps": float(eps), "n": int(values.size),
                                  "run": run, "k": k, **row})
     return rows

@@ -462,11 +462,8 @@ def load_with_values(data: Mapping[str, Any], alphabet: Mapping[str, Any], adult
     if "csv" in data and (garbled := [c for c in found if any("\x80" <= ch <= "\x9f" for ch in c)]):
         raise ValueError(f"{source}: category {own_csv.shown(garbled[0])} holds a C1 control character, which text "
                          f"does not: the file is likely cp1252, not {table.encoding}; set data.encoding: cp1252")
-    if alphabet["kind"] == "large":
-        items, how = own_items.items_of(found)
-        secrets, alphabet_file = items[secrets], own_items.alphabet_file(items, how, columns[0])
-    else:
-        alphabet_file = alphabet_of(alphabet, columns[0], found)
+    secrets, alphabet_file = (own_items.read(secrets, found, columns[0]) if alphabet["kind"] == "large"
+                              else (secrets, alphabet_of(alphabet, columns[0], found)))
     provenance = {"source": source, **({"columns": columns} if len(columns) > 1 else {"column": columns[0]}),
                   "records": tally.records, "kept": int(secrets.size), "dropped": dict(tally.counts)}
     if "csv" in data:

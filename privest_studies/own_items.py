@@ -23,7 +23,7 @@ import numpy as np
 
 from privest.protocols import item_ids
 
-__all__ = ["INTEGERS", "STRINGS", "alphabet_file", "data_file", "items_of"]
+__all__ = ["INTEGERS", "STRINGS", "alphabet_file", "data_file", "items_of", "read"]
 
 INTEGERS, STRINGS = "integers", "strings"
 """How a large alphabet's items were read: the cells' integers, or the hashes of their text."""
@@ -70,6 +70,13 @@ def alphabet_file(items: np.ndarray, how: str, column: str) -> dict:
         "each cell's integer"
     return {"kind": "large", "k": k, "items": how, "distinct": int(np.unique(items).size), "column": column,
             "label": f"{column}: {np.unique(items).size:,} distinct items of a domain of 2^{bits}, {what}"}
+
+
+def read(codes: np.ndarray, cells: Sequence[str], column: str) -> tuple[np.ndarray, dict]:
+    """The records' items and the alphabet file, from each kept record's index into ``cells`` (the column's distinct
+    kept cells, as ``own_data`` reads a categorical column)."""
+    items, how = items_of(cells)
+    return items[codes], alphabet_file(items, how, column)
 
 
 def data_file(items: np.ndarray) -> dict[str, np.ndarray]:
