@@ -912,8 +912,12 @@ def test_the_large_alphabet_example_runs_as_the_guide_writes_it_on_made_up_words
     assert len(runs) == 3 * 3 * (3 * 2 + 2)  # eps x runs x (cms, flh, pcs: unbiased and MLE; pem, sfp: their list)
     assert (runs["n"] == 2997).all() and (runs["k"].astype(str) == str(2**64)).all()
     summary = pd.read_csv(results / "tables" / "top_words_summary.csv")
-    best = summary[summary["eps"] == 4.0].set_index(["protocol", "method"])
-    assert best.loc[("cms", "unbiased"), "recall_mean"] >= 0.8 and best.loc[("pem", "heavy hitter"), "ncr_mean"] > 0.5
+    by_eps = summary.set_index(["protocol", "method", "eps"])
+    for protocol in ("cms", "flh", "pcs"):  # 10 of 40 candidates drawn blindly would recall 0.25 on average
+        for method in ("unbiased", "MLE"):
+            line = by_eps.loc[(protocol, method)]
+            assert line.loc[4.0, "recall_mean"] >= 0.5 and line.loc[4.0, "mae_mean"] < line.loc[1.0, "mae_mean"] / 2
+    assert by_eps.loc[("pem", "heavy hitter", 4.0), "ncr_mean"] > by_eps.loc[("pem", "heavy hitter", 1.0), "ncr_mean"]
     before = runs_csv.read_bytes(), figure.read_bytes()
     rerun = subprocess.run([".venv/bin/snakemake", "--cores", "1", "own_studies", "--forceall", "--configfile",
                             "examples/own_study/large.yaml"], cwd=work, capture_output=True, text=True, timeout=900)
