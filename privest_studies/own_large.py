@@ -76,12 +76,15 @@ def protocols_of(spec: Mapping[str, Any]) -> list[str]:
     return [entry if isinstance(entry, str) else entry["kind"] for entry in entries]
 
 
-def check_alphabet(key: str, alphabet: Mapping[str, Any]) -> None:
-    """One line naming ``key`` (the study's config key) when a large alphabet is given more than its kind: its items
-    are the column's cells, none outside it."""
-    if extra := [name for name in alphabet if name not in ("kind", "outside")]:
+def check_alphabet(key: str, study: Mapping[str, Any]) -> None:
+    """One line naming ``key`` (the study's config key) when a large alphabet is given more than its kind (its items
+    are the column's cells, none outside it) or a prebuilt dataset (ages and planar are on alphabets of their own)."""
+    if extra := [name for name in study["alphabet"] if name not in ("kind", "outside")]:
         raise ValueError(f"{key}.alphabet.{extra[0]}: a large alphabet takes only kind (its items are the column's "
                          "distinct cells, read as written: own_items)")
+    if study["data"].get("builtin") in ("ages", "planar"):
+        raise ValueError(f"{key}.data.builtin: {study['data']['builtin']} is prebuilt on its own alphabet; a large "
+                         "alphabet reads a column of a CSV (data.csv and data.column) or of Adult (builtin: adult)")
 
 
 def check(key: str, spec: Mapping[str, Any]) -> None:

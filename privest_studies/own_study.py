@@ -363,7 +363,7 @@ def check(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
         if name in RESERVED:
             raise ValueError(f"{key}: {name!r} is taken by the pipeline; choose another study name")
         if own_large.is_large(study):
-            own_large.check_alphabet(key, study["alphabet"])
+            own_large.check_alphabet(key, study)
         table = own_data.check_header(f"{key}.data", study["data"], study["alphabet"])
         for label, spec in study["experiments"].items():
             if own_large.is_large(study):

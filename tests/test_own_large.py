@@ -95,6 +95,7 @@ REFUSALS = [
                                                            "alphabet needs eps and either compare"),
     ({"experiments.top_words.eps": [1.0, 30.0]}, r"experiments.top_words.eps: flh at eps = 30: eps must be"),
     ({"alphabet.k": 100}, r"studies.frequent_words.alphabet.k: a large alphabet takes only kind"),
+    ({"data": {"builtin": "ages"}}, r"studies.frequent_words.data.builtin: ages is prebuilt on its own alphabet"),
 ]
 
 
