@@ -589,8 +589,9 @@ def test_large_domains_builds_both_figures_every_oracle_both_estimators_and_its_
     assert set(runs.loc[runs["method"] == "heavy hitter", "protocol"]) == heavy_hitters
     assert runs.loc[runs["dataset"] == "gowalla", "n"].eq(500).all()
     assert runs.loc[runs["dataset"] == "zipf", "k"].eq(2**32).all()
-    assert runs["precision"].between(0, 1).all() and runs["mae"].ge(0).all()
+    assert runs["precision"].between(0, 1).all() and runs["ncr"].between(0, 1).all() and runs["mae"].ge(0).all()
     assert "Decision rule" in (results / "tables" / "summary.md").read_text()
+    assert "ncr_mean" in pd.read_csv(results / "tables" / "summary.csv").columns
     items = pd.read_csv(tiny_run / "results" / "reproduction.csv", keep_default_na=False)
     beyond = items[items["study"] == "large_domains"]
     assert len(beyond) == 3 and set(beyond["status"]) == {"built, nothing to check"}
