@@ -234,4 +234,5 @@ def notes(spec: Mapping[str, Any], runs: int, stopping: Mapping[str, Any], cappe
             f"Truth: the records' own shares; the true top set: every item whose count reaches the {top}th largest. "
             f"NCR: the true top {top} weighted {top}, ..., 1 by rank, the found ones' share of the weights.",
             f"MLE: GIBU on Sketch.candidate_group (not for HM), stop at gap < {float(rule['delta']):g} or "
-            f"{int(rule['max_iter']):,} updates; runs stopped by the cap: {capped}."]
+            f"{int(rule['max_iter']):,} updates; runs stopped by the cap: {capped}. Each protocol with its defaults "
+            "(SFP on CMS fragments)."]

@@ -913,7 +913,7 @@ def test_the_large_alphabet_example_runs_as_the_guide_writes_it_on_made_up_words
     assert len(runs) == 3 * 3 * (3 * 2 + 2)  # eps x runs x (cms, flh, pcs: unbiased and MLE; pem, sfp: their list)
     assert (runs["n"] == 2997).all() and (runs["k"].astype(str) == str(2**64)).all()
     summary = pd.read_csv(results / "tables" / "top_words_summary.csv")
-    by_eps = summary.set_index(["protocol", "method", "eps"])
+    by_eps = summary.set_index(["protocol", "method", "eps"]).sort_index()
     for protocol in ("cms", "flh", "pcs"):  # 10 of 40 candidates drawn blindly would recall 0.25 on average
         for method in ("unbiased", "MLE"):
             line = by_eps.loc[(protocol, method)]
