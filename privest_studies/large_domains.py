@@ -23,7 +23,8 @@ oracles estimate without bias):
   absolute error (``mae``) and the largest (``max_error``) of each estimate, in shares of the users;
 - precision and recall of the top ``top`` found: the ``top`` items of C with the largest estimates (ties by C's
   order) against the true top set, every item whose count reaches the ``top``-th largest count (more than ``top``
-  items where counts tie at the boundary, so recall may fall below precision);
+  items where counts tie at the boundary, so recall may fall below precision), and their normalised cumulative rank
+  (``ncr``: the true top ``top`` items weighted ``top``, ..., 1 by rank, the found ones' share of the weights);
 - two estimators on the same reports: the unbiased estimate (``Sketch.estimate``) and the candidate MLE, GIBU on
   ``Sketch.candidate_group`` (C plus an "other" cell; not for HM, which has no such likelihood);
 - a heavy-hitter protocol (``privest.heavy_hitters.<name>(k, eps, **options).run(values, rng, top)``) finds its own
@@ -41,7 +42,7 @@ from typing import Any
 import numpy as np
 
 import privest
-from privest import protocols
+from privest import heavy_hitters, protocols
 from privest.sampling import rng_for
 from privest_studies.configuration import scale_config, study_config
 from privest_studies.regions import Box
@@ -54,9 +55,9 @@ TITLES = {"zipf": "Zipf (exponent {exponent:g}) over 2^{bits} item ids",
 UNBIASED, MLE, FOUND = "unbiased", "MLE", "heavy hitter"
 METHODS = (UNBIASED, MLE, FOUND)
 RUN_COLUMNS = ["dataset", "protocol", "method", "eps", "n", "run", "k", "mae", "max_error", "precision", "recall",
-               "found", "iterations", "capped"]
+               "ncr", "found", "iterations", "capped"]
 SUMMARY_COLUMNS = ["dataset", "protocol", "method", "eps", "n", "k", "runs", "mae_mean", "mae_sd", "max_error_mean",
-                   "max_error_sd", "precision_mean", "recall_mean", "iterations_mean", "capped_runs"]
+                   "max_error_sd", "precision_mean", "recall_mean", "ncr_mean", "iterations_mean", "capped_runs"]
 ALL = "all"
 """The Gowalla size that takes every check-in (scales.<scale>.large_domains.gowalla_n)."""
 
@@ -173,10 +174,11 @@ def top_set(items: np.ndarray, shares: np.ndarray, top: int) -> np.ndarray:
     return items[shares >= shares[min(top, shares.size) - 1]]
 
 
-def precision_recall(found: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
-    """|found ∩ truth| / |found| and |found ∩ truth| / |truth| (precision 0 when nothing is found)."""
-    hits = np.intersect1d(found, truth).size
-    return (hits / found.size if found.size else 0.0), hits / truth.size
+def scores(found: np.ndarray, truth: np.ndarray, ranked: np.ndarray) -> dict[str, float]:
+    """Precision and recall of the found items against the true top set ``truth`` and their normalised cumulative
+    rank against the true top items ``ranked`` (most frequent first): ``privest.heavy_hitters``' scores."""
+    return {"precision": heavy_hitters.precision(found, truth), "recall": heavy_hitters.recall(found, truth),
+            "ncr": heavy_hitters.ncr(found, ranked)}
 
 
 def ranked_found(candidates: np.ndarray, estimates: np.ndarray, top: int) -> np.ndarray:
@@ -206,17 +208,17 @@ def heavy_hitter_result(result: Any) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(items, dtype=np.uint64), np.asarray(frequencies, dtype=np.float64)
 
 
-def _oracle_rows(name: str, k: int, eps: float, values: np.ndarray, ranked: tuple[np.ndarray, np.ndarray],
-                 rng: np.random.Generator, study: Mapping[str, Any]) -> list[dict]:
-    """The unbiased estimate's row and, where the oracle has a candidate likelihood, the MLE's, on one run's
-    reports."""
+def oracle_rows(name: str, k: int, eps: float, values: np.ndarray, ranked: tuple[np.ndarray, np.ndarray],
+                 rng: np.random.Generator, study: Mapping[str, Any], mle: bool = True) -> list[dict]:
+    """The unbiased estimate's row and, where the oracle has a candidate likelihood (and ``mle``), the MLE's, on one
+    run's reports."""
     candidates, shares = ranked
     top = int(study["top"])
     truth = top_set(candidates, shares, top)
     oracle = protocols.by_name(name, k, eps, **study["options"].get(name, {}))
     reports = oracle.sample(values, rng)
     estimates = {UNBIASED: (oracle.estimate(reports, candidates), 0, False)}
-    if name != "hm":
+    if name != "hm" and mle:
         rule = study["ibu"]
         result = privest.gibu([oracle.candidate_group(reports, candidates)], delta=float(rule["delta"]),
                               max_iter=int(rule["max_iter"]), accelerate=rule["accelerate"])
@@ -224,23 +226,24 @@ def _oracle_rows(name: str, k: int, eps: float, values: np.ndarray, ranked: tupl
     rows = []
     for method, (estimate, iterations, capped) in estimates.items():
         mae, largest = errors(estimate[:top], shares[:top])
-        precision, recall = precision_recall(ranked_found(candidates, estimate, top), truth)
-        rows.append({"method": method, "mae": mae, "max_error": largest, "precision": precision, "recall": recall,
+        rows.append({"method": method, "mae": mae, "max_error": largest,
+                     **scores(ranked_found(candidates, estimate, top), truth, candidates[:top]),
                      "found": top, "iterations": iterations, "capped": capped})
     return rows
 
 
-def _heavy_hitter_rows(name: str, k: int, eps: float, values: np.ndarray, ranked: tuple[np.ndarray, np.ndarray],
-                       rng: np.random.Generator, study: Mapping[str, Any]) -> list[dict]:
-    """The row of one heavy-hitter protocol's run: what it found, scored as the module docstring says."""
+def heavy_hitter_rows(name: str, k: int, eps: float, values: np.ndarray, ranked: tuple[np.ndarray, np.ndarray],
+                      rng: np.random.Generator, study: Mapping[str, Any]) -> tuple[list[dict], np.ndarray]:
+    """The row of one heavy-hitter protocol's run: what it found, scored as the module docstring says; and the items
+    it found."""
     candidates, shares = ranked
     top = int(study["top"])
     protocol = heavy_hitter_factory(name)(k, eps, **study["heavy_hitter_options"].get(name, {}))
     found, frequencies = heavy_hitter_result(protocol.run(values, rng, top))
     mae, largest = errors(found_estimates(candidates[:top], found, frequencies), shares[:top])
-    precision, recall = precision_recall(found, top_set(candidates, shares, top))
-    return [{"method": FOUND, "mae": mae, "max_error": largest, "precision": precision, "recall": recall,
-             "found": int(found.size), "iterations": 0, "capped": False}]
+    return [{"method": FOUND, "mae": mae, "max_error": largest,
+             **scores(found, top_set(candidates, shares, top), candidates[:top]),
+             "found": int(found.size), "iterations": 0, "capped": False}], found
 
 
 def sizes(dataset: str, config: Mapping[str, Any]) -> list[int | str]:
@@ -274,7 +277,7 @@ def run_job(dataset: str, protocol: str, data: Mapping[str, np.ndarray], config:
     run)."""
     study = study_config(config, STUDY)
     runs = int(scale_config(config, STUDY)["runs"])
-    rows_of = _heavy_hitter_rows if protocol in study["heavy_hitters"] else _oracle_rows
+    heavy = protocol in study["heavy_hitters"]
     rows = []
     for n in sizes(dataset, config):
         for run in range(runs):
@@ -282,7 +285,9 @@ def run_job(dataset: str, protocol: str, data: Mapping[str, np.ndarray], config:
             ranked = true_top(values, int(study["candidates"]))
             for eps in study["eps"]:
                 rng = rng_for(int(config["seed"]), STUDY, dataset, protocol, eps, n, run)
-                for row in rows_of(protocol, k, float(eps), values, ranked, rng, study):
+                found = (heavy_hitter_rows(protocol, k, float(eps), values, ranked, rng, study)[0] if heavy
+                         else oracle_rows(protocol, k, float(eps), values, ranked, rng, study))
+                for row in found:
                     rows.append({"dataset": dataset, "protocol": protocol, "eps": float(eps), "n": int(values.size),
                                  "run": run, "k": k, **row})
     return rows
@@ -302,7 +307,7 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
             values = np.array([r[metric] for r in group], dtype=np.float64)
             line[f"{metric}_mean"] = float(values.mean())
             line[f"{metric}_sd"] = float(values.std(ddof=1)) if values.size > 1 else float("nan")
-        for metric in ("precision", "recall", "iterations"):
+        for metric in ("precision", "recall", "ncr", "iterations"):
             line[f"{metric}_mean"] = float(np.mean([float(r[metric]) for r in group]))
         line["capped_runs"] = int(sum(bool(r["capped"]) for r in group))
         lines.append(line)
@@ -347,10 +352,11 @@ def summary_markdown(lines: Sequence[Mapping[str, Any]], config: Mapping[str, An
         if not chosen:
             continue
         out += [f"## {title(dataset, config)}", "",
-                "| protocol | method | eps | n | runs | MAE top | max error top | precision | recall |",
-                "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+                "| protocol | method | eps | n | runs | MAE top | max error top | precision | recall | NCR |",
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         out += [f"| {x['protocol']} | {x['method']} | {x['eps']:g} | {x['n']:,} | {x['runs']} | {x['mae_mean']:.5f} | "
-                f"{x['max_error_mean']:.5f} | {x['precision_mean']:.2f} | {x['recall_mean']:.2f} |" for x in chosen]
+                f"{x['max_error_mean']:.5f} | {x['precision_mean']:.2f} | {x['recall_mean']:.2f} | "
+                f"{x['ncr_mean']:.2f} |" for x in chosen]
         verdicts = {p: v for (d, p), v in mle_verdicts(lines).items() if d == dataset}
         if verdicts:
             out += ["", "Decision rule (catalogue, written before the results): the MLE is more accurate when its mean "

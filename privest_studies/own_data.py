@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from privest.alphabets import Grid
-from privest_studies import own_csv
+from privest_studies import own_csv, own_items
 from privest_studies.datasets import ADULT_COLUMNS, read_adult
 from privest_studies.own_records import BINNED, NUMERIC, REASONS, Tally, judge
 from privest_studies.regions import Box
@@ -43,7 +43,7 @@ __all__ = ["ADULT_FILES", "BUILTINS", "KINDS", "REASONS", "TABLE_COLUMNS", "alph
 BUILTINS = ("ages", "planar", "adult")
 """Built-in datasets: ``ages`` and ``planar`` are prebuilt (results/data/), ``adult`` reads any Adult column."""
 ADULT_FILES = ("data/raw/adult.data", "data/raw/adult.test")
-KINDS = ("linear", "binned", "numeric", "categorical", "planar")
+KINDS = ("linear", "binned", "numeric", "categorical", "planar", "large")
 TABLE_COLUMNS = ["what", "records"]
 
 log = logging.getLogger(__name__)
@@ -125,6 +125,7 @@ def _check_alphabet(key: str, data: Mapping[str, Any], alphabet: Mapping[str, An
     """One line naming ``key`` when the alphabet lacks what its kind needs or the data lacks its column."""
     kind = alphabet["kind"]
     need = {"linear": ["k"], "binned": ["min", "max", "bins"], "numeric": ["min", "max", "bins"], "categorical": [],
+            "large": [],
             "planar": ["box", "columns", "rows", "cell_km", "latitude", "longitude"]}[kind]
     if missing := [name for name in need if name not in alphabet]:
         raise ValueError(f"{key}: a {kind} alphabet needs alphabet.{', alphabet.'.join(missing)}")
@@ -283,7 +284,7 @@ def load_with_values(data: Mapping[str, Any], alphabet: Mapping[str, Any], adult
 
     Returns
     -------
-    secrets : numpy.ndarray of int64, shape (kept,)
+    secrets : numpy.ndarray of int64 (a large alphabet: uint64 items, ``own_items``), shape (kept,)
         The kept records' secrets in 0..k-1, in file order.
     values : numpy.ndarray of float64, shape (kept,), or None
         On a numeric alphabet the kept records' numbers, in the same order (each in [min, max], in its secret's
@@ -315,7 +316,8 @@ def load_with_values(data: Mapping[str, Any], alphabet: Mapping[str, Any], adult
         raise ValueError(f"{source}: no records kept ({tally.records} read, dropped {tally.counts})")
     if "csv" in data:
         check_categories(table, found)
-    alphabet_file = alphabet_of(alphabet, columns[0], found)
+    secrets, alphabet_file = (own_items.read(secrets, found, columns[0]) if alphabet["kind"] == "large"
+                              else (secrets, alphabet_of(alphabet, columns[0], found)))
     values = np.concatenate([np.empty(0), *tally.values]) if alphabet["kind"] == "numeric" else None
     return secrets, values, alphabet_file, provenance_of(source, columns, tally.records, secrets.size, tally.counts,
                                                          table)

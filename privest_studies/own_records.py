@@ -107,7 +107,7 @@ class Tally:
     def add(self, order: int, source: str, frame: pd.DataFrame, spec: Mapping[str, Any]) -> None:
         """Convert one chunk (its index: file line numbers) of the ``order``-th source file."""
         kind = spec["kind"]
-        if kind == "categorical":
+        if kind in ("categorical", "large"):  # a large alphabet's distinct cells become items (own_items)
             codes, reasons, categories = _on_categories(frame, spec)
         elif kind == "planar":
             codes, reasons = _on_grid(frame, spec)

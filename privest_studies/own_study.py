@@ -25,6 +25,9 @@ figure for all of them.
 An experiment with ``columns`` (several CSV columns, one alphabet each, reported together by ``solution`` with
 ``protocol``) is a multi-column experiment: ``own_columns`` checks and runs it, outside the chain.
 
+A study on a large alphabet (``alphabet: {kind: large}``, a column of arbitrary strings or integers) runs the sketch
+oracles and heavy-hitter protocols in every experiment: ``own_large`` checks and runs them, outside the chain.
+
 ``check`` reads the CSV's header (``own_data.check_header``) and fails before any job, in one line naming the config
 key or the file; the data job (``own_data.load``) reads every record and names the file and line of a bad one.
 """
@@ -39,7 +42,7 @@ import numpy as np
 
 from privest import protocols
 from privest.protocols.longitudinal import CALIBRATIONS
-from privest_studies import cost, own_columns, own_csv, own_data
+from privest_studies import cost, own_columns, own_csv, own_data, own_large
 from privest_studies.experiment import (
     FAMILIES,
     KIND_OPTIONS,
@@ -81,6 +84,10 @@ def _members(key: str, spec: Mapping[str, Any], alphabet: Mapping[str, Any]) -> 
     for i, entry in enumerate(spec[field]):
         kind, eps = (entry, None) if isinstance(entry, str) else (entry.get("kind"), entry.get("eps"))
         where = f"{key}.{field}[{i}]"
+        if kind in own_large.PROTOCOLS:
+            raise ValueError(f"{where}: {kind} is for a large alphabet (alphabet.kind: large, a column of strings or "
+                             f"integers; own_large): a {alphabet['kind']} alphabet's experiments run through the "
+                             "chain, whose estimators estimate every secret; use " + ", ".join(PROTOCOL_KINDS[:7]))
         if kind not in KINDS:
             raise ValueError(f"{where}: unknown mechanism {kind!r}; known: {', '.join(KINDS)}")
         if kind in GEOMETRIC_KINDS and alphabet["kind"] == "categorical":
@@ -145,7 +152,8 @@ def alphabet_k(alphabet: Mapping[str, Any]) -> int:
     return int({"linear": lambda: alphabet["k"], "binned": lambda: alphabet["bins"],
                 "numeric": lambda: alphabet["bins"],
                 "planar": lambda: alphabet["columns"] * alphabet["rows"],
-                "categorical": lambda: len(alphabet.get("categories") or [0, 1])}[alphabet["kind"]]())
+                "categorical": lambda: len(alphabet.get("categories") or [0, 1]),
+                "large": lambda: 2**64}[alphabet["kind"]]())
 
 
 def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[str, Any]) -> list[Experiment]:
@@ -154,6 +162,9 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
     if given := [field for field in ("solution", "protocol") if field in spec]:
         raise ValueError(f"{key}.{given[0]}: only a multi-column experiment (columns: each CSV column and its "
                          "alphabet) takes solution and protocol")
+    if given := [field for field in ("top", "candidates") if field in spec]:
+        raise ValueError(f"{key}.{given[0]}: only an experiment on a large alphabet (alphabet.kind: large) scores the "
+                         "top items; an enumerated alphabet's experiments score the whole distribution")
     if ("eps" in spec) == ("n" in spec):
         raise ValueError(f"{key}: give either eps (a grid of eps) or n (a grid of users), not both or neither")
     if ("mechanisms" in spec) == ("compare" in spec):
@@ -258,13 +269,23 @@ def experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Experiment]]:
 
 
 def chain_experiments(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """A study's experiments that run through the one chain: all but its multi-column ones (``own_columns``)."""
+    """A study's experiments that run through the one chain: all but its multi-column ones (``own_columns``), none
+    on a large alphabet (``own_large``)."""
+    if own_large.is_large(study):
+        return {}
     return {label: spec for label, spec in study["experiments"].items() if not own_columns.is_columns(spec)}
 
 
 def column_experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Mapping[str, Any]]]:
     """Every configured study's multi-column experiments (``own_columns``): study -> label -> its config."""
-    return {name: {label: spec for label, spec in study["experiments"].items() if own_columns.is_columns(spec)}
+    return {name: {label: spec for label, spec in study["experiments"].items() if own_columns.is_columns(spec)
+                   and not own_large.is_large(study)}
+            for name, study in config.get("studies", {}).items()}
+
+
+def large_experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Mapping[str, Any]]]:
+    """Every configured study's experiments on a large alphabet (``own_large``): study -> label -> its config."""
+    return {name: dict(study["experiments"]) if own_large.is_large(study) else {}
             for name, study in config.get("studies", {}).items()}
 
 
@@ -343,9 +364,12 @@ def check(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
         key = f"config key studies.{name}"
         if name in RESERVED:
             raise ValueError(f"{key}: {name!r} is taken by the pipeline; choose another study name")
+        own_large.check_alphabet(key, study)
         table = _check_single_column_data(key, study)
         for label, spec in study["experiments"].items():
-            if own_columns.is_columns(spec):
+            if own_large.is_large(study):
+                own_large.check(f"{key}.experiments.{label}", spec)
+            elif own_columns.is_columns(spec):
                 own_columns.check(f"{key}.experiments.{label}", study, spec)
         built = experiments({"studies": {name: study}})[name]
         if (size := prior_size(study, table)) is not None:
@@ -355,11 +379,10 @@ def check(config: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
 
 
 def _check_single_column_data(key: str, study: Mapping[str, Any]) -> own_csv.Csv | None:
-    """The study's ``alphabet`` and ``data.column``, which its single-column experiments read (``check_header``): one
-    line naming the key a single-column experiment needs and the config lacks. A study of multi-column experiments
-    only goes without both (each experiment's ``columns`` holds its alphabets), and is refused either (no experiment
-    would read it)."""
-    single, data = list(chain_experiments(study)), study["data"]
+    """The ``alphabet`` and ``data.column`` its single-column (or large-alphabet) experiments read: one line naming the
+    key one needs and the config lacks. Multi-column experiments alone go without both, and are refused either."""
+    single = list(study["experiments"] if own_large.is_large(study) else chain_experiments(study))
+    data = study["data"]
     if not single:
         if given := [name for name, held in (("alphabet", "alphabet" in study), ("data.column", "column" in data))
                      if held]:

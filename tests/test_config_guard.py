@@ -91,6 +91,7 @@ CONFIG_WILDCARDS = {
     "own_study": [("studies",)],
     "own_figure": [("studies", "*", "experiments")],  # a figure is named after its experiment's config key
     "own_columns": [("studies", "*", "experiments")],  # a multi-column experiment, named by its config key
+    "own_large": [("studies", "*", "experiments")],  # an experiment on a large alphabet, named by its config key
     "experiment": [("studies", "*", "experiments"), ("ibu_consistency", "experiments"),
                    ("free_will", "mechanism_sets"), ("sw_vs_geometric", "columns")],  # <column>_<kind>
     "column": [("sw_vs_geometric", "columns")],

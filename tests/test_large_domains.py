@@ -88,9 +88,12 @@ def test_true_top_breaks_ties_by_the_smaller_item_and_top_set_keeps_the_tie():
     assert ld.top_set(items, shares, 1).tolist() == [9]
 
 
-def test_precision_recall_ranking_and_errors_on_hand_worked_lists():
-    assert ld.precision_recall(np.array([1, 2, 3, 4]), np.array([2, 4, 6])) == (0.5, pytest.approx(2 / 3))
-    assert ld.precision_recall(np.array([], dtype=np.int64), np.array([1])) == (0.0, 0.0)
+def test_scores_ranking_and_errors_on_hand_worked_lists():
+    # 2 and 4 of the true top set {2, 4, 6} found; NCR weights the ranked truth [6, 4, 2] 3, 2, 1: (2 + 1) / 6
+    assert ld.scores(np.array([1, 2, 3, 4]), np.array([2, 4, 6]), np.array([6, 4, 2])) == {
+        "precision": 0.5, "recall": pytest.approx(2 / 3), "ncr": 0.5}
+    assert ld.scores(np.array([], dtype=np.int64), np.array([1]), np.array([1])) == {
+        "precision": 0.0, "recall": 0.0, "ncr": 0.0}
     found = ld.ranked_found(np.array([10, 20, 30, 40]), np.array([0.1, 0.3, 0.3, -0.2]), 2)
     assert found.tolist() == [20, 30]  # the tie kept in the candidates' order
     assert ld.errors(np.array([0.1, 0.5, -0.1]), np.array([0.2, 0.2, 0.0])) == (pytest.approx(0.5 / 3), 0.3)
@@ -150,7 +153,7 @@ def test_the_heavy_hitter_path_scores_an_exact_protocol_perfectly(monkeypatch):
     ld.check(config)
     rows = ld.run_job("zipf", "pem", {}, config)
     assert rows == [{**rows[0], "method": ld.FOUND, "mae": 0.0, "max_error": 0.0, "precision": 1.0, "recall": 1.0,
-                     "found": 3}]
+                     "ncr": 1.0, "found": 3}]
     assert ld.protocols_of(config) == ["flh", "pem"]
 
 
@@ -166,11 +169,12 @@ def test_the_decision_rule_reads_every_eps_and_n():
 
 def test_the_summary_means_runs_and_keeps_k():
     rows = [{"dataset": "zipf", "protocol": "cms", "method": ld.UNBIASED, "eps": 1.0, "n": 10, "run": r, "k": 2**32,
-             "mae": m, "max_error": 2 * m, "precision": p, "recall": p, "found": 3, "iterations": 0, "capped": False}
+             "mae": m, "max_error": 2 * m, "precision": p, "recall": p, "ncr": p, "found": 3, "iterations": 0,
+             "capped": False}
             for r, (m, p) in enumerate([(0.1, 0.5), (0.3, 1.0)])]
     (line,) = ld.summary(rows)
     assert line["mae_mean"] == pytest.approx(0.2) and line["max_error_sd"] == pytest.approx(np.sqrt(0.08))
-    assert line["precision_mean"] == 0.75 and line["runs"] == 2 and line["k"] == 2**32
+    assert line["precision_mean"] == line["ncr_mean"] == 0.75 and line["runs"] == 2 and line["k"] == 2**32
 
 
 @pytest.mark.parametrize("change, key", [({"eps": [1.0, 1.0]}, "large_domains.eps"),

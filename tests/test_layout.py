@@ -20,12 +20,13 @@ The study layer (``privest_studies``) keeps an order of its own, lowest first (`
 
     files, jobs, configuration, tables, uncertainty, regions, plotting,   what every study and script shares
     run_cost
-    -> fetch -> datasets -> own_csv -> own_records -> own_data             the data: fetched, read, binned
+    -> fetch -> datasets -> own_csv -> own_records -> own_items -> own_data    the data: fetched, read, binned
     -> experiment (mechanisms -> families -> spec -> reports -> estimates -> scores) -> cost    the one chain
     -> ibu_theory -> reproduction (records -> placeholders -> printed -> checks -> judging) -> report -> rendering
                                                                            the papers' theory, checks and report
     -> constrained_counts, ibu_consistency, free_will, standard_protocols, estimator_comparison,
-       multi_freq_ldpy_tutorials, large_domains, own_columns -> own_study -> own_figures, sw_vs_geometric
+       multi_freq_ldpy_tutorials, large_domains -> large_figures, own_columns, own_large -> own_study -> own_figures,
+       sw_vs_geometric
                                                                            the studies
 
 Between layers: the library (``privest``) never imports the study code (``privest_studies``), the workflow
@@ -136,6 +137,7 @@ STUDY_ORDER = (
     "privest_studies.datasets",
     "privest_studies.own_csv",
     "privest_studies.own_records",
+    "privest_studies.own_items",
     "privest_studies.own_data",
     "privest_studies.experiment.mechanisms",
     "privest_studies.experiment.families",
@@ -166,7 +168,9 @@ STUDY_ORDER = (
     "privest_studies.estimator_comparison",
     "privest_studies.multi_freq_ldpy_tutorials",
     "privest_studies.large_domains",
+    "privest_studies.large_figures",
     "privest_studies.own_columns",
+    "privest_studies.own_large",
     "privest_studies.own_study",
     "privest_studies.own_figures",
     "privest_studies.sw_vs_geometric",

@@ -21,7 +21,7 @@ import pytest
 from privest import protocols
 from privest.alphabets import Alphabet
 from privest.mechanisms.properties import ldp_level
-from privest_studies import experiment, files, own_columns, own_study
+from privest_studies import experiment, files, large_domains, own_columns, own_data, own_large, own_study
 
 MATRIX = ("krr", "geometric", "laplace", "exponential")
 PROTOCOLS = ("grr", "sue", "oue", "blh", "olh", "ss", "hr")
@@ -304,6 +304,55 @@ def test_every_multi_column_solution_with_every_protocol_runs_or_is_refused_nami
         assert (np.isfinite(row["error"]) and row["error"] >= 0 and row["note"] == "") or (
             solution == "smp" and np.isnan(row["error"]) and row["note"].startswith("NA: ")), row
     assert {row["metric"] for row in scored} == {"emd", "tv"}
+
+
+LARGE_CASES = [(kind, column) for kind in own_large.PROTOCOLS for column in ("word", "id")]
+"""A large alphabet (own_large): every sketch oracle and heavy-hitter protocol alone at two eps with both estimators,
+on a column of strings and on a column of integers of one CSV (read by the data job's function: its items, the
+domain), scored on the top items; every other mechanism kind refused on it, and these protocols on every enumerated
+alphabet, by the config check naming the key."""
+
+
+@pytest.mark.parametrize(("kind", "column"), LARGE_CASES)
+def test_every_sketch_and_heavy_hitter_runs_on_a_large_alphabet_of_strings_or_integers(kind, column, tmp_path):
+    rng = np.random.default_rng(10)
+    ranks = np.minimum(rng.zipf(1.5, 400), 3000)
+    (tmp_path / "cell.csv").write_text("word,id\n" + "".join(f"w{r},{r * 7919}\n" for r in ranks))
+    config = {"studies": {"cell": {"data": {"csv": str(tmp_path / "cell.csv"), "column": column},
+                                   "alphabet": {"kind": "large"}, "runs": 2, "ibu": STOPPING,
+                                   "experiments": {"big": {"compare": [kind], "eps": [1.0, 4.0],
+                                                           "estimators": list(own_large.ESTIMATORS), "top": 3,
+                                                           "candidates": 8}}}}}
+    own_study.check(config)
+    study_config = config["studies"]["cell"]
+    items, _, alphabet, _ = own_data.load_with_values(study_config["data"], study_config["alphabet"])
+    assert alphabet["k"] == (2**64 if column == "word" else 1 << int(ranks.max() * 7919).bit_length())
+    rows = own_large.run_rows("cell", "big", study_config["experiments"]["big"], items, alphabet["k"], 2, 11, STOPPING)
+    methods = ({large_domains.FOUND} if kind in own_large.HEAVY_HITTERS
+               else {large_domains.UNBIASED} if kind == "hm" else {large_domains.UNBIASED, large_domains.MLE})
+    assert {r["method"] for r in rows} == methods and len(rows) == 2 * 2 * len(methods)  # eps x runs x methods
+    for row in rows:
+        assert row["n"] == 400 and np.isfinite(row["mae"]) and row["mae"] >= 0 and row["max_error"] >= row["mae"]
+        assert all(0 <= row[score] <= 1 for score in ("precision", "recall", "ncr")), row
+    lines = large_domains.summary(rows)
+    assert len(lines) == 2 * len(methods) and all(line["runs"] == 2 for line in lines)
+
+
+@pytest.mark.parametrize("kind", KINDS + MORE_PROTOCOLS + NUMERIC)
+def test_every_other_kind_is_refused_on_a_large_alphabet_naming_the_key(kind):
+    config = {"studies": {"cell": {"data": {"csv": "cell.csv", "column": "x"}, "alphabet": {"kind": "large"},
+                                   "runs": 1, "experiments": {"big": {"compare": ["cms", kind], "eps": [1.0],
+                                                                      "estimators": ["unbiased"]}}}}}
+    with pytest.raises(ValueError, match=rf"experiments\.big\.compare\[1\]: '{kind}' cannot run on a large "):
+        own_large.check("config key studies.cell.experiments.big", config["studies"]["cell"]["experiments"]["big"])
+
+
+@pytest.mark.parametrize(("kind", "alphabet"), [(kind, alphabet) for kind in own_large.PROTOCOLS
+                                                for alphabet in ALPHABETS])
+def test_sketches_and_heavy_hitters_are_refused_on_every_enumerated_alphabet(kind, alphabet):
+    config = study(alphabet, {"e": {"compare": [kind], "eps": [1.0], "estimators": ["inv"]}})
+    with pytest.raises(ValueError, match=rf"experiments\.e\.compare\[0\]: {kind} is for a large alphabet"):
+        own_study.experiments(config)
 
 
 def test_the_matrix_counts_its_cells():

@@ -8,6 +8,7 @@ import time
 OWN = config["studies"]
 OWN_FIGURES = privest_studies.own_study.figures(config)
 OWN_COLUMNS = privest_studies.own_study.column_experiments(config)
+OWN_LARGE = privest_studies.own_study.large_experiments(config)
 OWN_STARTED = time.time()  # the run's start: its end lists the capped estimates of the summaries it wrote
 
 
@@ -15,6 +16,7 @@ wildcard_constraints:
     own_study="|".join(OWN) or "^$",
     own_figure="|".join(name for figures in OWN_FIGURES.values() for name in figures) or "^$",
     own_columns="|".join(name for columns in OWN_COLUMNS.values() for name in columns) or "^$",
+    own_large="|".join(name for large in OWN_LARGE.values() for name in large) or "^$",
 
 
 rule own_study_data:
@@ -131,6 +133,56 @@ rule own_study_column_summary:
         level=config["report"]["level"],
     script:
         "../../scripts/own_study_column_summary.py"
+
+
+rule own_study_large:
+    """An experiment of one's own study on a large alphabet (privest_studies/own_large.py): every record's item
+    reported by each sketch oracle and heavy-hitter protocol at each eps in every run; the heavy hitters find their
+    top items, the sketches estimate the true top items' and the found items' frequencies; all scored on the top items
+    (errors, precision, recall, NCR)."""
+    input:
+        data="results/{own_study}/data.npz",
+        alphabet="results/{own_study}/data_alphabet.json",
+    output:
+        "results/{own_study}/{own_large}/large_runs.csv",
+    log:
+        "logs/{own_study}/large_{own_large}.log",
+    benchmark:
+        "benchmarks/{own_study}/large_{own_large}.tsv"
+    conda:
+        "../../envs/privest.yaml"
+    params:
+        study=lambda w: OWN[w.own_study],
+        spec=lambda w: OWN_LARGE[w.own_study][w.own_large],
+        seed=config["seed"],
+    script:
+        "../../scripts/own_study_large.py"
+
+
+rule own_study_large_figure:
+    """An experiment on a large alphabet, its runs averaged per (protocol, method, eps) in a table, and its figure:
+    the errors of the top items' frequencies and the precision, recall and NCR of the top items found against eps."""
+    input:
+        runs="results/{own_study}/{own_large}/large_runs.csv",
+        alphabet="results/{own_study}/data_alphabet.json",
+    output:
+        summary="results/{own_study}/tables/{own_large}_summary.csv",
+        pdf="results/{own_study}/figures/{own_large}.pdf",
+        png=report(
+            "results/{own_study}/figures/{own_large}.png",
+            caption="../report/own_study_large.rst",
+            category="{own_study}",
+        ),
+    log:
+        "logs/{own_study}/large_figure_{own_large}.log",
+    localrule: True
+    conda:
+        "../../envs/privest.yaml"
+    params:
+        study=lambda w: OWN[w.own_study],
+        spec=lambda w: OWN_LARGE[w.own_study][w.own_large],
+    script:
+        "../../scripts/own_study_large_figure.py"
 
 
 rule own_study_summary:
