@@ -1920,6 +1920,8 @@ static PyObject *floyd_subsets(PyObject *self, PyObject *args) {
    under the density). The words not accepted (about 1.1%, the wedges and the tail) are left as they are and their
    positions written to `rejected` in increasing order, for _laplace.py to finish in numpy. One multiply a word and
    a sign flip: numpy gives the same bits from the same words. */
+#define BERNOULLI_DRAWS 32768 /* bernoulli_pcg64's random words drawn at once (256 KiB), below */
+
 #ifdef __SIZEOF_INT128__
 #define PCG64_MULTIPLIER (((__uint128_t)2549297995355413924ULL << 64) | 4865540595714422341ULL)
 
@@ -1980,7 +1982,54 @@ static PyObject *pcg64_words(PyObject *self, PyObject *args) {
 /* privest/protocols/packed.py's bernoulli_words on PCG64's words, the same steps on the same words: size words of
    64 lanes, each lane comparing a 53-bit uniform (one bit a random word, most significant first) with Q = target;
    a step draws one random word for every word with undecided lanes, in order; from step first_check on the words
-   whose lanes are all decided leave. out (size,) uint64 written; scratch (3 size,) uint64. */
+   whose lanes are all decided leave. out (size,) uint64 written; scratch (size,) uint64, each word's undecided lanes.
+
+   The words still drawing are marked in `staying` (a bit a word, ceil(size / 64) words) rather than moved out with a
+   list of where they are, and a step's random words are drawn BERNOULLI_DRAWS at a time into `draws`, one buffer
+   reused: besides out, size + size / 64 + BERNOULLI_DRAWS words rather than 3 size (with those, sampling OUE, SUE or
+   SS at k = 1024 for n = 10^5 users grew the resident set by 118 MiB, 100 MiB now; measured 2026-11-28 as
+   benchmarks/bench_peers.py's memory section does). A step visits the staying words in increasing order, as
+   bernoulli_words' compacted arrays hold them, and pcg64_fill's words follow one another from its state whatever
+   the count asked of it: the same words in the same order as one fill a step. */
+static void bernoulli_steps(uint64_t *restrict words, uint64_t *restrict undecided, uint64_t *restrict staying,
+                            uint64_t *restrict draws, Py_ssize_t size, uint64_t target, int first_check,
+                            __uint128_t *state, __uint128_t inc) {
+    const Py_ssize_t groups = (size + 63) / 64;
+    for (Py_ssize_t t = 0; t < size; t++) words[t] = 0, undecided[t] = UINT64_MAX;
+    for (Py_ssize_t b = 0; b < groups; b++) staying[b] = UINT64_MAX;
+    if (size % 64) staying[groups - 1] = (1ULL << (size % 64)) - 1;
+    Py_ssize_t active = size;
+    for (int step = 0; step < 53 && active > 0; step++) {
+        if ((target & ((1ULL << (53 - step)) - 1)) == 0) break;
+        const int one = (target >> (52 - step)) & 1, check = step >= first_check;
+        Py_ssize_t to_draw = active, filled = 0, used = 0, left = 0;
+        for (Py_ssize_t b = 0; b < groups; b++) {
+            uint64_t kept = staying[b];
+            for (uint64_t bits = kept; bits; bits &= bits - 1) {
+                const int i = __builtin_ctzll(bits);
+                const Py_ssize_t t = 64 * b + i;
+                if (used == filled) {
+                    filled = to_draw < BERNOULLI_DRAWS ? to_draw : BERNOULLI_DRAWS;
+                    pcg64_fill(draws, filled, state, inc);
+                    to_draw -= filled, used = 0;
+                }
+                const uint64_t draw = draws[used++];
+                if (one) {
+                    const uint64_t decided = draw & undecided[t];
+                    words[t] |= decided;
+                    undecided[t] ^= decided;
+                } else {
+                    undecided[t] &= draw;
+                }
+                kept ^= (uint64_t)(check && undecided[t] == 0) << i;
+            }
+            staying[b] = kept;
+            left += __builtin_popcountll(kept);
+        }
+        if (check) active = left;
+    }
+}
+
 static PyObject *bernoulli_pcg64(PyObject *self, PyObject *args) {
     PyObject *out_object, *scratch_object;
     Py_ssize_t size;
@@ -1994,37 +2043,22 @@ static PyObject *bernoulli_pcg64(PyObject *self, PyObject *args) {
                      size, target);
         return NULL;
     }
-    const BufferArg buffers[2] = {{out_object, "out", size, &UINT64, 1},
-                                  {scratch_object, "scratch", 3 * size, &UINT64, 1}};
+    const BufferArg buffers[2] = {{out_object, "out", size, &UINT64, 1}, {scratch_object, "scratch", size, &UINT64, 1}};
     Py_buffer views[2];
     if (hold_buffers("bernoulli_pcg64", buffers, 2, views) < 0) return NULL;
+    uint64_t *draws = PyMem_RawMalloc((BERNOULLI_DRAWS + (size + 63) / 64) * sizeof(uint64_t));
+    const int ran = draws != NULL;
     const __uint128_t inc = ((__uint128_t)inc_hi << 64) | inc_lo;
     __uint128_t state = ((__uint128_t)state_hi << 64) | state_lo;
-    uint64_t *words = views[0].buf, *undecided = views[1].buf, *draw = undecided + size, *where = draw + size;
-    Py_BEGIN_ALLOW_THREADS
-    Py_ssize_t m = size;
-    for (Py_ssize_t t = 0; t < size; t++) words[t] = 0, undecided[t] = UINT64_MAX, where[t] = (uint64_t)t;
-    for (int step = 0; step < 53 && m > 0; step++) {
-        if ((target & ((1ULL << (53 - step)) - 1)) == 0) break;
-        pcg64_fill(draw, m, &state, inc);
-        if ((target >> (52 - step)) & 1) {
-            for (Py_ssize_t t = 0; t < m; t++) {
-                const uint64_t decided = draw[t] & undecided[t];
-                words[where[t]] |= decided;
-                undecided[t] ^= decided;
-            }
-        } else {
-            for (Py_ssize_t t = 0; t < m; t++) undecided[t] &= draw[t];
-        }
-        if (step >= first_check) {
-            Py_ssize_t kept = 0;
-            for (Py_ssize_t t = 0; t < m; t++)
-                if (undecided[t]) undecided[kept] = undecided[t], where[kept++] = where[t];
-            m = kept;
-        }
+    if (ran) {
+        Py_BEGIN_ALLOW_THREADS
+        bernoulli_steps(views[0].buf, views[1].buf, draws + BERNOULLI_DRAWS, draws, size, target, first_check, &state,
+                        inc);
+        Py_END_ALLOW_THREADS
+        PyMem_RawFree(draws);
     }
-    Py_END_ALLOW_THREADS
     release_buffers(views, 2);
+    if (!ran) return PyErr_NoMemory();
     return Py_BuildValue("KK", (unsigned long long)(state >> 64), (unsigned long long)state);
 }
 #endif
@@ -2213,7 +2247,8 @@ static PyMethodDef methods[] = {
     {"bernoulli_pcg64", bernoulli_pcg64, METH_VARARGS,
      "bernoulli_pcg64(out, scratch, size, target, first_check, state_hi, state_lo, inc_hi, inc_lo) -> (state_hi,\n"
      "state_lo): privest/protocols/packed.py's bernoulli_words (bits 1 with probability target / 2^53) on the words\n"
-     "of numpy's PCG64 from that state, the same steps on the same words; out (size,) and scratch (3 size,) uint64."},
+     "of numpy's PCG64 from that state, the same steps on the same words; out (size,) and scratch (size,) uint64; the\n"
+     "random words drawn BERNOULLI_DRAWS at a time."},
     {"pcg64_words", pcg64_words, METH_VARARGS,
      "pcg64_words(out, n, state_hi, state_lo, inc_hi, inc_lo) -> (state_hi, state_lo): n words of numpy's PCG64 from\n"
      "that state and increment (as its random_raw gives them) written to out (n,) uint64; returns the new state."},
@@ -2255,7 +2290,8 @@ PyMODINIT_FUNC PyInit__kernel(void) {
 #endif
     PyObject *created = PyModule_Create(&module), *floor = PyFloat_FromDouble(THETA_FLOOR);
     if (created == NULL || floor == NULL || PyModule_AddObjectRef(created, "THETA_FLOOR", floor) < 0 ||
-        PyModule_AddIntConstant(created, "WORK_PAD", WORK_PAD) < 0) {
+        PyModule_AddIntConstant(created, "WORK_PAD", WORK_PAD) < 0 ||
+        PyModule_AddIntConstant(created, "BERNOULLI_DRAWS", BERNOULLI_DRAWS) < 0) {
         Py_XDECREF(floor);
         Py_XDECREF(created);
         return NULL;
