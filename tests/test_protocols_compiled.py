@@ -1,7 +1,7 @@
 """The compiled paths of the protocols' samplers and counts (privest/_kernel.c) against numpy's: local hashing's
 support and pair hashes, Floyd's subsets, PCG64's words (and the Bernoulli words drawn from them a block at a
-time) and SHE's Laplace ziggurat. Deterministic paths bit for bit;
-the ziggurat's noise also against the Laplace distribution (Kolmogorov-Smirnov, its tail, its sign)."""
+time) and SHE's Laplace ziggurat. Deterministic paths bit for bit; the ziggurat's noise also against the Laplace
+distribution (Kolmogorov-Smirnov, its tail, its sign)."""
 
 import numpy as np
 import pytest
