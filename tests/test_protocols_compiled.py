@@ -1,6 +1,7 @@
 """The compiled paths of the protocols' samplers and counts (privest/_kernel.c) against numpy's: local hashing's
-support and pair hashes, Floyd's subsets, PCG64's words and SHE's Laplace ziggurat. Deterministic paths bit for bit;
-the ziggurat's noise also against the Laplace distribution (Kolmogorov-Smirnov, its tail, its sign)."""
+support and pair hashes, Floyd's subsets, PCG64's words (and the Bernoulli words drawn from them a block at a
+time) and SHE's Laplace ziggurat. Deterministic paths bit for bit; the ziggurat's noise also against the Laplace
+distribution (Kolmogorov-Smirnov, its tail, its sign)."""
 
 import numpy as np
 import pytest
@@ -149,6 +150,30 @@ def test_bernoulli_words_are_the_same_compiled_or_not(q, size, monkeypatch):
     monkeypatch.setattr(packed, "_kernel", None)
     np.testing.assert_array_equal(compiled, packed.bernoulli_words(q, size, theirs))
     assert ours.bit_generator.state == theirs.bit_generator.state
+
+
+@needs_kernel
+@pytest.mark.parametrize("q", [0.3, 0.5, 0.75, 0.999])
+def test_compiled_bernoulli_words_drawn_in_blocks_are_numpy_s_across_every_block_boundary(q, monkeypatch):
+    # the kernel draws a step's random words BERNOULLI_DRAWS at a time into one reused buffer: a word dropped or drawn
+    # twice at a block's edge shifts every later word (and the generator's state) against numpy's one draw a step.
+    # Sizes on each side of one, two and three blocks: the first steps draw one word a word, so their counts sit on
+    # the edges; from step _FIRST_CHECK on the words left (about 87% of them, then fewer) cross edges at any place.
+    block = KERNEL.BERNOULLI_DRAWS
+    sizes = [0, 1, block - 1, block, block + 1, 2 * block, 3 * block + 17]
+    compiled = [packed.bernoulli_words(q, size, np.random.default_rng([size, 1])) for size in sizes]
+    states = []
+    for size in sizes:
+        rng = np.random.default_rng([size, 1])
+        packed.bernoulli_words(q, size, rng)
+        states.append(rng.bit_generator.state)
+    monkeypatch.setattr(packed, "_kernel", None)
+    for size, words, state in zip(sizes, compiled, states, strict=True):
+        rng = np.random.default_rng([size, 1])
+        np.testing.assert_array_equal(words, packed.bernoulli_words(q, size, rng), err_msg=f"size {size}")
+        assert rng.bit_generator.state == state, f"size {size}"
+    with pytest.raises(ValueError, match=r"bernoulli_pcg64: scratch must be a C-contiguous uint64 array of at least 9"):
+        KERNEL.bernoulli_pcg64(np.empty(9, dtype=np.uint64), np.empty(8, dtype=np.uint64), 9, 2**52, 4, 0, 0, 0, 1)
 
 
 @pytest.mark.skipif(privest.protocols.packed._kernel is None, reason="privest._kernel is not built")

@@ -186,7 +186,7 @@ def bernoulli_words(q: float, size: int, rng: np.random.Generator) -> np.ndarray
         return np.zeros(size, dtype=np.uint64)
     if target >= 2**53:
         return np.full(size, _ALL)
-    words, scratch = np.empty(size, dtype=np.uint64), np.empty(3 * size, dtype=np.uint64)
+    words, scratch = np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.uint64)  # scratch: undecided lanes
     if on_pcg64(rng, lambda *halves: _kernel.bernoulli_pcg64(words, scratch, size, target, _FIRST_CHECK, *halves)):
         return words  # the same steps on the same words (rng.integers of the full range is random_raw), in C
     words = np.zeros(size, dtype=np.uint64)
