@@ -433,7 +433,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         ("gibu", "GIBU from GRR reports, end to end", "`privest.gibu([(grr, reports)])` against multi-freq-ldpy's "
                                                       "`GRR_Aggregator_IBU` (its counting included)."),
         ("notebook", "A notebook's MLE and bootstrap, privest's defaults", "OUE's reports of two data sets: "
-                     "privest's `gibu` and `bootstrap` with every default (SQUAREM, its stopping rules, its threads) "
+                     "privest's `gibu` and `bootstrap` with every default (gibu: SQUAREM, then Newton; bootstrap: "
+                     "SQUAREM; their stopping rules, its threads) "
                      "beside multi-freq-ldpy's `UE_Aggregator_IBU` with its defaults (max |Δθ| < 1e-12, 10^4 "
                      "iterations), in a process of its own; L(MLE) from the certified gap rule at delta = 1e-14."),
         ("client", "Clients (perturbing users)", "per user: privest's vectorised `sample` against the peers' "
