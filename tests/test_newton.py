@@ -142,3 +142,20 @@ def test_a_newton_step_sets_to_zero_the_secrets_it_would_take_below_zero():
     assert after.min() >= -1e-15 and abs(after.sum() - 1) < 1e-12
     assert np.any((theta > 0) & (np.abs(after) <= 1e-15))
     assert likelihood.value(np.maximum(after, 0) / np.maximum(after, 0).sum()) > likelihood.value(theta)
+
+
+def test_where_newton_gives_up_squarem_goes_on_from_where_newton_started():
+    """The IBU paper's remapped planar mechanism (Figure 6: rank 16 of 25 secrets, not identifiable): from this start
+    Newton's steps stall (each raised L by a hair; before ``NEWTON_STALLS`` a million of them hit the cap) and its
+    iterate holds exact zeros that GIBU's update could never leave (from it, SQUAREM was still 9e-9 short at a million
+    updates); handed back, SQUAREM ends where it ends alone, a few Newton steps later."""
+    from privest.alphabets import Grid
+
+    M = mech.planar_geometric_remapped(Grid(5, 5, 1.0), Grid(4, 4, 1.25), 0.5)
+    rng = rng_for(0, "test", "fig06")
+    q = rng.dirichlet(np.ones(25)) @ M
+    start = rng.dirichlet(np.ones(25))
+    result = estimators.ibu(M, q, delta=1e-16, max_iter=1_000_000, theta0=start)
+    alone = estimators.ibu(M, q, delta=1e-16, max_iter=1_000_000, theta0=start, accelerate="squarem-direct")
+    assert not result.capped and result.gap < 1e-16 and result.log_likelihood == alone.log_likelihood
+    assert alone.iterations < result.iterations <= alone.iterations + 4 * _squarem.NEWTON_STALLS
