@@ -37,8 +37,7 @@ def _squarem(likelihood: _Likelihood, theta: np.ndarray, delta: float | None, ma
     switch = newton_after(likelihood.k) if newton and delta is not None else None
     while updates < max_iter:
         if switch is not None and updates >= switch:
-            switch, (_, _, updates, stopped) = None, _newton(likelihood, theta, current, delta, max_iter, updates,
-                                                             stop)
+            switch, (updates, stopped) = None, _newton(likelihood, theta, current, delta, max_iter, updates, stop)
             if stopped is not None:
                 return stopped
         u = likelihood.gradient(theta)
@@ -95,21 +94,22 @@ def newton_after(k: int) -> int | None:
 
 
 def _newton(likelihood: _Likelihood, theta: np.ndarray, current: float, delta: float, max_iter: int, updates: int,
-            stop: str) -> tuple[np.ndarray, float, int, IbuResult | None]:
+            stop: str) -> tuple[int, IbuResult | None]:
     """Newton's method for the MLE on the simplex from theta, an active-set method on L's quadratic model: each step
     frees the secrets with theta_x > 0 or u_x > 1 (u = dL/dtheta; a 0 with u_x <= 1 meets the optimality condition
     and stays), takes the model's maximiser on them with sum_x d_x = 0 (``_newton_step``), and of theta + t d for t
     in 1, 1/2, ... 2^-20 (negative entries set to 0, renormalised) the first that raises L, or, near the MLE where
     the rise is below L's rounding, the first within ``FLAT_ULPS`` units in the last place of L whose gap is smaller.
     Stops by the rule of ``_squarem`` (the gap at the start of a step, or a step changing L by less than delta).
-    Returns (theta, L, updates, the result if it stopped else None): None where no t is taken (the system singular,
-    or L flat with the gap not falling), or after ``NEWTON_STALLS`` steps in a row that did not halve the gap (a
-    singular information, where the secrets are not identifiable, can give steps that each raise L by a hair)."""
+    Returns (updates, the result if it stopped else None): None where no t is taken (the system singular, or L flat
+    with the gap not falling), or after ``NEWTON_STALLS`` steps in a row that did not halve the gap (a singular
+    information, where the secrets are not identifiable, can give steps that each raise L by a hair); SQUAREM then
+    goes on from its own iterate, so Newton's is not returned."""
     u, last_gap, stalled = likelihood.gradient(theta), math.inf, 0
     while updates < max_iter:
         gap = float(u.max()) - 1.0
         if stop == "gap" and gap < delta:
-            return theta, current, updates, IbuResult(theta, updates, current, False, gap=gap)
+            return updates, IbuResult(theta, updates, current, False, gap=gap)
         stalled, last_gap = (stalled + 1 if gap > last_gap / 2 else 0), gap
         if stalled == NEWTON_STALLS:
             break
@@ -130,11 +130,10 @@ def _newton(likelihood: _Likelihood, theta: np.ndarray, current: float, delta: f
             break
         change, theta, current, u, updates = value - current, candidate, value, taken, updates + 1
         if stop == "change" and abs(change) < delta:
-            return theta, current, updates, IbuResult(theta, updates, current, False)
+            return updates, IbuResult(theta, updates, current, False)
     if updates >= max_iter:
-        gap = float(u.max()) - 1.0 if stop == "gap" else None
-        return theta, current, updates, IbuResult(theta, updates, current, True, gap=gap)
-    return theta, current, updates, None
+        return updates, IbuResult(theta, updates, current, True, gap=float(u.max()) - 1.0 if stop == "gap" else None)
+    return updates, None
 
 
 NEWTON_STALLS = 4
