@@ -16,6 +16,22 @@ values, each Zipf, and are scored by the mean over attributes. The verdict rule,
 "closer" where the interval of the difference lies below 0, "farther" where above, else "level". (The first run,
 2026-11-28 02:15, compared GIBU with INV-P only; the same rule against INV-N, multi-freq-ldpy's estimator, was added
 after it.)
+
+``--design confirmatory`` (docs/accuracy-protocols-confirmatory.md) is a second study, designed after the pilot above
+and written down (this paragraph and ``CONFIRMATORY``, committed) before its first run: the same cells, setting and
+estimators on fresh draws (the seeds of the label "accuracy_protocols_confirmatory", none shared with the pilot's),
+1,000 seeds a cell. Its intervals hold together: each is a normal interval at 1 - 0.05/102 (Bonferroni over the 51
+cells times the two comparisons), so that all 102 cover at once with probability at least 95%. Its verdicts: "closer"
+where the interval of GIBU - X lies below 0, "farther" where above, "level" where it lies within +-1% of X's mean
+distance (a difference too small to matter, fixed before the run), else "undecided". The issue's claim (GIBU closer
+than the unbiased estimate with post-processing on skewed data at small eps) is judged for X = INV-P and X = INV-N on
+the cells at eps 0.5 and 1: it holds for X where GIBU is closer in every one of them, is refuted where GIBU is farther
+in any, and holds in part otherwise (the counts given).
+
+Rows that match digit for digit are one channel on the same draws (every cell's seeds are the same for every
+protocol): L-ADP picks L-OSUE at these (k, eps); L-OLH's g is 2 at eps 0.5 and 1, where it is L-BLH; one round of
+L-SUE at eps is SUE at eps1 = eps / 2, as is dBitFlipPM with every bucket (its default) at eps / 2; one round of
+L-OSUE at eps is OUE at eps / 2, ADP's choice at eps 0.5 and 1.
 """
 
 import argparse
@@ -23,6 +39,8 @@ import datetime
 import platform
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -31,11 +49,32 @@ from privest import protocols
 from privest.metrics import total_variation
 from privest.protocols import multidim
 
-K, USERS, RUNS, SEED = 20, 10_000, 20, 2026
+K, USERS, SEED = 20, 10_000, 2026
 EPS = (0.5, 1.0, 2.0)
+SMALL_EPS = (0.5, 1.0)
 PROTOCOLS = ("she", "the", "adp", *protocols.LONGITUDINAL_NAMES)
 MULTIDIM = (("spl", "grr"), ("smp", "oue"), ("rsfd", "grr"), ("rsfd", "oue_zero"), ("rsfd", "oue_rnd"))
 MULTIDIM_KS = (20, 10, 5)
+
+
+@dataclass(frozen=True)
+class Design:
+    """One study's fixed choices: its seeds' label, seeds a cell, the probability that its intervals cover (each one
+    alone, or all together), and the margin (a fraction of X's mean distance) within which a difference is "level"
+    (None: any interval that holds 0 is "level")."""
+
+    label: str
+    runs: int
+    level: float
+    together: bool
+    margin: float | None
+    record: str
+
+
+PILOT = Design("accuracy_protocols", 20, 0.95, together=False, margin=None, record="docs/accuracy-protocols.md")
+CONFIRMATORY = Design("accuracy_protocols_confirmatory", 1000, 0.95, together=True, margin=0.01,
+                      record="docs/accuracy-protocols-confirmatory.md")
+DESIGNS = {"pilot": PILOT, "confirmatory": CONFIRMATORY}
 
 
 def zipf(k: int) -> np.ndarray:
@@ -46,12 +85,12 @@ def zipf(k: int) -> np.ndarray:
 Estimates = Callable[[np.random.Generator], list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]
 
 
-def errors_of(estimates: Estimates, runs: int) -> np.ndarray:
+def errors_of(estimates: Estimates, design: Design, runs: int) -> np.ndarray:
     """(runs, 3) total variation distances of GIBU, INV-P and INV-N: ``estimates(rng)`` gives, for each attribute, the
     truth and the three estimates; a run's distance is the mean over attributes."""
     rows = []
     for run in range(runs):
-        per_attribute = estimates(privest.rng_for(SEED, "accuracy_protocols", run))
+        per_attribute = estimates(privest.rng_for(SEED, design.label, run))
         rows.append([np.mean([total_variation(attribute[0], attribute[1 + i]) for attribute in per_attribute])
                      for i in range(3)])
     return np.array(rows)
@@ -85,53 +124,93 @@ def several(solution: str, protocol: str, eps: float) -> Callable:
     return estimates
 
 
-def compared(errors: np.ndarray, other: int) -> tuple[str, str]:
-    """GIBU's distance minus column ``other``'s, paired over the seeds: its mean and 95% interval, and the verdict."""
+def compared(errors: np.ndarray, other: int, z: float, margin: float | None) -> tuple[str, str]:
+    """GIBU's distance minus column ``other``'s, paired over the seeds: its mean and interval (mean +- z standard
+    errors), and the verdict (module docstring)."""
     difference = errors[:, 0] - errors[:, other]
-    half = 1.96 * difference.std(ddof=1) / np.sqrt(len(errors))
+    half = z * difference.std(ddof=1) / np.sqrt(len(errors))
     low, high = difference.mean() - half, difference.mean() + half
-    verdict = "closer" if high < 0 else "farther" if low > 0 else "level"
+    if high < 0:
+        verdict = "closer"
+    elif low > 0:
+        verdict = "farther"
+    elif margin is None or (-margin * errors[:, other].mean() < low and high < margin * errors[:, other].mean()):
+        verdict = "level"
+    else:
+        verdict = "undecided"
     return f"{difference.mean():+.4f} [{low:+.4f}, {high:+.4f}]", verdict
 
 
-def row(label: str, eps: float, errors: np.ndarray) -> str:
+def row(label: str, eps: float, errors: np.ndarray, z: float, margin: float | None) -> str:
     means = errors.mean(axis=0)
-    (to_p, verdict_p), (to_n, verdict_n) = compared(errors, 1), compared(errors, 2)
+    (to_p, verdict_p), (to_n, verdict_n) = compared(errors, 1, z, margin), compared(errors, 2, z, margin)
     return (f"| {label} | {eps:g} | {means[0]:.4f} | {means[1]:.4f} | {means[2]:.4f} | {to_p} | {verdict_p} | "
             f"{to_n} | {verdict_n} |")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", help="also write the record (markdown) to this file")
-    parser.add_argument("--runs", type=int, default=RUNS, help=f"seeds a cell (default {RUNS}; fewer to try it)")
-    args = parser.parse_args()
-    lines = [f"Run {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC (`benchmarks/accuracy_protocols.py`): "
-             f"privest {privest.__version__}, numpy {np.__version__}, Python {sys.version.split()[0]} on "
-             f"{platform.machine()}. k = {K}, Zipf(1.5) theta, n = {USERS:,} users, {args.runs} seeds a cell; the "
-             "longitudinal protocols at eps1 = eps / 2; the multidimensional ones on attributes of 20, 10 and 5 "
-             "values (the mean over attributes). Mean total variation distance to the truth; each verdict is GIBU "
-             "against INV-P or INV-N by the 95% interval of their paired difference (rule in the script's "
-             "docstring).", "",
-             "| protocol | eps | GIBU | INV-P | INV-N | GIBU - INV-P [95%] | GIBU vs INV-P | GIBU - INV-N [95%] | "
-             "GIBU vs INV-N |", "|---|---:|---:|---:|---:|---|---|---|---|"]
+def cells() -> list[tuple[str, float, Callable]]:
+    """Every (label, eps, estimates) of the study, in the record's order."""
+    found = []
     for name in PROTOCOLS:
         for eps in EPS:
             chosen = protocols.by_name(name, K, eps).name
             label = f"{name.upper().replace('_', '-')} ({chosen})" if name in ("adp", "l_adp") else chosen
-            lines.append(row(label, eps, errors_of(single(name, eps), args.runs)))
-            print(lines[-1], flush=True)
+            found.append((label, eps, single(name, eps)))
     for solution, protocol in MULTIDIM:
         for eps in EPS:
-            label = f"{solution.upper().replace('RSFD', 'RS+FD')} {protocol}"
-            lines.append(row(label, eps, errors_of(several(solution, protocol, eps), args.runs)))
-            print(lines[-1], flush=True)
+            found.append((f"{solution.upper().replace('RSFD', 'RS+FD')} {protocol}", eps,
+                          several(solution, protocol, eps)))
+    return found
+
+
+def claim(rows: list[str], column: int, name: str) -> str:
+    """The issue's claim against ``name``, judged on the cells at a small eps (module docstring)."""
+    small = [line.split("|")[column].strip() for line in rows if float(line.split("|")[2]) in SMALL_EPS]
+    counts = ", ".join(f"{verdict} in {small.count(verdict)}" for verdict in ("closer", "level", "undecided",
+                                                                              "farther") if small.count(verdict))
+    judged = ("holds" if small.count("closer") == len(small) else "refuted" if "farther" in small
+              else "holds in part")
+    return f"The claim against {name} at eps 0.5 and 1 ({len(small)} cells: {counts}): **{judged}**."
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--design", choices=DESIGNS, default="pilot", help="which study (module docstring)")
+    parser.add_argument("--output", help="also write the record (markdown) to this file (the design's: "
+                        + ", ".join(design.record for design in DESIGNS.values()) + ")")
+    parser.add_argument("--runs", type=int, help="seeds a cell (default the design's; fewer to try it)")
+    args = parser.parse_args()
+    design = DESIGNS[args.design]
+    runs = args.runs or design.runs
+    found = cells()
+    comparisons = 2 * len(found) if design.together else 1
+    z = NormalDist().inv_cdf(1 - (1 - design.level) / 2 / comparisons)
+    coverage = (f"all {comparisons} intervals together at {design.level:.0%} (each at 1 - "
+                f"{1 - design.level:g}/{comparisons}, z = {z:.3f})" if design.together
+                else f"each interval at {design.level:.0%}")
+    margin = (f"; \"level\" within +-{design.margin:.0%} of X's mean distance" if design.margin is not None else "")
+    lines = [f"Run {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC (`benchmarks/accuracy_protocols.py "
+             f"--design {args.design}`): privest {privest.__version__}, numpy {np.__version__}, Python "
+             f"{sys.version.split()[0]} on {platform.machine()}. k = {K}, Zipf(1.5) theta, n = {USERS:,} users, "
+             f"{runs} seeds a cell (label \"{design.label}\"); the longitudinal protocols at eps1 = eps / 2; the "
+             "multidimensional ones on attributes of 20, 10 and 5 values (the mean over attributes). Mean total "
+             "variation distance to the truth; each verdict is GIBU against X = INV-P or INV-N by the normal "
+             f"interval of their paired difference, {coverage}{margin} (rule in the script's docstring).", "",
+             "| protocol | eps | GIBU | INV-P | INV-N | GIBU - INV-P | GIBU vs INV-P | GIBU - INV-N | "
+             "GIBU vs INV-N |", "|---|---:|---:|---:|---:|---|---|---|---|"]
+    for label, eps, estimates in found:
+        lines.append(row(label, eps, errors_of(estimates, design, runs), z, design.margin))
+        print(lines[-1], flush=True)
     rows = lines[4:]
+    lines.append("")
     for column, name in ((-4, "INV-P"), (-2, "INV-N")):
         verdicts = [line.split("|")[column].strip() for line in rows]
-        lines.append(f"{'' if column == -2 else chr(10)}Against {name}: GIBU closer in {verdicts.count('closer')} of "
-                     f"{len(verdicts)} cells, level in {verdicts.count('level')}, farther in "
-                     f"{verdicts.count('farther')}.")
+        lines.append(f"Against {name}: GIBU " + ", ".join(
+            f"{verdict} in {verdicts.count(verdict)}" for verdict in ("closer", "level", "undecided", "farther")
+            if verdict != "undecided" or design.margin is not None) + f" of {len(verdicts)} cells.")
+    if design.margin is not None:
+        lines.append("")
+        lines.extend(claim(rows, column, name) for column, name in ((-4, "INV-P"), (-2, "INV-N")))
     text = "\n".join(lines) + "\n"
     if args.output:
         with open(args.output, "w") as out:
