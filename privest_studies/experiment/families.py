@@ -338,8 +338,9 @@ def _refuse(family: Family, mechanisms: Sequence[Mechanism]) -> None:
         raise ValueError(f"{family.name} needs reports of the bins; {numbers[0].name}'s are numbers (use ibu, EM on "
                          "its discretised channel, or ems)")
     if family.needs == "longitudinal" and (one := [m for m in mechanisms if not isinstance(m, _Memoised)]):
+        name = "RAPPOR" if isinstance(one[0], Rappor) else getattr(one[0], "name", "a matrix")
         raise ValueError(f"{family.name} needs longitudinal protocols, each user's memo kept over the rounds "
-                         f"({', '.join(LONGITUDINAL_KINDS)}); {getattr(one[0], 'name', 'a matrix')} keeps none")
+                         f"({', '.join(LONGITUDINAL_KINDS)}); {name} keeps none")
     rappor = any(isinstance(m, Rappor) for m in mechanisms)
     protocols = any(is_protocol(m) for m in mechanisms)
     if family.needs == "RAPPOR" and not all(isinstance(m, Rappor) for m in mechanisms):
