@@ -89,7 +89,7 @@ def job_rows(directory: Path, found: dict, runs_per_job: dict, before: cost.Cali
                         users = own_users if point.users is None else point.users
                         squarem = spec.stopping_rule.get("accelerate") == "squarem"
                         for kind, cells in cost.run_work(family, members, k, users, float(measured[p, r]),
-                                                         squarem).items():
+                                                         squarem, spec.rounds or 1).items():
                             work[kind] += cells
                     planned = sum(cost.seconds_of(w, before) for w in
                                   (cost.point_work(spec, family, k, own_users, before)[p] for p, _ in units))

@@ -15,13 +15,13 @@ rule estimate_part) costs ``startup`` plus, for every (point, run), the work of 
   a small eps), with the distinct reports of ``expected_distinct_reports``; ``sets``, the members of the distinct
   reports' sets of the others (GRR, OLH at a larger eps; ``SetGroup``): distinct reports times the expected set size
   (``set_size``), at least ``GROUP_FLOOR``;
-- the iterative families (ibu, ibu_r, ibu_m, gibu) do every mechanism's cells once an iteration (ibu_m the one average
-  matrix), plus a fixed cost per iteration and loop (``iterations``: one loop per mechanism for ibu_r, one for the
-  others) and per iteration and group of reports (``group_iterations``: a RAPPOR or protocol group's own pass, its
-  tables and calls); under SQUAREM (``accelerate: squarem`` or ``squarem-direct``) the fixed cost per update and loop is
-  ``squarem_updates`` instead (numpy's calls on vectors of k: about 18 us an update at k = 1024, where the compiled
-  plain loop's fixed cost is a few us), for the *iterations* IBU is expected to run there: the mean
-  over runs measured by an earlier run of the same study, experiment and family at the nearest point
+- the iterative families (ibu, ibu_r, ibu_m, gibu; gibu_joint as ``run_work`` says) do every mechanism's cells once
+  an iteration (ibu_m the one average matrix), plus a fixed cost per iteration and loop (``iterations``: one loop per
+  mechanism for ibu_r, one for the others) and per iteration and group of reports (``group_iterations``: a RAPPOR or
+  protocol group's own pass, its tables and calls); under SQUAREM (``accelerate: squarem`` or ``squarem-direct``) the
+  fixed cost per update and loop is ``squarem_updates`` instead (numpy's calls on vectors of k: about 18 us an update
+  at k = 1024, where the compiled plain loop's fixed cost is a few us), for the *iterations* IBU is expected to run
+  there: the mean over runs measured by an earlier run of the same study, experiment and family at the nearest point
   (``Calibration.iterations``, from ``cost_calibration.json``), else the cap max_iter (an upper bound: most runs stop
   well before it) or ``SQUAREM_UPDATES`` under SQUAREM;
 - the closed forms (inv, rap, inv_r, inv_m, rap_r, rap_m) do them once: ``closed`` a matrix's cells,
@@ -217,12 +217,15 @@ def cells(member: Member, k: int, users: float, averaged: int = 1) -> dict[str, 
 
 
 def run_work(family: str, members: Sequence[Member], k: int, users: float, iterations: float,
-             squarem: bool = False) -> dict[str, float]:
+             squarem: bool = False, rounds: int = 1) -> dict[str, float]:
     """The cells of each kind one run of ``family`` does on a point whose ``users`` users are split equally over
-    ``members``, IBU running ``iterations`` iterations (SQUAREM updates where ``squarem``), and the bytes it reads."""
-    per_mechanism = users / len(members)
-    work = dict.fromkeys(WORK_KINDS[1:], 0.0) | {"runs": 1.0}
-    work["reading"] = sum(report_bytes(member, k, per_mechanism)[0] for member in members)
+    ``members``, IBU running ``iterations`` iterations (SQUAREM updates where ``squarem``), and the bytes it reads.
+    gibu_joint's round t of ``rounds`` reads t rounds' reports, (rounds + 1) / 2 on average, counts each user's k
+    memberships in each (``closed`` cells) and iterates on a dense group of at most one column a user."""
+    per_mechanism, joint = users / len(members), family == "gibu_joint"
+    carried = (rounds + 1) / 2 if joint else 1.0
+    work = dict.fromkeys(WORK_KINDS[1:], 0.0) | {"runs": 1.0, "closed": carried * users * k if joint else 0.0}
+    work["reading"] = carried * sum(report_bytes(member, k, per_mechanism)[0] for member in members)
     groups = sum(member.kind in PROTOCOL_KINDS or member.kind == "rappor" for member in members)
     if family == "ibu_m":
         if groups == 0:  # else NA at once: the [e]_M families need one common matrix
@@ -238,8 +241,9 @@ def run_work(family: str, members: Sequence[Member], k: int, users: float, itera
     else:
         work["closed_groups"] = float(groups)
     mixture = family == "gibu" and len(members) - groups > 1
+    dense = {"matrix" if k <= LARGE_MATRIX else "large_matrix": float(k * max(per_mechanism, 1.0))}
     for member in members:
-        for kind, count in cells(member, k, per_mechanism).items():
+        for kind, count in (dense if joint else cells(member, k, per_mechanism)).items():
             if family in ITERATIVE:
                 work["mixture" if mixture and kind in ("matrix", "large_matrix") else kind] += iterations * count
             elif kind == "bit_rows":  # a closed form unpacks each distinct bit report: k cells a row
@@ -268,7 +272,7 @@ def point_work(experiment: Experiment, family: str, k: int, own_users: float,
     return [run_work(family, [experiment.members[j] for j in point.mechanisms], k,
                      own_users if point.users is None else point.users,
                      iterations(experiment, family, point.value, model),
-                     experiment.stopping_rule.get("accelerate") is not None)
+                     experiment.stopping_rule.get("accelerate") is not None, experiment.rounds or 1)
             for point in experiment.points]
 
 
@@ -286,9 +290,8 @@ def unit_seconds(experiment: Experiment, family: str, k: int, own_users: float) 
 def job_seconds(experiment: Experiment, family: str, k: int, own_users: float, part: Part | None = None) -> float:
     """Seconds of the estimate job of one family on every point and run of an experiment, or on one part of it."""
     units = unit_seconds(experiment, family, k, own_users)
-    if part is not None:
-        return calibration().seconds["startup"] + (part.stop - part.first) * units[part.point]
-    return calibration().seconds["startup"] + experiment.slots * sum(units)
+    seconds = experiment.slots * sum(units) if part is None else (part.stop - part.first) * units[part.point]
+    return calibration().seconds["startup"] + seconds
 
 
 BASE_MEGABYTES = 150
@@ -444,11 +447,8 @@ class JobCost:
 
 def describe(seconds: float) -> str:
     """'~40 s', '12 min', '1.1 h': a cost as the warning prints it."""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.2g} h"
+    return (f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.0f} min" if seconds < 3600
+            else f"{seconds / 3600:.2g} h")
 
 
 def estimate_jobs(experiments: Mapping[str, Mapping[str, Experiment]],

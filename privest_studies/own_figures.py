@@ -307,8 +307,10 @@ def draw_rounds(specs: Sequence[Experiment], alphabet: dict, scores, name: str):
     fig.suptitle(f"{first.study}: {name}\n{mechanisms}; {plotting.alphabet_label(alphabet)}\n{first.rounds} rounds; "
                  f"{change}", fontsize=9)
     what, runs, stopping = footer(specs, "lines", capped)
-    fig.text(0.5, -0.01, "\n".join([what, "each round estimated from its own reports and scored against the round's "
-                                    "values; grey, right axis: ε spent so far, ε for each distinct value "
+    joint = "".join(f" ({FAMILIES[f].name}: round t from rounds 1..t of its run together)" for f in first.families
+                    if FAMILIES[f].rounds)
+    fig.text(0.5, -0.01, "\n".join([what, f"each round estimated from its own reports{joint} and scored against the "
+                                    "round's values", "grey, right axis: ε spent so far, ε for each distinct value "
                                     "a user has reported (each value's memo; a report alone is ε₁-LDP)",
                                     runs, stopping] + [f"NA: {n.replace(': NA: ', ': ')}" for n in notes]),
              ha="center", va="top", fontsize=7)

@@ -62,8 +62,7 @@ and on a numeric alphabet the numeric mechanisms of ``privest.numeric`` (alone a
 Shokri's LP is left to the free-will study: it is solved per alphabet and Q."""
 GEOMETRIC_KINDS = ("geometric", "laplace")
 """The mechanisms that need a geometry (a linear or planar alphabet): categories have none."""
-ONE_MECHANISM = ("inv", "rap", "ibu")
-"""Estimator families that take one mechanism per point; the others ([e]_R, [e]_M, GIBU) take any mixture."""
+ONE_MECHANISM = ("inv", "rap", "ibu")  # the families of one mechanism per point; the others take any mixture
 RESERVED = ("data", "ibu_consistency", "free_will", "constrained_counts", "standard_protocols", "sw_vs_geometric",
             "report", "tables", "figures")
 BUILTIN = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
@@ -100,9 +99,8 @@ def _members(key: str, spec: Mapping[str, Any], alphabet: Mapping[str, Any]) -> 
             raise ValueError(f"{where}: {kind} reports numbers, not the bins a mixture shares; it runs alone at each "
                              f"eps (mechanisms: [{kind}] with eps, or in compare)")
         if ("n" in spec) != (eps is not None):
-            need = "{kind, eps} (an n grid gives each mechanism its eps)" if "n" in spec else "a kind (the eps grid " \
-                "gives the eps)"
-            raise ValueError(f"{where}: needs {need}")
+            raise ValueError(f"{where}: needs " + ("{kind, eps} (an n grid gives each mechanism its eps)" if "n" in spec
+                                                   else "a kind (the eps grid gives the eps)"))
         options = {} if isinstance(entry, str) else {name: entry[name] for name in MEMBER_OPTIONS if name in entry}
         grid = [float(eps)] if eps is not None else [float(e) for e in spec.get("eps", [])]
         entries.append((kind, eps, _options(where, kind, options, grid, alphabet)))
@@ -209,8 +207,8 @@ def _experiment(name: str, study: Mapping[str, Any], label: str, spec: Mapping[s
 
 def _rounds(key: str, spec: Mapping[str, Any], entries: Sequence[tuple]) -> dict[str, Any]:
     """An experiment's rounds of collection and the probability of a user's value being redrawn each round after the
-    first (``Experiment.rounds``, ``redraw``); one line naming the key when a kind cannot report over rounds or redraw
-    is given without them."""
+    first (``Experiment.rounds``, ``redraw``); one line naming the key when a kind cannot report over rounds, redraw
+    is given without them or gibu_joint without rounds or with redraw."""
     rounds, redraw = int(spec.get("rounds", 1)), float(spec.get("redraw", 0.0))
     field = "compare" if "compare" in spec else "mechanisms"
     one = [(i, kind) for i, (kind, _, _) in enumerate(entries) if kind not in LONGITUDINAL_KINDS]
@@ -222,6 +220,10 @@ def _rounds(key: str, spec: Mapping[str, Any], entries: Sequence[tuple]) -> dict
         raise ValueError(f"{key}.redraw: how often a user's value changes between rounds needs rounds (2 or more)")
     if not 0 <= redraw <= 1:
         raise ValueError(f"{key}.redraw: a probability per round in [0, 1], got {redraw!r}")
+    if (joint := [f for f in spec["estimators"] if FAMILIES[f].rounds]) and (rounds < 2 or redraw):
+        raise ValueError(f"{key}.{'redraw' if rounds > 1 else 'rounds'}: {joint[0]} estimates round t from rounds 1..t "
+                         "of users whose value did not change (a changed value draws a new memo): it needs rounds 2 or "
+                         f"more and redraw 0, got rounds {rounds}, redraw {redraw:g}")
     return {"rounds": rounds, "redraw": redraw}
 
 
@@ -260,8 +262,7 @@ def experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Experiment]]:
         result[name] = {}
         for label, spec in chain_experiments(study).items():
             for experiment in _experiment(name, study, label, spec):
-                if experiment.name in result[name] or (experiment.name != label
-                                                       and experiment.name in study["experiments"]):
+                if experiment.name in result[name] or experiment.name in set(study["experiments"]) - {label}:
                     raise ValueError(f"config key studies.{name}.experiments.{label}: its experiment "
                                      f"{experiment.name!r} takes the name of another; rename one of them")
                 result[name][experiment.name] = experiment
@@ -271,9 +272,8 @@ def experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Experiment]]:
 def chain_experiments(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     """A study's experiments that run through the one chain: all but its multi-column ones (``own_columns``), none
     on a large alphabet (``own_large``)."""
-    if own_large.is_large(study):
-        return {}
-    return {label: spec for label, spec in study["experiments"].items() if not own_columns.is_columns(spec)}
+    return {} if own_large.is_large(study) else {label: spec for label, spec in study["experiments"].items()
+                                                 if not own_columns.is_columns(spec)}
 
 
 def column_experiments(config: Mapping[str, Any]) -> dict[str, dict[str, Mapping[str, Any]]]:

@@ -38,7 +38,7 @@ VALUES = [None, True, False, -1, 0, 1, 2, 0.5, 10**30, float("inf"), float("nan"
 NUMBERS = [1, 2, 3, 7, 0.1, 0.5, 5.0, 20, 100, 1000]
 NAMES = ["krr", "oue", "grr", "sue", "olh", "blh", "ss", "hr", "geometric", "laplace", "exponential", "rappor", "gibu",
          "ibu", "inv", "inv_r", "ibu_r", "rap", "rap_r", "inv_m", "ibu_m", "rap_m", "drop", "error", "linear",
-         "categorical", "sex"]
+         "categorical", "sex", "gibu_joint", "l_grr"]
 
 
 def _paths(node, prefix=()):

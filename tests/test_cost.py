@@ -212,3 +212,22 @@ def test_ibu_m_on_shokri_mechanisms_prices_the_union_of_their_outputs(members):
     assert work["runs"] == 1.0
     mixed = cost.run_work("ibu_m", (*shokri, Member("krr", 1.0)), 100, 10_000, iterations=50)
     assert mixed["matrix"] == pytest.approx(50 * 100 * 100)  # k-RR reports every output
+
+
+def test_gibu_joint_prices_round_t_reading_t_rounds_and_a_dense_group_of_a_column_a_user(model):
+    """A run of R rounds: each stored run of gibu_joint reads (R + 1) / 2 rounds' reports on average and counts k
+    memberships a user a round (closed cells), its group k columns-by-user cells an iteration; the per-round GIBU
+    reads one round. More rounds cost gibu_joint more per stored run, gibu the same."""
+    def rounds(R: int) -> Experiment:
+        base = experiment("l_grr", users=(2_000,), runs=3, families=("gibu",))
+        return Experiment.from_dict({**base.to_dict(), "rounds": R, "families": ["gibu", "gibu_joint"]})
+
+    (alone,), (joint,) = (cost.point_work(rounds(5), family, 64, 0) for family in ("gibu", "gibu_joint"))
+    assert joint["reading"] == pytest.approx(3 * alone["reading"])  # (5 + 1) / 2 rounds a stored run
+    assert joint["closed"] == pytest.approx(3 * 2_000 * 64) and alone["closed"] == 0
+    assert joint["matrix"] == pytest.approx(joint["iterations"] * 64 * 2_000) and joint["sets"] == 0
+    per_run = {R: {f: (cost.job_seconds(rounds(R), f, 64, 0) - PRICES["startup"]) / rounds(R).slots
+                   for f in ("gibu", "gibu_joint")}
+               for R in (2, 8)}
+    assert per_run[8]["gibu_joint"] > per_run[2]["gibu_joint"]
+    assert per_run[8]["gibu"] == pytest.approx(per_run[2]["gibu"])

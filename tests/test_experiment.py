@@ -126,6 +126,12 @@ def test_a_family_that_cannot_run_gives_na_with_its_reason():
 
 
 NA_NOTES = [
+    ("gibu_joint", ("rappor",), "GIBU (rounds 1..t) needs longitudinal protocols, each user's memo kept over the "
+                                "rounds (l_grr, l_sue, l_oue, l_osue, l_soue, l_adp, l_blh, l_olh); RAPPOR keeps none"),
+    ("gibu_joint", ("grr",), "GIBU (rounds 1..t) needs longitudinal protocols, each user's memo kept over the rounds "
+                             "(l_grr, l_sue, l_oue, l_osue, l_soue, l_adp, l_blh, l_olh); GRR keeps none"),
+    ("gibu_joint", ("l_grr",), "GIBU (rounds 1..t) estimates round t of a run from its rounds 1..t: it needs every "
+                               "round of each run (rounds 2 or more), got 2 runs of rounds None"),
     ("inv", ("krr", "krr"), "family inv needs one mechanism per point, got 2"),
     ("inv", ("rappor",), "INV needs matrix mechanisms; RAPPOR has 2^k observables"),
     ("rap", ("krr",), "RAP needs RAPPOR mechanisms (its estimator works on bit sums)"),
@@ -151,9 +157,11 @@ def test_the_na_notes_are_the_texts_scores_csv_has_always_had(family, kinds, not
 
 def test_every_family_has_a_way_to_run_on_each_kind_of_point_it_accepts():
     for name, family in experiment.FAMILIES.items():
-        assert family.needs in ("any", "matrices", "matrices or protocols", "RAPPOR", "numeric"), name
-        assert (family.matrices is not None) == (family.needs not in ("RAPPOR", "numeric")), name
-        assert (family.each_run is not None) == (family.needs not in ("matrices", "numeric")), name
+        assert family.needs in ("any", "matrices", "matrices or protocols", "RAPPOR", "numeric", "longitudinal"), name
+        assert (family.matrices is not None) == (family.needs not in ("RAPPOR", "numeric", "longitudinal")), name
+        assert (family.each_run is not None) == (family.needs not in ("matrices", "numeric", "longitudinal")), name
+        # the longitudinal protocols' rounds of one run together: gibu_joint only
+        assert (family.rounds is not None) == (family.needs == "longitudinal"), name
         # a numeric mechanism's numbers: IBU (EM on its discretised channel) and EMS only
         assert (family.numeric is not None) == (name in ("ibu", "ems")), name
 

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 import yaml
 
+import privest
+from privest import protocols
 from privest.alphabets import Alphabet
 from privest_studies import experiment, files, own_figures, own_study
 
@@ -149,3 +151,58 @@ def test_the_longitudinal_example_builds_a_comparison_of_rounds(monkeypatch):
     assert list(built) == ["weekly_l_grr", "weekly_l_osue_eps1_1"]
     assert all(e.rounds == 6 and e.redraw == 0.1 and e.slots == 6 * e.runs for e in built.values())
     assert built["weekly_l_osue_eps1_1"].members[0].eps1 == 1.0
+
+
+def test_gibu_joint_is_the_mle_of_rounds_1_to_t_and_round_1_is_the_per_round_gibu():
+    """gibu_joint on a mixture (L-GRR's values and L-OUE's packed bits) at a small eps, no redraw: round t of a run
+    equals privest.gibu on each mechanism's joint_group of the stored rounds 1..t, computed independently; round 1
+    equals the per-round GIBU; and over the later rounds its error is smaller than the per-round GIBU's in every run
+    (at eps 1 the joint estimate's L1 error is about half the per-round one's by round 4 on this seed)."""
+    spec = spec_of(rounds=4, mechanisms=["l_grr", "l_oue"], eps=[1.0], estimators=["gibu", "gibu_joint"])
+    built, reports = reports_of(spec)
+    alone, joint = (experiment.estimate(spec, f, built, reports, spec.stopping_rule)["theta"][0, 0]
+                    for f in spec.families)
+    runs = experiment.reports_from_arrays(reports, [[built[j] for j in p.mechanisms] for p in spec.points])[0]
+    rule = {**privest.estimators.PLAIN_IBU, **spec.stopping_rule}
+    for run in range(spec.runs):
+        for t in range(1, 5):
+            groups = [protocols.joint_group(m, [runs[run * 4 + r][j] for r in range(t)]) for j, m in enumerate(built)]
+            np.testing.assert_array_equal(joint[run * 4 + t - 1], privest.gibu(groups, **rule).theta)
+    np.testing.assert_allclose(joint[::4], alone[::4], atol=1e-9)
+    theta = data()["theta"]
+    error = {name: np.abs(est - theta).sum(axis=-1).reshape(spec.runs, 4) for name, est in (("alone", alone),
+                                                                                             ("joint", joint))}
+    assert np.all(error["joint"][:, 1:] < error["alone"][:, 1:]), error
+
+
+def test_a_split_of_gibu_joint_holds_whole_runs_and_gives_the_whole_jobs_estimates():
+    """runs_per_job 3 with 4 rounds a run rounds up to one run a part (4 stored runs), never a run cut in two; the
+    parts gathered are the whole job's archive."""
+    spec = spec_of(rounds=4, estimators=["gibu_joint"])
+    parts = experiment.parts(spec, "gibu_joint", 3)
+    assert [(p.first, p.stop) for p in parts] == [(0, 4), (4, 8)]
+    assert [(p.first, p.stop) for p in experiment.parts(spec, "gibu", 3)] == [(0, 3), (3, 6), (6, 8)]
+    built, reports = reports_of(spec)
+    whole = experiment.estimate(spec, "gibu_joint", built, reports, spec.stopping_rule)
+    gathered = experiment.gather(spec, "gibu_joint", [experiment.estimate_part(spec, "gibu_joint", built, reports,
+                                                                               spec.stopping_rule, p) for p in parts])
+    np.testing.assert_array_equal(gathered["theta"], whole["theta"])
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ({}, r"^config key studies\.s\.experiments\.e\.rounds: gibu_joint estimates round t from rounds 1\.\.t .*needs "
+         r"rounds 2 or more and redraw 0, got rounds 1"),
+    ({"rounds": 3, "redraw": 0.1}, r"^config key studies\.s\.experiments\.e\.redraw: gibu_joint .*value did not "
+                                   r"change \(a changed value draws a new memo\).*got rounds 3, redraw 0\.1$"),
+    ({"rounds": 3, "mechanisms": ["l_oue", "oue"]}, r"^config key studies\.s\.experiments\.e\.rounds: oue "
+                                                    r"\(mechanisms\[1\]\) cannot report over rounds"),
+])
+def test_gibu_joint_without_rounds_with_redraw_or_a_memoryless_kind_is_refused_naming_the_key(spec, message):
+    with pytest.raises(ValueError, match=message) as error:
+        own_study.experiments(config(**{"estimators": ["gibu", "gibu_joint"], **spec}))
+    assert "\n" not in str(error.value)
+    built = spec_of(rounds=2, estimators=["gibu"]).to_dict()
+    said = r"^experiment s/e: gibu_joint .*: it needs rounds 2 or more and redraw 0, got rounds 2, redraw 0\.3$"
+    with pytest.raises(ValueError, match=said):
+        experiment.Experiment.from_dict({**built, "families": ["gibu_joint"], "redraw": 0.3})
+    assert experiment.refused("gibu_joint", ("l_grr", "oue")) and not experiment.refused("gibu_joint", ("l_adp",))

@@ -62,8 +62,10 @@ def expected_na(family: str, kinds: tuple[str, ...]) -> bool:
     """Whether an estimator family cannot run on these mechanisms (free-will section 4-6 and README): RAP and [RAP]
     need RAPPOR only; INV and the [e]_M families need matrices with one set of observables; [INV]_R and [IBU]_R take
     matrices and protocols, not RAPPOR; IBU and GIBU run on anything but numbers; on a numeric mechanism only IBU
-    (EM on its discretised channel) and EMS run, and EMS on nothing else."""
+    (EM on its discretised channel) and EMS run, and EMS on nothing else; gibu_joint on longitudinal protocols only."""
     families = {family_of(kind) for kind in kinds}
+    if family == "gibu_joint":  # one likelihood of a user's rounds, summed over the memo they share
+        return not all(kind.startswith("l_") for kind in kinds)
     if family == "ems" or "numeric" in families:
         return not (families == {"numeric"} and family in ("ibu", "ems"))
     if family in ("ibu", "gibu"):
@@ -136,10 +138,16 @@ OPTION_CASES = [(member, alphabet) for member in OPTIONED for alphabet in ALPHAB
 ROUND_CASES = [(kind, alphabet) for kind in experiment.LONGITUDINAL_KINDS for alphabet in ALPHABETS]
 """Each longitudinal kind over three rounds, a fifth of the values redrawn each round, on every alphabet with every
 family: every round of every run estimated and scored."""
+JOINT = ("gibu", "gibu_joint")
+"""The families of the joint-rounds cells: GIBU on each round alone and from rounds 1..t together."""
+JOINT_CASES = ROUND_CASES
+"""Each longitudinal kind over three rounds with no redraw (the users keep their values), on every alphabet with GIBU
+and gibu_joint, which the config check refuses with a redraw."""
 NUMERIC_MIXTURES = [(kind, other) for kind in NUMERIC for other in ("krr", "geometric", "rappor", "grr", "duchi")
                     if other != kind]
 """Each numeric kind in a mixture by n with one mechanism of each family: refused by the config check."""
 CELLS = (sum(len(SINGLE) for kind, alphabet in (*SINGLE_CASES, *OPTION_CASES, *ROUND_CASES))
+         + len(JOINT) * len(JOINT_CASES)
          + len(MIXTURE) * len(ALPHABETS) * (len(PAIRS) + len(TRIPLES) + len(NUMERIC_MIXTURES)))
 
 
@@ -185,6 +193,17 @@ def test_every_longitudinal_kind_over_rounds_with_every_estimator_family(kind, a
     assert all(archive["theta"].shape[2] == 2 * 3 for archive in estimates.values())
     assert {(row["round"], row["run"]) for row in rows} == {(t, r) for t in (1, 2, 3) for r in (0, 1)}
     check_cells(estimates, rows, (kind,))
+
+
+@pytest.mark.parametrize(("kind", "alphabet"), JOINT_CASES)
+def test_every_longitudinal_kind_over_rounds_of_unchanged_values_with_the_joint_rounds_family(kind, alphabet, tmp_path):
+    config = study(alphabet, {"weekly": {"mechanisms": [kind], "eps": [1.0, 3.0], "users": 150, "rounds": 3,
+                                         "estimators": list(JOINT)}})
+    (spec,) = own_study.experiments(config)["cell"].values()
+    estimates, rows = run_chain(spec, Alphabet.from_dict(ALPHABETS[alphabet][1]), tmp_path)
+    check_cells(estimates, rows, (kind,))
+    alone, joint = (estimates[family]["theta"][0] for family in JOINT)
+    np.testing.assert_allclose(joint[:, ::3], alone[:, ::3], atol=1e-6)  # round 1 of each run: the per-round GIBU
 
 
 @pytest.mark.parametrize("kinds", PAIRS + TRIPLES, ids="+".join)
@@ -356,7 +375,7 @@ def test_sketches_and_heavy_hitters_are_refused_on_every_enumerated_alphabet(kin
 
 
 def test_the_matrix_counts_its_cells():
-    assert CELLS == (27 + 8 + 8) * 5 * 11 + 7 * 5 * (66 + 33 + 28 + 19)
+    assert CELLS == (27 + 8 + 8) * 5 * 11 + 8 * 5 * 2 + 7 * 5 * (66 + 33 + 28 + 19)  # 8 x 5 x 2: the joint-rounds cells
 
 
 @pytest.mark.parametrize("kind", ["geometric", "laplace", "exponential"])

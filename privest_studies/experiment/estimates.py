@@ -38,12 +38,14 @@ def estimate(experiment: Experiment, family: str, built: Sequence[Mechanism], re
     """One estimator family on every point and run of an experiment, as the arrays of an estimates archive.
 
     A point of matrix mechanisms is one unit of work (its runs are batched); a point with RAPPOR or protocol members
-    is one unit per run (their families go run by run anyway). ``progress``: logs a line after each unit (the point,
-    the runs, IBU's iterations) and while a long one runs (``jobs.Progress``; its weights one per (point, run))."""
+    is one unit per run (their families go run by run anyway), or per run of rounds for a family that estimates each
+    round from the earlier ones too (``Family.rounds``: every round of a run in one unit). ``progress``: logs a line
+    after each unit (the point, the runs, IBU's iterations) and while a long one runs (``jobs.Progress``; its weights
+    one per (point, run))."""
     point_mechanisms = [[built[j] for j in point.mechanisms] for point in experiment.points]
     by_point = reports_from_arrays(reports, point_mechanisms)
     results = [_estimate_point(family, mechanisms, point_reports, stopping, progress,
-                               f"point {experiment.axis}={point.value:g}")
+                               f"point {experiment.axis}={point.value:g}", rounds=experiment.rounds)
                for point, mechanisms, point_reports in zip(experiment.points, point_mechanisms, by_point, strict=True)]
     return _archive(family, reports["points"], results)
 
@@ -92,7 +94,9 @@ def parts(experiment: Experiment, family: str, runs_per_job: int | None) -> tupl
     a closed form, or points of matrix mechanisms, whose runs are batched in one call), else one part per point and
     block of at most ``runs_per_job`` runs. Only the iterative families on points with RAPPOR or protocol members
     split: they go run by run, so a part's estimates are those of the whole job's, bit for bit; a family that cannot
-    run on the points (its NA) stays one job."""
+    run on the points (its NA) stays one job. A family that estimates each round from the earlier ones too
+    (``Family.rounds``) splits between runs only: a block holds whole runs, every round of each (at least one run,
+    ``runs_per_job`` rounded up to whole runs of ``experiment.rounds`` stored runs)."""
     if runs_per_job is None or family not in ITERATIVE:
         return ()
     kinds = [[experiment.members[j].kind for j in p.mechanisms] for p in experiment.points]
@@ -100,6 +104,8 @@ def parts(experiment: Experiment, family: str, runs_per_job: int | None) -> tupl
         return ()
     if any(refused(family, by_point) for by_point in kinds):
         return ()
+    if FAMILIES[family].rounds is not None:
+        runs_per_job = -(-runs_per_job // experiment.rounds) * experiment.rounds
     return tuple(Part(p, first, min(first + runs_per_job, experiment.slots))
                  for p in range(len(experiment.points)) for first in range(0, experiment.slots, runs_per_job))
 
@@ -114,7 +120,7 @@ def estimate_part(experiment: Experiment, family: str, built: Sequence[Mechanism
     runs = list(range(part.first, part.stop))
     result = _estimate_point(family, mechanisms, [point_reports[part.point][r] for r in runs], stopping, progress,
                              f"point {experiment.axis}={point.value:g}", first_run=part.first,
-                             all_runs=experiment.slots)
+                             all_runs=experiment.slots, rounds=experiment.rounds)
     return {**_archive(family, reports["points"][[part.point]], [result]), "point": np.int64(part.point),
             "runs": np.array(runs, dtype=np.int64)}
 
@@ -151,25 +157,27 @@ def gather(experiment: Experiment, family: str, archives: Sequence[Mapping[str, 
 
 def _estimate_point(family: str, mechanisms: Sequence[Mechanism], reports: Sequence[Sequence[Reports]],
                     stopping: Mapping, progress: Progress | None, label: str, first_run: int = 0,
-                    all_runs: int | None = None) -> FamilyResult:
+                    all_runs: int | None = None, rounds: int | None = None) -> FamilyResult:
     """``estimate_family`` on one point, in units of work: every run at once for matrix mechanisms, else run by run
-    (the same estimates: those families go run by run). A run that cannot run makes the whole point NA, as one call
+    (the same estimates: those families go run by run), every round of a run at once for a family of rounds
+    (``Family.rounds``; ``rounds`` the experiment's). A run that cannot run makes the whole point NA, as one call
     over every run would. ``first_run`` and ``all_runs``: where the runs given lie among the point's (for the log)."""
     runs = len(reports)
     all_runs = runs if all_runs is None else all_runs
     batched = not any(isinstance(m, Rappor | Protocol) for m in mechanisms)
+    step = runs if batched else rounds if FAMILIES[family].rounds is not None and rounds else 1
     parts = []
-    for chunk in [range(runs)] if batched else [range(run, run + 1) for run in range(runs)]:
-        which = (f"runs 1-{runs}/{runs}" if len(chunk) > 1
+    for chunk in [range(run, min(run + step, runs)) for run in range(0, runs, step)]:
+        which = (f"runs {first_run + chunk[0] + 1}-{first_run + chunk[-1] + 1}/{all_runs}" if len(chunk) > 1
                  else f"run {first_run + chunk[0] + 1}/{all_runs}")
         with progress.unit(f"{label} {which}", len(chunk)) if progress else contextlib.nullcontext([]) as details:
-            part = estimate_family(family, mechanisms, [reports[run] for run in chunk], stopping)
+            part = estimate_family(family, mechanisms, [reports[run] for run in chunk], stopping, rounds)
             iterations = [max(by_run[i].iterations for by_run in part.estimates.values()) for i in range(len(chunk))]
             if max(iterations) > 0:
                 details.append(f"{iterations[0]} iterations" if len(chunk) == 1
                                else f"{np.mean(iterations):.0f} iterations on average, at most {max(iterations)}")
         if part.note:
             return part if len(chunk) == runs else FamilyResult(
-                {m: by_run * runs for m, by_run in part.estimates.items()}, part.note)
+                {m: by_run[:1] * runs for m, by_run in part.estimates.items()}, part.note)
         parts.append(part)
     return FamilyResult({m: [e for part in parts for e in part.estimates[m]] for m in parts[0].estimates})

@@ -4,8 +4,9 @@ cannot (the papers' "NA").
 Every family is one row of ``FAMILIES``: its methods (INV-N and INV-P from one factorisation, [INV]_M raw, normalised
 and projected, ...), the name its NA notes give it, whether a point has one mechanism, which mechanisms it needs, and
 how it runs: on a point of matrix mechanisms every run at once (``matrices``), on a point with RAPPOR or protocol
-members run by run (``each_run``), on a point of a numeric mechanism run by run on its numbers (``numeric``). Each
-gives each run's estimates in the order of the methods. A family that cannot
+members run by run (``each_run``), on a point of a numeric mechanism run by run on its numbers (``numeric``), or on
+an experiment of rounds every round of one run at once (``rounds``: round t from rounds 1..t). Each gives each run's
+estimates in the order of the methods. A family that cannot
 run on a point (INV on a singular matrix, RAP on matrix reports, ...) gives NaN estimates and the reason.
 """
 
@@ -18,10 +19,12 @@ import numpy as np
 from privest import consistency, estimators
 from privest.estimators import gibu_matrix_runs
 from privest.mechanisms import average
-from privest.protocols import Protocol
+from privest.protocols import Protocol, joint_group
+from privest.protocols.longitudinal import _Memoised
 from privest.rappor import RapporReports
 from privest.sampling import Mechanism, Rappor, Reports
 from privest_studies.experiment.mechanisms import (
+    LONGITUDINAL_KINDS,
     NUMERIC_KINDS,
     PROTOCOL_KINDS,
     NumericOnBins,
@@ -204,6 +207,20 @@ def _rap_m_each_run(_mechanisms, reports, _stopping):
     return _post_processed(estimators.rap_grouped(list(reports)), keep_raw=True)
 
 
+# --- on an experiment of rounds, one run's rounds: (mechanisms, reports [round][mechanism], stopping) ---------------
+
+
+def _gibu_joint_rounds(mechanisms, rounds, stopping):
+    """For each round t of one run, GIBU (Algorithm 1) on the reports of rounds 1..t together: each mechanism's users
+    as one ``privest.protocols.joint_group`` (the exact likelihood of a user's t reports, summed over the memo they
+    share: users whose value did not change), every mechanism's group in one call. Round 1 is the per-round GIBU's
+    estimate; a later round's adds what the later reports reveal of each memo (at most the memo: eps)."""
+    rule = {**estimators.PLAIN_IBU, **stopping}
+    return [(_from_ibu(estimators.gibu([joint_group(m, [by_mechanism[j] for by_mechanism in rounds[:t]])
+                                        for j, m in enumerate(mechanisms) if _users(m, rounds[0][j])], **rule)),)
+            for t in range(1, len(rounds) + 1)]
+
+
 # --- on a point of one numeric mechanism, one run: (NumericOnBins, its reports (n,), stopping) ------------------------
 
 MEAN_LEVEL = 0.95
@@ -234,9 +251,10 @@ def _ems_numeric(numeric: NumericOnBins, reports: np.ndarray, stopping):
 
 # --- the families -----------------------------------------------------------------------------------------------------
 
-NEEDS = ("any", "matrices", "matrices or protocols", "RAPPOR", "numeric")
+NEEDS = ("any", "matrices", "matrices or protocols", "RAPPOR", "numeric", "longitudinal")
 """What a family needs of a point's mechanisms: anything; matrices with one common set of observables; matrices or
-protocols, not RAPPOR (2^k observables); RAPPOR only (its estimator works on bit sums); a numeric mechanism (EMS).
+protocols, not RAPPOR (2^k observables); RAPPOR only (its estimator works on bit sums); a numeric mechanism (EMS);
+longitudinal protocols, each user's memo kept over the rounds (``privest.protocols.joint_group``).
 A family without a ``numeric`` way to run cannot run on a numeric mechanism's numbers."""
 
 
@@ -246,7 +264,9 @@ class Family:
     point's mechanisms (``NEEDS``), whether a point has one mechanism, and how it runs: ``matrices`` on matrix
     mechanisms, all runs at once (matrices, counts (runs, M, m), stopping) -> per run a tuple of estimates, one per
     method; ``each_run`` on any other point, one run at a time (mechanisms, reports [mechanism], stopping) -> a tuple
-    of estimates. The stopping rule is {'delta', 'max_iter'} (and 'accelerate' for GIBU on protocols)."""
+    of estimates; ``rounds`` on an experiment of rounds, one run at a time (mechanisms, reports [round][mechanism],
+    stopping) -> a tuple of estimates per round. The stopping rule is {'delta', 'max_iter'} (and 'accelerate' for
+    GIBU on protocols)."""
 
     methods: tuple[str, ...]
     name: str
@@ -255,6 +275,7 @@ class Family:
     matrices: Callable[[list[np.ndarray], np.ndarray, dict], list[tuple[Estimate, ...]]] | None = None
     each_run: Callable[[Sequence[Mechanism], Sequence[Reports], dict], tuple[Estimate, ...]] | None = None
     numeric: Callable[[NumericOnBins, np.ndarray, dict], tuple[Estimate, ...]] | None = None
+    rounds: Callable[[Sequence[Mechanism], Sequence[Sequence[Reports]], dict], list[tuple[Estimate, ...]]] | None = None
 
 
 FAMILIES: dict[str, Family] = {
@@ -273,6 +294,7 @@ FAMILIES: dict[str, Family] = {
     "ibu_m": Family(("[IBU]_M",), "[IBU]_M", "matrices", matrices=_ibu_m_matrices),
     "rap_m": Family(("[RAP]_M-N", "[RAP]_M-P", "[RAP]_M-raw"), "[RAP]_M", "RAPPOR", each_run=_rap_m_each_run),
     "gibu": Family(("GIBU",), "GIBU", "any", matrices=_gibu_matrices, each_run=_gibu_each_run),
+    "gibu_joint": Family(("GIBU (rounds 1..t)",), "GIBU (rounds 1..t)", "longitudinal", rounds=_gibu_joint_rounds),
 }
 """Every estimator family. inv, rap, ibu: one mechanism per point (the IBU paper's INV-N, INV-P and IBU; rap is
 RAPPOR's estimator, which the IBU paper names INV-N and INV-P); [e]_R (inv_r, ibu_r, rap_r) and [e]_M (inv_m, ibu_m,
@@ -281,10 +303,12 @@ post-processing (not a distribution: scored by l2^2 only, for Propositions 2 and
 (``privest.protocols``) inv and inv_r take each protocol's unbiased estimator, ibu and ibu_r GIBU on one protocol's
 reports, gibu the whole mixture; the [e]_M families need a common matrix and say NA. On a numeric mechanism
 (``NumericOnBins``, alone at its points) ibu is EM on its discretised channel and ems is EMS (Li et al. 2020), each
-with the mechanism's unbiased mean and its interval; the others say NA (its reports are numbers)."""
+with the mechanism's unbiased mean and its interval; the others say NA (its reports are numbers). On an experiment
+of rounds whose users keep their values (redraw 0), gibu_joint estimates round t of a run from its rounds 1..t
+together (``privest.protocols.joint_group``); every other family estimates each round alone."""
 
 
-ITERATIVE = ("ibu", "ibu_r", "ibu_m", "gibu")
+ITERATIVE = ("ibu", "ibu_r", "ibu_m", "gibu", "gibu_joint")
 """The families that iterate (IBU, GIBU); the others are closed forms (one pass over the reports)."""
 RUN_BY_RUN_KINDS = ("rappor", *PROTOCOL_KINDS)
 """The member kinds whose points every family estimates run by run (``Family.each_run``)."""
@@ -301,7 +325,8 @@ def refused(family: str, kinds: Sequence[str]) -> bool:
             or (row.needs == "numeric" and not numbers)
             or (row.needs == "RAPPOR" and not all(kind == "rappor" for kind in kinds))
             or (row.needs in ("matrices", "matrices or protocols") and rappor)
-            or (row.needs == "matrices" and protocols))
+            or (row.needs == "matrices" and protocols)
+            or (row.needs == "longitudinal" and not all(kind in LONGITUDINAL_KINDS for kind in kinds)))
 
 
 def _refuse(family: Family, mechanisms: Sequence[Mechanism]) -> None:
@@ -312,6 +337,10 @@ def _refuse(family: Family, mechanisms: Sequence[Mechanism]) -> None:
     if family.numeric is None and (numbers := [m for m in mechanisms if is_numeric(m)]):
         raise ValueError(f"{family.name} needs reports of the bins; {numbers[0].name}'s are numbers (use ibu, EM on "
                          "its discretised channel, or ems)")
+    if family.needs == "longitudinal" and (one := [m for m in mechanisms if not isinstance(m, _Memoised)]):
+        name = "RAPPOR" if isinstance(one[0], Rappor) else getattr(one[0], "name", "a matrix")
+        raise ValueError(f"{family.name} needs longitudinal protocols, each user's memo kept over the rounds "
+                         f"({', '.join(LONGITUDINAL_KINDS)}); {name} keeps none")
     rappor = any(isinstance(m, Rappor) for m in mechanisms)
     protocols = any(is_protocol(m) for m in mechanisms)
     if family.needs == "RAPPOR" and not all(isinstance(m, Rappor) for m in mechanisms):
@@ -325,14 +354,20 @@ def _refuse(family: Family, mechanisms: Sequence[Mechanism]) -> None:
                          "sets")
 
 
-def _compute(family: str, mechanisms: Sequence[Mechanism], reports: Sequence[Sequence[Reports]], stopping: dict
-             ) -> dict[str, list[Estimate]]:
+def _compute(family: str, mechanisms: Sequence[Mechanism], reports: Sequence[Sequence[Reports]], stopping: dict,
+             rounds: int | None = None) -> dict[str, list[Estimate]]:
     """Method -> one estimate per run, by the family's row of ``FAMILIES``."""
     row = FAMILIES[family]
     if row.one and len(mechanisms) != 1:
         raise ValueError(f"family {family} needs one mechanism per point, got {len(mechanisms)}")
     _refuse(row, mechanisms)
-    if is_numeric(mechanisms[0]):
+    if row.rounds is not None:
+        if (rounds or 1) < 2 or len(reports) % rounds:
+            raise ValueError(f"{row.name} estimates round t of a run from its rounds 1..t: it needs every round of "
+                             f"each run (rounds 2 or more), got {len(reports)} runs of rounds {rounds}")
+        by_run = [e for start in range(0, len(reports), rounds)
+                  for e in row.rounds(mechanisms, reports[start:start + rounds], stopping)]
+    elif is_numeric(mechanisms[0]):
         by_run = [row.numeric(mechanisms[0], np.asarray(by_mechanism[0], dtype=np.float64), stopping)
                   for by_mechanism in reports]
     elif not any(isinstance(m, Rappor | Protocol) for m in mechanisms):
@@ -352,13 +387,14 @@ class FamilyResult:
 
 
 def estimate_family(family: str, point_mechanisms: Sequence[Mechanism], reports: Sequence[Sequence[Reports]],
-                    stopping: Mapping) -> FamilyResult:
-    """Every method of an estimator family on the reports [run][mechanism] of one point. A method that cannot run
-    (INV on a singular matrix, RAP on matrix reports, ...) gives NaN estimates and the error as the note."""
+                    stopping: Mapping, rounds: int | None = None) -> FamilyResult:
+    """Every method of an estimator family on the reports [run][mechanism] of one point (with ``rounds``, the
+    experiment's rounds: runs as stored, every round of a run, run after run). A method that cannot run (INV on a
+    singular matrix, RAP on matrix reports, ...) gives NaN estimates and the error as the note."""
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
     try:
-        estimates = _compute(family, point_mechanisms, reports, dict(stopping))
+        estimates = _compute(family, point_mechanisms, reports, dict(stopping), rounds)
     except ValueError as error:
         nan = Estimate(np.full(mechanism_k(point_mechanisms[0]), np.nan))
         return FamilyResult({m: [nan] * len(reports) for m in FAMILIES[family].methods}, " ".join(str(error).split()))
