@@ -32,6 +32,9 @@ MOST_LINES = 6
 BAND = "± 1 s.d. over runs"
 RING = {"marker": "o", "ms": 10, "mfc": "none", "mec": "black", "mew": 1.2, "linestyle": "none"}
 """The ring drawn around a mean whose runs include one that the iteration cap stopped."""
+SPENT_MEAN = {"color": "0.55", "lw": 3.0, "alpha": 0.45, "linestyle": "-"}
+SPENT_MAX = {"color": "0.35", "marker": "v", "ms": 4.5, "linestyle": "none"}
+"""The rounds figure's eps spent (right axis): a wide pale line and small triangles, unlike any method's line style."""
 CROSS = {"marker": "x", "ms": 6, "color": "black", "mew": 1.4, "linestyle": "none"}
 """The cross drawn on each run of a boxplot that the iteration cap stopped."""
 TAB10 = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
@@ -272,8 +275,8 @@ def draw_rounds(specs: Sequence[Experiment], alphabet: dict, scores, name: str):
         ax.set_title(f"{'ε' if first.axis == 'eps' else 'n'} = {point:g}", fontsize=9)
         spent = shown[shown["point"] == point].groupby("round")[["eps_spent", "eps_spent_max"]].mean()
         right = ax.twinx()
-        right.plot(spent.index, spent["eps_spent"], color="0.45", lw=1.2, linestyle="--", drawstyle="steps-mid")
-        right.plot(spent.index, spent["eps_spent_max"], color="0.45", lw=1.0, linestyle=":", drawstyle="steps-mid")
+        right.plot(spent.index, spent["eps_spent"], **SPENT_MEAN, drawstyle="steps-mid")
+        right.plot(spent.index, spent["eps_spent_max"], **SPENT_MAX)
         right.set_ylim(0, shown["eps_spent_max"].max() * 1.05)
         spent_axes.append(right)
     rounds = sorted(shown["round"].unique())
@@ -294,8 +297,8 @@ def draw_rounds(specs: Sequence[Experiment], alphabet: dict, scores, name: str):
                + [matplotlib.lines.Line2D([], [], color="0.3", linestyle=style[m], lw=1.4,
                                           label=plotting.method_label(m)) for m in methods])
     handles += [matplotlib.patches.Patch(color="0.5", alpha=0.3, label=f"shaded: {BAND}"),
-                matplotlib.lines.Line2D([], [], color="0.45", linestyle="--", label="ε spent: mean over users"),
-                matplotlib.lines.Line2D([], [], color="0.45", linestyle=":", label="ε spent: largest")]
+                matplotlib.lines.Line2D([], [], **SPENT_MEAN, label="ε spent: mean over users"),
+                matplotlib.lines.Line2D([], [], **SPENT_MAX, label="ε spent: largest")]
     if (capped := any(_capped(t[t["method"].isin(methods)]).any() for t in tables.values())):
         handles.append(matplotlib.lines.Line2D([], [], **RING, label=f"ringed: a run stopped\nat the cap "
                                                f"({first.stopping_rule['max_iter']:,})"))
