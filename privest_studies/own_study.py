@@ -53,6 +53,7 @@ from privest_studies.experiment import (
     Experiment,
     Member,
     Point,
+    rounds_refusal,
 )
 
 KINDS = ("krr", "geometric", "laplace", "exponential", "rappor", *PROTOCOL_KINDS, *NUMERIC_KINDS)
@@ -62,7 +63,8 @@ and on a numeric alphabet the numeric mechanisms of ``privest.numeric`` (alone a
 Shokri's LP is left to the free-will study: it is solved per alphabet and Q."""
 GEOMETRIC_KINDS = ("geometric", "laplace")
 """The mechanisms that need a geometry (a linear or planar alphabet): categories have none."""
-ONE_MECHANISM = ("inv", "rap", "ibu")  # the families of one mechanism per point; the others take any mixture
+ONE_MECHANISM = ("inv", "rap", "ibu")
+"""Estimator families that take one mechanism per point; the others ([e]_R, [e]_M, GIBU) take any mixture."""
 RESERVED = ("data", "ibu_consistency", "free_will", "constrained_counts", "standard_protocols", "sw_vs_geometric",
             "report", "tables", "figures")
 BUILTIN = {"ages": "results/data/ages", "planar": "results/data/checkins_planar"}
@@ -220,10 +222,8 @@ def _rounds(key: str, spec: Mapping[str, Any], entries: Sequence[tuple]) -> dict
         raise ValueError(f"{key}.redraw: how often a user's value changes between rounds needs rounds (2 or more)")
     if not 0 <= redraw <= 1:
         raise ValueError(f"{key}.redraw: a probability per round in [0, 1], got {redraw!r}")
-    if (joint := [f for f in spec["estimators"] if FAMILIES[f].rounds]) and (rounds < 2 or redraw):
-        raise ValueError(f"{key}.{'redraw' if rounds > 1 else 'rounds'}: {joint[0]} estimates round t from rounds 1..t "
-                         "of users whose value did not change (a changed value draws a new memo): it needs rounds 2 or "
-                         f"more and redraw 0, got rounds {rounds}, redraw {redraw:g}")
+    if why := rounds_refusal(spec["estimators"], rounds, redraw):
+        raise ValueError(f"{key}.{'redraw' if rounds > 1 else 'rounds'}: {why}")
     return {"rounds": rounds, "redraw": redraw}
 
 

@@ -30,6 +30,7 @@ from privest_studies.experiment.families import (
     FamilyResult,
     estimate_family,
     refused,
+    rounds_refusal,
 )
 from privest_studies.experiment.mechanisms import (
     HASHED_KINDS,
@@ -107,6 +108,7 @@ __all__ = [
     "refused",
     "reports_from_arrays",
     "reports_to_arrays",
+    "rounds_refusal",
     "run_to_arrays",
     "score",
 ]

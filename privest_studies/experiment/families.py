@@ -329,6 +329,16 @@ def refused(family: str, kinds: Sequence[str]) -> bool:
             or (row.needs == "longitudinal" and not all(kind in LONGITUDINAL_KINDS for kind in kinds)))
 
 
+def rounds_refusal(families: Sequence[str], rounds: int, redraw: float) -> str | None:
+    """Why a family of rounds (``Family.rounds``: gibu_joint) among ``families`` cannot run on an experiment of
+    ``rounds`` rounds whose values are redrawn with probability ``redraw`` (None where it can): it needs rounds 2 or
+    more of users whose value did not change. The config check and ``Experiment`` both say it."""
+    if (joint := [f for f in families if FAMILIES[f].rounds]) and (rounds < 2 or redraw):
+        return (f"{joint[0]} estimates round t from rounds 1..t of users whose value did not change (a changed value "
+                f"draws a new memo): it needs rounds 2 or more and redraw 0, got rounds {rounds}, redraw {redraw:g}")
+    return None
+
+
 def _refuse(family: Family, mechanisms: Sequence[Mechanism]) -> None:
     """A ValueError (the NA note) when the family needs other mechanisms than the point's."""
     if family.needs == "numeric" and not all(is_numeric(m) for m in mechanisms):

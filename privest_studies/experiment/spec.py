@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from privest_studies.experiment.families import FAMILIES
+from privest_studies.experiment.families import FAMILIES, rounds_refusal
 from privest_studies.experiment.mechanisms import (
     HASHED_KINDS,
     KIND_OPTIONS,
@@ -113,10 +113,8 @@ class Experiment:
         unknown = sorted(set(self.families) - set(FAMILIES))
         if unknown:
             raise ValueError(f"{where}: unknown estimator families {unknown}; known: {', '.join(FAMILIES)}")
-        if (joint := [f for f in self.families if FAMILIES[f].rounds]) and ((self.rounds or 1) < 2 or self.redraw):
-            raise ValueError(f"{where}: {joint[0]} estimates round t from rounds 1..t of users whose value did not "
-                             f"change: it needs rounds 2 or more and redraw 0, got rounds {self.rounds!r}, redraw "
-                             f"{self.redraw!r}")
+        if why := rounds_refusal(self.families, self.rounds or 1, self.redraw):
+            raise ValueError(f"{where}: {why}")
         if not self.points or len({len(p.mechanisms) for p in self.points}) != 1:
             raise ValueError(f"{where}: needs points, each with the same number of mechanisms")
         if any(j >= len(self.members) for p in self.points for j in p.mechanisms):
