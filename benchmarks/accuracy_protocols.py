@@ -141,11 +141,12 @@ def compared(errors: np.ndarray, other: int, z: float, margin: float | None) -> 
     return f"{difference.mean():+.4f} [{low:+.4f}, {high:+.4f}]", verdict
 
 
-def row(label: str, eps: float, errors: np.ndarray, z: float, margin: float | None) -> str:
+def row(label: str, eps: float, errors: np.ndarray, z: float, margin: float | None) -> tuple[str, str, str]:
+    """A cell's line of the record, and its verdicts against INV-P and INV-N."""
     means = errors.mean(axis=0)
     (to_p, verdict_p), (to_n, verdict_n) = compared(errors, 1, z, margin), compared(errors, 2, z, margin)
     return (f"| {label} | {eps:g} | {means[0]:.4f} | {means[1]:.4f} | {means[2]:.4f} | {to_p} | {verdict_p} | "
-            f"{to_n} | {verdict_n} |")
+            f"{to_n} | {verdict_n} |"), verdict_p, verdict_n
 
 
 def cells() -> list[tuple[str, float, Callable]]:
@@ -163,9 +164,10 @@ def cells() -> list[tuple[str, float, Callable]]:
     return found
 
 
-def claim(rows: list[str], column: int, name: str) -> str:
-    """The issue's claim against ``name``, judged on the cells at a small eps (module docstring)."""
-    small = [line.split("|")[column].strip() for line in rows if float(line.split("|")[2]) in SMALL_EPS]
+def claim(judged: list[tuple[float, str]], name: str) -> str:
+    """The issue's claim against ``name``, judged on the cells at a small eps (module docstring): ``judged`` holds
+    every cell's (eps, verdict)."""
+    small = [verdict for eps, verdict in judged if eps in SMALL_EPS]
     counts = ", ".join(f"{verdict} in {small.count(verdict)}" for verdict in ("closer", "level", "undecided",
                                                                               "farther") if small.count(verdict))
     judged = ("holds" if small.count("closer") == len(small) else "refuted" if "farther" in small
@@ -198,19 +200,22 @@ def main() -> None:
              f"interval of their paired difference, {coverage}{margin} (rule in the script's docstring).", "",
              "| protocol | eps | GIBU | INV-P | INV-N | GIBU - INV-P | GIBU vs INV-P | GIBU - INV-N | "
              "GIBU vs INV-N |", "|---|---:|---:|---:|---:|---|---|---|---|"]
+    judged: dict[str, list[tuple[float, str]]] = {"INV-P": [], "INV-N": []}
     for label, eps, estimates in found:
-        lines.append(row(label, eps, errors_of(estimates, design, runs), z, design.margin))
-        print(lines[-1], flush=True)
-    rows = lines[4:]
+        line, verdict_p, verdict_n = row(label, eps, errors_of(estimates, design, runs), z, design.margin)
+        lines.append(line)
+        judged["INV-P"].append((eps, verdict_p))
+        judged["INV-N"].append((eps, verdict_n))
+        print(line, flush=True)
     lines.append("")
-    for column, name in ((-4, "INV-P"), (-2, "INV-N")):
-        verdicts = [line.split("|")[column].strip() for line in rows]
+    for name, cells_judged in judged.items():
+        verdicts = [verdict for _, verdict in cells_judged]
         lines.append(f"Against {name}: GIBU " + ", ".join(
             f"{verdict} in {verdicts.count(verdict)}" for verdict in ("closer", "level", "undecided", "farther")
             if verdict != "undecided" or design.margin is not None) + f" of {len(verdicts)} cells.")
     if design.margin is not None:
         lines.append("")
-        lines.extend(claim(rows, column, name) for column, name in ((-4, "INV-P"), (-2, "INV-N")))
+        lines.extend(claim(cells_judged, name) for name, cells_judged in judged.items())
     text = "\n".join(lines) + "\n"
     if args.output:
         with open(args.output, "w") as out:
