@@ -1147,6 +1147,13 @@ static void release_buffers(Py_buffer *views, int held) {
     for (int i = 0; i < held; i++) PyBuffer_Release(&views[i]);
 }
 
+/* A ValueError naming function where its count of values n is negative; returns -1 then, else 0. */
+static int check_count(const char *function, Py_ssize_t n) {
+    if (n >= 0) return 0;
+    PyErr_Format(PyExc_ValueError, "%s: n must be >= 0, got %zd", function, n);
+    return -1;
+}
+
 /* Every buffer argument of a call held, in order, in views[0 .. count): C-contiguous, of its item type, at least its
    size and writable where it is written. 0; or -1 with the Python error set and none held: a ValueError naming the
    function, the argument, its type and its size where a buffer is of another type or too short (Python's own error
@@ -1509,10 +1516,7 @@ static PyObject *log_values(PyObject *self, PyObject *args) {
     PyObject *objects[2];
     Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "OOn:log_values", &objects[0], &objects[1], &n)) return NULL;
-    if (n < 0) {
-        PyErr_Format(PyExc_ValueError, "log_values: n must be >= 0, got %zd", n);
-        return NULL;
-    }
+    if (check_count("log_values", n) < 0) return NULL;
     const BufferArg buffers[2] = {{objects[0], "x", n, &FLOAT64, 0}, {objects[1], "out", n, &FLOAT64, 1}};
     Py_buffer views[2];
     if (hold_buffers("log_values", buffers, 2, views) < 0) return NULL;
@@ -1828,10 +1832,7 @@ static PyObject *hash_values(PyObject *self, PyObject *args) {
     PyObject *values_object, *seeds_object, *out_object;
     Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "OOOn:hash_values", &values_object, &seeds_object, &out_object, &n)) return NULL;
-    if (n < 0) {
-        PyErr_Format(PyExc_ValueError, "hash_values: n must be >= 0, got %zd", n);
-        return NULL;
-    }
+    if (check_count("hash_values", n) < 0) return NULL;
     const BufferArg buffers[3] = {{values_object, "values", n, &INT64, 0}, {seeds_object, "seeds", n, &UINT32, 0},
                                   {out_object, "out", n, &UINT32, 1}};
     Py_buffer views[3];
@@ -1963,10 +1964,7 @@ static PyObject *pcg64_words(PyObject *self, PyObject *args) {
     unsigned long long state_hi, state_lo, inc_hi, inc_lo;
     if (!PyArg_ParseTuple(args, "OnKKKK:pcg64_words", &out_object, &n, &state_hi, &state_lo, &inc_hi, &inc_lo))
         return NULL;
-    if (n < 0) {
-        PyErr_Format(PyExc_ValueError, "pcg64_words: n must be >= 0, got %zd", n);
-        return NULL;
-    }
+    if (check_count("pcg64_words", n) < 0) return NULL;
     const BufferArg buffers[1] = {{out_object, "out", n, &UINT64, 1}};
     Py_buffer views[1];
     if (hold_buffers("pcg64_words", buffers, 1, views) < 0) return NULL;
@@ -2069,10 +2067,7 @@ static PyObject *laplace_words(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOn:laplace_words", &words_object, &width_object, &accept_object,
                           &rejected_object, &n))
         return NULL;
-    if (n < 0) {
-        PyErr_Format(PyExc_ValueError, "laplace_words: n must be >= 0, got %zd", n);
-        return NULL;
-    }
+    if (check_count("laplace_words", n) < 0) return NULL;
     const BufferArg buffers[4] = {{words_object, "words", n, &UINT64, 1}, {width_object, "width", 256, &FLOAT64, 0},
                                   {accept_object, "accept", 256, &UINT64, 0},
                                   {rejected_object, "rejected", n, &INT64, 1}};
